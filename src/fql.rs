@@ -1,0 +1,448 @@
+//! FQL, the fully qualified locator: which components a rule targets.
+//!
+//! ```text
+//! FQL := scope "::" target [ "/" child_path ] [ "#" instance ]
+//! ```
+//!
+//! Each segment is an exact name or `*`. There is no partial globbing
+//! (`agent-*` is a literal name) and names are case-sensitive. A pattern
+//! without a child path matches a call with or without a child; a pattern with
+//! one (even `/*`) needs a child, compared as one whole string. `#instance`
+//! must equal the call's instance when the call names one and is ignored when
+//! it does not. This module is shared by the compiler (parsing) and the
+//! runtime (matching).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One segment of a pattern: an exact name or `*`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Segment {
+    /// `*`: anything.
+    Any,
+    /// A name, compared exactly.
+    Exact(String),
+}
+
+impl Segment {
+    fn parse(text: &str) -> Segment {
+        if text == "*" {
+            Segment::Any
+        } else {
+            Segment::Exact(text.to_string())
+        }
+    }
+
+    /// True when `name` is matched by this segment.
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            Segment::Any => true,
+            Segment::Exact(exact) => exact == name,
+        }
+    }
+
+    /// The exact name, if this is not a wildcard.
+    pub fn exact(&self) -> Option<&str> {
+        match self {
+            Segment::Any => None,
+            Segment::Exact(name) => Some(name),
+        }
+    }
+}
+
+impl fmt::Display for Segment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Segment::Any => f.write_str("*"),
+            Segment::Exact(name) => f.write_str(name),
+        }
+    }
+}
+
+/// A parsed FQL pattern.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FqlPattern {
+    /// The namespace: `builtin`, `plugin`, `lua`, or `*`.
+    pub scope: Segment,
+    /// The component name, or `*`.
+    pub target: Segment,
+    /// The child path, when the pattern names one (`/*` is `Some(Any)`).
+    pub child: Option<Segment>,
+    /// The channel instance, when the pattern names one.
+    pub instance: Option<Segment>,
+}
+
+/// Why an FQL pattern is invalid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FqlErrorKind {
+    /// `builtin` or `builtin:llm`
+    #[error("missing `::` between scope and target")]
+    MissingSeparator,
+    /// `::llm`
+    #[error("empty scope before `::`")]
+    EmptyScope,
+    /// `builtin::` or `builtin::/child`
+    #[error("empty target after `::`")]
+    EmptyTarget,
+    /// `builtin::llm/`
+    #[error("empty child path after `/`")]
+    EmptyChildPath,
+    /// `builtin::llm#`
+    #[error("empty instance after `#`")]
+    EmptyInstance,
+    /// `builtin::llm::x`, `built in::llm`
+    #[error("unexpected {0} in FQL pattern")]
+    UnexpectedChar(String),
+}
+
+/// An invalid FQL pattern: what is wrong and at which byte of the pattern.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid FQL `{pattern}`: {kind}")]
+pub struct FqlError {
+    kind: FqlErrorKind,
+    pattern: String,
+    offset: usize,
+}
+
+impl FqlError {
+    /// What is wrong.
+    pub fn kind(&self) -> &FqlErrorKind {
+        &self.kind
+    }
+
+    /// The byte offset in the pattern the error is about.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The pattern as given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    fn new(kind: FqlErrorKind, pattern: &str, offset: usize) -> FqlError {
+        FqlError {
+            kind,
+            pattern: pattern.to_string(),
+            offset,
+        }
+    }
+}
+
+fn valid_char(c: char) -> bool {
+    !(c.is_whitespace() || c.is_control() || matches!(c, ':' | '#' | '"' | '{' | '}' | ','))
+}
+
+impl FqlPattern {
+    /// `*::*`: every component, with or without a child.
+    pub fn any() -> FqlPattern {
+        FqlPattern {
+            scope: Segment::Any,
+            target: Segment::Any,
+            child: None,
+            instance: None,
+        }
+    }
+
+    /// Parses `scope::target[/child_path][#instance]`.
+    ///
+    /// # Errors
+    ///
+    /// An [`FqlError`] naming the first problem: missing `::`, an empty scope,
+    /// target, child path or instance, or a character that cannot appear.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let p = hookc::FqlPattern::parse("builtin::llm/*")?;
+    /// assert!(p.matches("builtin::llm", Some("agent-1"), None));
+    /// assert!(!p.matches("builtin::llm", None, None));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<FqlPattern, FqlError> {
+        let err = |kind, at| Err(FqlError::new(kind, text, at));
+        let Some(sep) = text.find("::") else {
+            let at = text.find(':').unwrap_or(text.len());
+            return err(FqlErrorKind::MissingSeparator, at);
+        };
+        let scope = text.get(..sep).unwrap_or("");
+        let rest = text.get(sep + 2..).unwrap_or("");
+        let rest_at = sep + 2;
+        if scope.is_empty() {
+            return err(FqlErrorKind::EmptyScope, 0);
+        }
+        if let Some((i, c)) = scope.char_indices().find(|&(_, c)| !valid_char(c)) {
+            return err(FqlErrorKind::UnexpectedChar(describe(c)), i);
+        }
+        // The instance is everything after the first `#`.
+        let (body, instance) = match rest.find('#') {
+            Some(h) => (rest.get(..h).unwrap_or(""), Some((h, rest.get(h + 1..).unwrap_or("")))),
+            None => (rest, None),
+        };
+        let (target, child) = match body.find('/') {
+            Some(s) => (body.get(..s).unwrap_or(""), Some((s, body.get(s + 1..).unwrap_or("")))),
+            None => (body, None),
+        };
+        if target.is_empty() {
+            return err(FqlErrorKind::EmptyTarget, rest_at);
+        }
+        if let Some((i, c)) = target.char_indices().find(|&(_, c)| !valid_char(c) || c == '/') {
+            return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + i);
+        }
+        let child = match child {
+            None => None,
+            Some((s, path)) => {
+                if path.is_empty() {
+                    return err(FqlErrorKind::EmptyChildPath, rest_at + s);
+                }
+                if let Some((i, c)) = path.char_indices().find(|&(_, c)| !valid_char(c)) {
+                    return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + s + 1 + i);
+                }
+                if let Some(i) = path.split('/').position(str::is_empty) {
+                    let at = path.split('/').take(i).map(|p| p.len() + 1).sum::<usize>();
+                    return err(FqlErrorKind::EmptyChildPath, rest_at + s + 1 + at);
+                }
+                Some(Segment::parse(path))
+            }
+        };
+        let instance = match instance {
+            None => None,
+            Some((h, name)) => {
+                if name.is_empty() {
+                    return err(FqlErrorKind::EmptyInstance, rest_at + h);
+                }
+                if let Some((i, c)) = name.char_indices().find(|&(_, c)| !valid_char(c) || c == '/') {
+                    return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + h + 1 + i);
+                }
+                Some(Segment::parse(name))
+            }
+        };
+        Ok(FqlPattern {
+            scope: Segment::parse(scope),
+            target: Segment::parse(target),
+            child,
+            instance,
+        })
+    }
+
+    /// True when the pattern matches a call on `component` (`scope::target`),
+    /// with an optional child id and channel instance.
+    ///
+    /// A component id without `::` is matched as a scope with an empty target,
+    /// so only `*::*`-style patterns reach it.
+    pub fn matches(&self, component: &str, child: Option<&str>, instance: Option<&str>) -> bool {
+        let (scope, target) = split_component(component);
+        self.matches_parts(scope, target, child, instance)
+    }
+
+    /// [`matches`](Self::matches) with the component already split.
+    pub fn matches_parts(
+        &self,
+        scope: &str,
+        target: &str,
+        child: Option<&str>,
+        instance: Option<&str>,
+    ) -> bool {
+        if !self.scope.matches(scope) || !self.target.matches(target) {
+            return false;
+        }
+        match (&self.child, child) {
+            (None, _) => {}
+            (Some(_), None) => return false,
+            (Some(want), Some(have)) => {
+                if !want.matches(have) {
+                    return false;
+                }
+            }
+        }
+        match (&self.instance, instance) {
+            (Some(want), Some(have)) => want.matches(have),
+            _ => true,
+        }
+    }
+
+    /// True when the pattern's scope and target are both exact names.
+    pub fn is_exact(&self) -> bool {
+        self.scope.exact().is_some() && self.target.exact().is_some()
+    }
+}
+
+impl fmt::Display for FqlPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}::{}", self.scope, self.target)?;
+        if let Some(child) = &self.child {
+            write!(f, "/{child}")?;
+        }
+        if let Some(instance) = &self.instance {
+            write!(f, "#{instance}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for FqlPattern {
+    type Err = FqlError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FqlPattern::parse(s)
+    }
+}
+
+/// Splits `scope::target` at the first `::`; without one, the whole id is the
+/// scope and the target is empty.
+pub fn split_component(component: &str) -> (&str, &str) {
+    match component.find("::") {
+        Some(i) => (
+            component.get(..i).unwrap_or(""),
+            component.get(i + 2..).unwrap_or(""),
+        ),
+        None => (component, ""),
+    }
+}
+
+fn describe(c: char) -> String {
+    if c.is_whitespace() {
+        "whitespace".to_string()
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// The call a dispatch is for: a component, and optionally a child and a
+/// channel instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target<'a> {
+    /// `scope::target`, e.g. `builtin::llm`.
+    pub component: &'a str,
+    /// The child id, when the call is made for a child.
+    pub child: Option<&'a str>,
+    /// The channel instance, when the call names one.
+    pub instance: Option<&'a str>,
+}
+
+impl<'a> Target<'a> {
+    /// A target for a component, with no child and no instance.
+    pub fn new(component: &'a str) -> Target<'a> {
+        Target {
+            component,
+            child: None,
+            instance: None,
+        }
+    }
+
+    /// The same target for a child.
+    pub fn with_child(self, child: &'a str) -> Target<'a> {
+        Target {
+            child: Some(child),
+            ..self
+        }
+    }
+
+    /// The same target on a channel instance.
+    pub fn with_instance(self, instance: &'a str) -> Target<'a> {
+        Target {
+            instance: Some(instance),
+            ..self
+        }
+    }
+
+    /// True when `pattern` matches this target.
+    pub fn is_matched_by(&self, pattern: &FqlPattern) -> bool {
+        pattern.matches(self.component, self.child, self.instance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> FqlPattern {
+        FqlPattern::parse(s).unwrap()
+    }
+
+    fn kind(s: &str) -> FqlErrorKind {
+        FqlPattern::parse(s).unwrap_err().kind().clone()
+    }
+
+    #[test]
+    fn parses_the_seed_examples() {
+        assert_eq!(p("builtin::llm").to_string(), "builtin::llm");
+        assert_eq!(p("builtin::*").target, Segment::Any);
+        assert_eq!(p("*::*"), FqlPattern::any());
+        assert_eq!(p("plugin::my-tool").target, Segment::Exact("my-tool".into()));
+        assert_eq!(p("builtin::llm/agent-1").child, Some(Segment::Exact("agent-1".into())));
+        assert_eq!(p("builtin::llm/*").child, Some(Segment::Any));
+        assert_eq!(p("lua::custom-comp#primary").instance, Some(Segment::Exact("primary".into())));
+        assert_eq!(
+            p("builtin::llm/agent-1/sub-worker").child,
+            Some(Segment::Exact("agent-1/sub-worker".into()))
+        );
+    }
+
+    #[test]
+    fn precise_errors() {
+        assert_eq!(kind("builtin"), FqlErrorKind::MissingSeparator);
+        assert_eq!(kind("builtin:llm"), FqlErrorKind::MissingSeparator);
+        assert_eq!(kind("::llm"), FqlErrorKind::EmptyScope);
+        assert_eq!(kind("builtin::"), FqlErrorKind::EmptyTarget);
+        assert_eq!(kind("builtin::/x"), FqlErrorKind::EmptyTarget);
+        assert_eq!(kind("builtin::llm/"), FqlErrorKind::EmptyChildPath);
+        assert_eq!(kind("builtin::llm/a//b"), FqlErrorKind::EmptyChildPath);
+        assert_eq!(kind("builtin::llm#"), FqlErrorKind::EmptyInstance);
+        assert_eq!(kind("builtin::llm::x"), FqlErrorKind::UnexpectedChar("`:`".into()));
+        assert_eq!(kind("built in::llm"), FqlErrorKind::UnexpectedChar("whitespace".into()));
+        let e = FqlPattern::parse("builtin::llm/").unwrap_err();
+        assert_eq!(e.offset(), 12);
+        assert_eq!(e.to_string(), "invalid FQL `builtin::llm/`: empty child path after `/`");
+    }
+
+    #[test]
+    fn exact_and_wildcard_segments() {
+        assert!(p("builtin::llm").matches("builtin::llm", None, None));
+        assert!(!p("builtin::llm").matches("builtin::hil", None, None));
+        assert!(!p("builtin::llm").matches("plugin::llm", None, None));
+        assert!(p("builtin::*").matches("builtin::hil", None, None));
+        assert!(p("*::llm").matches("plugin::llm", None, None));
+        assert!(p("*::*").matches("lua::x", Some("c"), Some("i")));
+    }
+
+    #[test]
+    fn no_partial_globbing_and_case_sensitive() {
+        assert!(!p("builtin::agent-*").matches("builtin::agent-1", None, None));
+        assert!(p("builtin::agent-*").matches("builtin::agent-*", None, None));
+        assert!(!p("builtin::LLM").matches("builtin::llm", None, None));
+    }
+
+    #[test]
+    fn child_paths() {
+        // Without a child path: matches with or without a child.
+        assert!(p("builtin::llm").matches("builtin::llm", Some("agent-1"), None));
+        // With one (even `/*`): needs a child.
+        assert!(!p("builtin::llm/*").matches("builtin::llm", None, None));
+        assert!(p("builtin::llm/*").matches("builtin::llm", Some("a/b"), None));
+        assert!(p("builtin::llm/agent-1").matches("builtin::llm", Some("agent-1"), None));
+        // Compared as one whole string.
+        assert!(!p("builtin::llm/agent-1").matches("builtin::llm", Some("agent-1/sub"), None));
+        assert!(p("builtin::llm/agent-1/sub").matches("builtin::llm", Some("agent-1/sub"), None));
+    }
+
+    #[test]
+    fn instances() {
+        let pat = p("lua::comp#primary");
+        assert!(pat.matches("lua::comp", None, Some("primary")));
+        assert!(!pat.matches("lua::comp", None, Some("secondary")));
+        // Ignored when the call names no instance.
+        assert!(pat.matches("lua::comp", None, None));
+        assert!(p("lua::comp#*").matches("lua::comp", None, Some("x")));
+        // A pattern without an instance matches any instance.
+        assert!(p("lua::comp").matches("lua::comp", None, Some("x")));
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["builtin::llm", "*::*", "a::b/c/d#e", "x::*/*#*"] {
+            assert_eq!(p(s).to_string(), s);
+        }
+    }
+}

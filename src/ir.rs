@@ -1,0 +1,706 @@
+//! The compiled program: what the compiler produces, the table stores and the
+//! runtime runs.
+//!
+//! This is the seam between the stages. `compile` builds a [`Program`] from
+//! checked sources; `table` writes it to bytes and reads it back (validating
+//! every index); `runtime` dispatches over it. Nothing here knows about pest
+//! or about source text beyond an [`Origin`] per rule.
+//!
+//! Per hook point, rules are kept in execution order (priority ascending, then
+//! declaration order) and indexed by FQL target. Every leaf condition is an
+//! [`Atom`], numbered once per point and shared by all rules that use it; a
+//! rule's condition is a small boolean tree ([`Cond`]) over atom numbers.
+
+use crate::fql::FqlPattern;
+use crate::schema::PointKind;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A whole compiled rule set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Program {
+    /// The schema the rules were checked against (`orcs`, `claude-code`, …).
+    pub schema: String,
+    /// One entry per hook point that has at least one rule, sorted by name.
+    pub points: Vec<PointProgram>,
+    /// Regexes used by atoms and actions; referenced by [`RegexId`].
+    pub regexes: Vec<RegexSource>,
+    /// Source file names; referenced by [`Origin::file`].
+    pub files: Vec<String>,
+}
+
+/// The rules of one hook point, ready to dispatch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointProgram {
+    /// The point's dotted name, e.g. `tool.pre_execute`.
+    pub name: String,
+    /// Pre, post or event.
+    pub kind: PointKind,
+    /// Rules in execution order.
+    pub rules: Vec<Rule>,
+    /// Which rules a target can reach.
+    pub index: FqlIndex,
+    /// The leaf conditions of this point's rules, each once.
+    pub atoms: Vec<Atom>,
+}
+
+/// Rules grouped by the shape of their FQL target, so a dispatch only looks
+/// at rules whose `scope::target` can match.
+///
+/// Every list holds rule indices (into [`PointProgram::rules`]) in ascending
+/// order; every rule is in exactly one list.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FqlIndex {
+    /// `scope::target` with both exact, sorted by key.
+    pub exact: Vec<(String, Vec<u32>)>,
+    /// `scope::*`, keyed by scope, sorted by key.
+    pub scope: Vec<(String, Vec<u32>)>,
+    /// `*::target`, keyed by target, sorted by key.
+    pub target: Vec<(String, Vec<u32>)>,
+    /// `*::*`.
+    pub any: Vec<u32>,
+}
+
+/// Where a rule was written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// Index into [`Program::files`].
+    pub file: u32,
+    /// 1-based line of the `hook` keyword.
+    pub line: u32,
+    /// 1-based column of the `hook` keyword.
+    pub col: u32,
+}
+
+/// One compiled rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The rule's id.
+    pub id: String,
+    /// Its FQL target.
+    pub target: FqlPattern,
+    /// Lower runs first.
+    pub priority: i32,
+    /// Disabled rules are kept (for `inspect`) but never run.
+    pub enabled: bool,
+    /// What a failing effect does.
+    pub fail: FailMode,
+    /// Timeout for effects, in milliseconds; `None` for the effect's default.
+    pub timeout_ms: Option<u64>,
+    /// The ANDed `when`/`unless` lines.
+    pub cond: Cond,
+    /// Actions in order.
+    pub actions: Vec<Action>,
+    /// Where the rule was written.
+    pub origin: Origin,
+}
+
+/// What a failing effect does to the chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailMode {
+    /// The failure is a warning and the chain goes on.
+    #[default]
+    Open,
+    /// The failure becomes an abort.
+    Closed,
+}
+
+/// A rule's condition: a boolean tree over atoms.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Cond {
+    /// No condition: always true.
+    True,
+    /// The value of one atom (an index into [`PointProgram::atoms`]).
+    Atom(u32),
+    /// Negation.
+    Not(Box<Cond>),
+    /// All must hold (short-circuit, left to right).
+    All(Vec<Cond>),
+    /// One must hold (short-circuit, left to right).
+    Any(Vec<Cond>),
+}
+
+/// An index into [`Program::regexes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RegexId(pub u32);
+
+/// A regex as written: pattern and flags. The runtime compiles it at load.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RegexSource {
+    /// The pattern (regex crate syntax).
+    pub pattern: String,
+    /// Flags: any of `i`, `m`, `s`, `x`, `U`.
+    pub flags: String,
+}
+
+impl RegexSource {
+    /// The pattern with its flags folded in as an inline group, e.g. `(?i)abc`.
+    pub fn to_inline(&self) -> String {
+        if self.flags.is_empty() {
+            self.pattern.clone()
+        } else {
+            format!("(?{}){}", self.flags, self.pattern)
+        }
+    }
+}
+
+/// The root of a field path: which part of the hook context it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Root {
+    /// `payload`: the point's data.
+    Payload,
+    /// `metadata`: the cross-hook bag.
+    Metadata,
+    /// `component`: the component id, `scope::target`.
+    Component,
+    /// `child`: the child id, if any.
+    Child,
+    /// `instance`: the channel instance, if any.
+    Instance,
+    /// `channel`: the channel id.
+    Channel,
+    /// `principal`: who initiated the action (`principal.type`, `principal.id`).
+    Principal,
+    /// `point`: the hook point's name.
+    Point,
+    /// `depth`: the recursion depth.
+    Depth,
+    /// `max_depth`: the recursion limit.
+    MaxDepth,
+    /// `timestamp_ms`.
+    TimestampMs,
+}
+
+impl Root {
+    /// Every root, in a fixed order.
+    pub const ALL: [Root; 11] = [
+        Root::Payload,
+        Root::Metadata,
+        Root::Component,
+        Root::Child,
+        Root::Instance,
+        Root::Channel,
+        Root::Principal,
+        Root::Point,
+        Root::Depth,
+        Root::MaxDepth,
+        Root::TimestampMs,
+    ];
+
+    /// The name written in rules.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Root::Payload => "payload",
+            Root::Metadata => "metadata",
+            Root::Component => "component",
+            Root::Child => "child",
+            Root::Instance => "instance",
+            Root::Channel => "channel",
+            Root::Principal => "principal",
+            Root::Point => "point",
+            Root::Depth => "depth",
+            Root::MaxDepth => "max_depth",
+            Root::TimestampMs => "timestamp_ms",
+        }
+    }
+
+    /// The root written as `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Root> {
+        Root::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
+    /// True for roots that rules may edit (`payload`, `metadata`).
+    pub fn is_editable(self) -> bool {
+        matches!(self, Root::Payload | Root::Metadata)
+    }
+}
+
+/// One step of a field path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Segment {
+    /// `.name`.
+    Field(String),
+    /// `[n]`.
+    Index(u32),
+}
+
+/// A path into the hook context: `payload.args[0]`, `principal.id`, `depth`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FieldPath {
+    /// Which part of the context.
+    pub root: Root,
+    /// Steps below the root.
+    pub segments: Vec<Segment>,
+}
+
+impl std::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.root.as_str())?;
+        for s in &self.segments {
+            match s {
+                Segment::Field(name) => write!(f, ".{name}")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A leaf condition, numbered once per point.
+///
+/// Field atoms (every kind but [`Atom::Expr`]) test one field against
+/// constants; they are what the matcher automata are built from. `Expr` is
+/// everything else (arithmetic on fields, comparisons between two fields),
+/// evaluated directly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Atom {
+    /// `path == value` (JSON equality; numbers compare by value).
+    Eq(FieldPath, #[serde(with = "json_text")] Value),
+    /// `path in [values]`.
+    In(FieldPath, #[serde(with = "json_text_vec")] Vec<Value>),
+    /// `path < number` and friends.
+    Cmp(FieldPath, CmpOp, f64),
+    /// `path contains "s"`: substring of a string, or element of an array.
+    Contains(FieldPath, #[serde(with = "json_text")] Value),
+    /// `path contains any [..]`: any needle as a substring or element.
+    ContainsAny(FieldPath, #[serde(with = "json_text_vec")] Vec<Value>),
+    /// `path starts_with "s"`.
+    StartsWith(FieldPath, String),
+    /// `path ends_with "s"`.
+    EndsWith(FieldPath, String),
+    /// `path matches /re/` (also `glob`, translated to a regex).
+    Matches(FieldPath, RegexId),
+    /// `path exists`.
+    Exists(FieldPath),
+    /// Any other boolean expression.
+    Expr(Expr),
+}
+
+impl Atom {
+    /// The field a field atom tests; `None` for [`Atom::Expr`].
+    pub fn field(&self) -> Option<&FieldPath> {
+        match self {
+            Atom::Eq(p, _)
+            | Atom::In(p, _)
+            | Atom::Cmp(p, _, _)
+            | Atom::Contains(p, _)
+            | Atom::ContainsAny(p, _)
+            | Atom::StartsWith(p, _)
+            | Atom::EndsWith(p, _)
+            | Atom::Matches(p, _)
+            | Atom::Exists(p) => Some(p),
+            Atom::Expr(_) => None,
+        }
+    }
+}
+
+/// Numeric comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// Applies the comparison.
+    pub fn test(self, lhs: f64, rhs: f64) -> bool {
+        match self {
+            CmpOp::Lt => lhs < rhs,
+            CmpOp::Le => lhs <= rhs,
+            CmpOp::Gt => lhs > rhs,
+            CmpOp::Ge => lhs >= rhs,
+        }
+    }
+}
+
+/// Prefix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnaryOp {
+    /// `not`
+    Not,
+    /// `-`
+    Neg,
+    /// `~`
+    BitNot,
+}
+
+/// Infix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinaryOp {
+    /// `or`
+    Or,
+    /// `and`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `contains`
+    Contains,
+    /// `starts_with`
+    StartsWith,
+    /// `ends_with`
+    EndsWith,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `&`
+    BitAnd,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+impl BinaryOp {
+    /// The operator as written in source.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "or",
+            BinaryOp::And => "and",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Contains => "contains",
+            BinaryOp::StartsWith => "starts_with",
+            BinaryOp::EndsWith => "ends_with",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+        }
+    }
+}
+
+/// A value expression, evaluated against the context at dispatch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Expr {
+    /// A constant.
+    Const(#[serde(with = "json_text")] Value),
+    /// A field of the context (missing fields are `null`).
+    Path(FieldPath),
+    /// A string template: literal text with `{path}` holes.
+    Template(Template),
+    /// `[..]` with computed elements.
+    Array(Vec<Expr>),
+    /// `{..}` with computed values.
+    Object(Vec<(String, Expr)>),
+    /// A prefix operator.
+    Unary(UnaryOp, Box<Expr>),
+    /// An infix operator.
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `lhs in [..]`.
+    In(Box<Expr>, Box<Expr>),
+    /// `lhs contains any [..]`.
+    ContainsAny(Box<Expr>, Box<Expr>),
+    /// `lhs matches /re/` (also globs, translated).
+    Matches(Box<Expr>, RegexId),
+    /// `path exists`.
+    Exists(FieldPath),
+}
+
+/// A string with `{path}` holes, filled from the context when an action runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Template {
+    /// Literal text and holes, in order.
+    pub parts: Vec<TemplatePart>,
+}
+
+impl Template {
+    /// A template with no holes.
+    pub fn literal(text: impl Into<String>) -> Template {
+        Template {
+            parts: vec![TemplatePart::Lit(text.into())],
+        }
+    }
+
+    /// The text, when the template has no holes.
+    pub fn as_literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [TemplatePart::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One piece of a [`Template`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TemplatePart {
+    /// Literal text.
+    Lit(String),
+    /// A hole: the field's value (strings as is, other values as JSON).
+    Path(FieldPath),
+}
+
+/// Log levels of the `log` action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// `trace`
+    Trace,
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `warn`
+    Warn,
+    /// `error`
+    Error,
+}
+
+impl LogLevel {
+    /// The level written as `name`.
+    pub fn from_name(name: &str) -> Option<LogLevel> {
+        Some(match name {
+            "trace" => LogLevel::Trace,
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "warn" | "warning" => LogLevel::Warn,
+            "error" => LogLevel::Error,
+            _ => return None,
+        })
+    }
+
+    /// The level's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Trace => "trace",
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
+/// One compiled action.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Action {
+    /// Do nothing.
+    Continue,
+    /// End the chain with an abort.
+    Abort(Template),
+    /// End the chain; the value is the operation's result.
+    Skip(Expr),
+    /// Swap the payload (post points only) and go on.
+    Replace(Expr),
+    /// Set a field.
+    Set(FieldPath, Expr),
+    /// Remove a field.
+    Unset(FieldPath),
+    /// Replace every match of a regex in a string field (`$1` refers to groups).
+    Rewrite(FieldPath, RegexId, String),
+    /// Put text before a string field.
+    Prepend(FieldPath, Template),
+    /// Put text after a string field.
+    Append(FieldPath, Template),
+    /// Set a metadata key.
+    Meta(String, Expr),
+    /// Emit a log line.
+    Log(LogLevel, Template),
+    /// Ask a human.
+    Ask(Template),
+    /// Allow.
+    Allow,
+    /// Add context text to the outcome.
+    Context(Template),
+    /// Run a program (no shell unless `shell`).
+    Exec {
+        /// Program, or the script for `sh`.
+        program: String,
+        /// Arguments, passed as argv.
+        args: Vec<String>,
+        /// True for `sh "…"`.
+        shell: bool,
+    },
+    /// Post an event summary.
+    Webhook(String),
+    /// Call a native handler registered by the host.
+    Call(String),
+}
+
+impl Action {
+    /// True for actions that change the context.
+    pub fn is_edit(&self) -> bool {
+        matches!(
+            self,
+            Action::Replace(_)
+                | Action::Set(..)
+                | Action::Unset(_)
+                | Action::Rewrite(..)
+                | Action::Prepend(..)
+                | Action::Append(..)
+                | Action::Meta(..)
+        )
+    }
+}
+
+// Decoding recursive trees from untrusted bytes must not overflow the stack:
+// `Cond` and `Expr` decode through a mirror type behind a depth guard, so a
+// crafted table nested a million levels deep is an error, not a crash.
+
+/// Deepest nesting of conditions and expressions a table may hold.
+pub const MAX_DECODE_DEPTH: usize = 256;
+
+thread_local! {
+    static DECODE_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs a decode with the nesting counter reset before and after.
+pub(crate) fn with_depth_limit<T>(decode: impl FnOnce() -> T) -> T {
+    DECODE_DEPTH.with(|d| d.set(0));
+    let out = decode();
+    DECODE_DEPTH.with(|d| d.set(0));
+    out
+}
+
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter<E: serde::de::Error>() -> Result<DepthGuard, E> {
+        let depth = DECODE_DEPTH.with(|d| {
+            let next = d.get() + 1;
+            d.set(next);
+            next
+        });
+        let guard = DepthGuard;
+        if depth > MAX_DECODE_DEPTH {
+            return Err(E::custom("conditions nested too deeply"));
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        DECODE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Cond")]
+enum CondDe {
+    True,
+    Atom(u32),
+    Not(Box<Cond>),
+    All(Vec<Cond>),
+    Any(Vec<Cond>),
+}
+
+impl<'de> Deserialize<'de> for Cond {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cond, D::Error> {
+        let _guard = DepthGuard::enter::<D::Error>()?;
+        Ok(match CondDe::deserialize(d)? {
+            CondDe::True => Cond::True,
+            CondDe::Atom(a) => Cond::Atom(a),
+            CondDe::Not(c) => Cond::Not(c),
+            CondDe::All(cs) => Cond::All(cs),
+            CondDe::Any(cs) => Cond::Any(cs),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Expr")]
+enum ExprDe {
+    Const(#[serde(with = "json_text")] Value),
+    Path(FieldPath),
+    Template(Template),
+    Array(Vec<Expr>),
+    Object(Vec<(String, Expr)>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    In(Box<Expr>, Box<Expr>),
+    ContainsAny(Box<Expr>, Box<Expr>),
+    Matches(Box<Expr>, RegexId),
+    Exists(FieldPath),
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {
+        let _guard = DepthGuard::enter::<D::Error>()?;
+        Ok(match ExprDe::deserialize(d)? {
+            ExprDe::Const(v) => Expr::Const(v),
+            ExprDe::Path(p) => Expr::Path(p),
+            ExprDe::Template(t) => Expr::Template(t),
+            ExprDe::Array(items) => Expr::Array(items),
+            ExprDe::Object(fields) => Expr::Object(fields),
+            ExprDe::Unary(op, e) => Expr::Unary(op, e),
+            ExprDe::Binary(op, a, b) => Expr::Binary(op, a, b),
+            ExprDe::In(a, b) => Expr::In(a, b),
+            ExprDe::ContainsAny(a, b) => Expr::ContainsAny(a, b),
+            ExprDe::Matches(a, re) => Expr::Matches(a, re),
+            ExprDe::Exists(p) => Expr::Exists(p),
+        })
+    }
+}
+
+// JSON values travel through the binary format as JSON text: the table
+// encoding is not self-describing, and serde_json's parser bounds nesting.
+mod json_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_json::Value;
+
+    pub(super) fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+mod json_text_vec {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_json::Value;
+
+    pub(super) fn serialize<S: Serializer>(v: &[Value], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&Value::Array(v.to_vec()).to_string())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        match serde_json::from_str(&text).map_err(serde::de::Error::custom)? {
+            Value::Array(items) => Ok(items),
+            _ => Err(serde::de::Error::custom("expected a JSON array")),
+        }
+    }
+}

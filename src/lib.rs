@@ -1,0 +1,76 @@
+//! hookc: a declarative hook-rules engine.
+//!
+//! People write `.hooks` rule files that say *at which lifecycle point*, *for
+//! which target*, *under which conditions*, *do what*. hookc checks them like a
+//! compiler and compiles them into a static dispatch [`Table`]; a host loads
+//! the table once and calls [`Table::dispatch`] at each lifecycle point.
+//!
+//! The pipeline, one module a stage:
+//!
+//! ```text
+//! .hooks text ─ syntax ─▶ ast ─ check ─▶ diagnostics ─ compile ─▶ ir::Program
+//!     ─ table ─▶ bytes ─ Table::from_bytes ─▶ Table ─ runtime ─▶ Outcome
+//! ```
+//!
+//! `syntax`, `check` and `compile` sit behind the default `compiler` feature;
+//! without it the crate is the runtime alone (load a table, dispatch).
+//!
+//! # Example
+//!
+//! ```
+//! use hookc::{HookContext, HookPoint, Target};
+//!
+//! let table = hookc::compile_str(
+//!     "guard.hooks",
+//!     r#"
+//!     hook block-rm on tool.pre_execute at builtin::* {
+//!         when payload.args contains "rm -rf"
+//!         abort "blocked: {payload.args}"
+//!     }
+//!     "#,
+//! )?
+//! .table;
+//!
+//! // Tables round-trip through bytes: this is what a host embeds or loads.
+//! let table = hookc::Table::from_bytes(&table.to_bytes())?;
+//!
+//! let mut scratch = table.scratch();
+//! let mut ctx = HookContext::new(
+//!     HookPoint::ToolPreExecute,
+//!     "builtin::llm",
+//!     serde_json::json!({"tool": "exec", "args": "rm -rf /"}),
+//! );
+//! let target = Target::new("builtin::llm");
+//! let outcome = table.dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut ctx);
+//! assert!(outcome.is_abort());
+//! assert_eq!(outcome.reason(), Some("blocked: rm -rf /"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod diag;
+pub mod fql;
+pub mod ir;
+pub mod runtime;
+pub mod schema;
+pub mod span;
+pub mod table;
+
+#[cfg(feature = "compiler")]
+pub mod check;
+#[cfg(feature = "compiler")]
+pub mod compile;
+#[cfg(feature = "compiler")]
+pub mod load;
+#[cfg(feature = "compiler")]
+pub mod syntax;
+
+#[cfg(feature = "cli")]
+pub mod cli;
+
+pub use fql::{FqlError, FqlPattern};
+pub use runtime::{Decision, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target};
+pub use schema::{HookPoint, PointKind};
+pub use table::{LoadError, Table};
+
+#[cfg(feature = "compiler")]
+pub use compile::{compile_paths, compile_sources, compile_str, Compiled, Options};

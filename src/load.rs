@@ -1,0 +1,261 @@
+//! Finding, reading and parsing `.hooks` files, and following their imports.
+//!
+//! The roots are the files named (or found under the directories named) by
+//! the user, in a stable order: arguments in the order given, files inside a
+//! directory sorted by path. Imported files are loaded too, but only the
+//! roots' rules are compiled; an import contributes its lists, patterns and
+//! macros.
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::span::SourceFile;
+use crate::syntax::{self, ast};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One parsed file.
+#[derive(Clone, Debug)]
+pub struct LoadedFile {
+    /// Name and text.
+    pub source: SourceFile,
+    /// What parsed.
+    pub ast: ast::File,
+    /// True for files the user named; false for files reached by `import`.
+    pub root: bool,
+    /// For each `import` item of the file, in order: the loaded file it names,
+    /// when it could be loaded.
+    pub imports: Vec<Option<usize>>,
+    /// Where it is on disk, when it is.
+    pub path: Option<PathBuf>,
+}
+
+/// Every file of a compilation, roots first in order, then imports.
+#[derive(Clone, Debug, Default)]
+pub struct Loaded {
+    /// The files.
+    pub files: Vec<LoadedFile>,
+    /// Syntax and I/O errors.
+    pub diagnostics: Diagnostics,
+}
+
+/// The `.hooks` files named by `paths`: files as given, directories searched
+/// recursively (sorted). Missing paths are `io` diagnostics.
+pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        if path.is_dir() {
+            let before = out.len();
+            walk(path, &mut out, diagnostics);
+            if out.len() == before {
+                diagnostics.push(
+                    Diagnostic::warning("io", format!("no `.hooks` files in `{}`", path.display()))
+                        .with_help("rule files end in `.hooks`"),
+                );
+            }
+        } else if path.is_file() {
+            out.push(path.to_path_buf());
+        } else {
+            diagnostics.push(Diagnostic::error(
+                "io",
+                format!("cannot read `{}`: no such file or directory", path.display()),
+            ));
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            diagnostics.push(Diagnostic::error("io", format!("cannot read `{}`: {e}", dir.display())));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            walk(&path, out, diagnostics);
+        } else if path.extension().is_some_and(|e| e == "hooks") {
+            out.push(path);
+        }
+    }
+}
+
+/// Discovers, reads and parses the files under `paths`, and everything they
+/// import.
+pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
+    let mut diagnostics = Diagnostics::new();
+    let found = discover(paths, &mut diagnostics);
+    let mut sources = Vec::new();
+    for path in found {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => sources.push((SourceFile::new(path.display().to_string(), text), Some(path))),
+            Err(e) => diagnostics.push(Diagnostic::error("io", format!("cannot read `{}`: {e}", path.display()))),
+        }
+    }
+    let mut loaded = load(sources);
+    diagnostics.extend(std::mem::take(&mut loaded.diagnostics));
+    loaded.diagnostics = diagnostics;
+    loaded
+}
+
+/// Parses in-memory sources (imports are read from disk relative to each
+/// source's name).
+pub fn load_sources(sources: Vec<SourceFile>) -> Loaded {
+    load(
+        sources
+            .into_iter()
+            .map(|s| {
+                let path = PathBuf::from(s.name.as_ref());
+                (s, Some(path))
+            })
+            .collect(),
+    )
+}
+
+fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
+    let mut loaded = Loaded::default();
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    for (source, path) in roots {
+        if let Some(key) = path.as_ref().and_then(|p| p.canonicalize().ok()) {
+            if by_path.contains_key(&key) {
+                continue; // named twice: compile it once
+            }
+            by_path.insert(key, loaded.files.len());
+        }
+        push(&mut loaded, source, path, true);
+    }
+    // Breadth-first over imports; `files` grows as imports are found.
+    let mut next = 0;
+    while next < loaded.files.len() {
+        let imports: Vec<(ast::StrLit, Option<PathBuf>)> = {
+            let Some(file) = loaded.files.get(next) else { break };
+            let base = file.path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf));
+            file.ast
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    ast::Item::Import(import) => Some(import.path.clone()),
+                    _ => None,
+                })
+                .map(|lit| {
+                    let target = base.as_ref().map_or_else(|| PathBuf::from(&lit.value), |b| b.join(&lit.value));
+                    (lit, Some(target))
+                })
+                .collect()
+        };
+        let mut resolved = Vec::new();
+        for (lit, target) in imports {
+            let Some(target) = target else {
+                resolved.push(None);
+                continue;
+            };
+            let key = target.canonicalize().ok();
+            if let Some(&i) = key.as_ref().and_then(|k| by_path.get(k)) {
+                resolved.push(Some(i));
+                continue;
+            }
+            match (key, std::fs::read_to_string(&target)) {
+                (Some(key), Ok(text)) => {
+                    let i = loaded.files.len();
+                    by_path.insert(key, i);
+                    let source = SourceFile::new(target.display().to_string(), text);
+                    push(&mut loaded, source, Some(target), false);
+                    resolved.push(Some(i));
+                }
+                (_, result) => {
+                    let reason = result.err().map_or_else(|| "not found".to_string(), |e| e.to_string());
+                    if let Some(file) = loaded.files.get(next) {
+                        let d = Diagnostic::error("import-not-found", format!("cannot import `{}`: {reason}", lit.value))
+                            .in_file(&file.source)
+                            .with_primary(lit.span, "imported here")
+                            .with_help(format!("the path is relative to this file: `{}`", target.display()));
+                        loaded.diagnostics.push(d);
+                    }
+                    resolved.push(None);
+                }
+            }
+        }
+        if let Some(file) = loaded.files.get_mut(next) {
+            file.imports = resolved;
+        }
+        next += 1;
+    }
+    report_cycles(&mut loaded);
+    loaded
+}
+
+fn push(loaded: &mut Loaded, source: SourceFile, path: Option<PathBuf>, root: bool) {
+    let (ast, diagnostics) = syntax::parse(&source);
+    loaded.diagnostics.extend(diagnostics);
+    loaded.files.push(LoadedFile {
+        source,
+        ast,
+        root,
+        imports: Vec::new(),
+        path,
+    });
+}
+
+/// Reports every import that closes a cycle, at the import.
+fn report_cycles(loaded: &mut Loaded) {
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state = vec![0u8; loaded.files.len()];
+    let mut found = Vec::new();
+    for start in 0..loaded.files.len() {
+        dfs(loaded, start, &mut state, &mut Vec::new(), &mut found);
+    }
+    for (file, nth, chain) in found {
+        let Some(f) = loaded.files.get(file) else { continue };
+        let import = f
+            .ast
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ast::Item::Import(import) => Some(import),
+                _ => None,
+            })
+            .nth(nth);
+        if let Some(import) = import {
+            let d = Diagnostic::error("import-cycle", format!("import cycle: {chain}"))
+                .in_file(&f.source)
+                .with_primary(import.span, "this import closes the cycle")
+                .with_help("move the shared lists, patterns and macros into a file that imports nothing");
+            loaded.diagnostics.push(d);
+        }
+    }
+}
+
+fn dfs(loaded: &Loaded, at: usize, state: &mut [u8], stack: &mut Vec<usize>, found: &mut Vec<(usize, usize, String)>) {
+    if state.get(at).copied() != Some(0) {
+        return;
+    }
+    if let Some(s) = state.get_mut(at) {
+        *s = 1;
+    }
+    stack.push(at);
+    let imports = loaded.files.get(at).map(|f| f.imports.clone()).unwrap_or_default();
+    for (nth, target) in imports.into_iter().enumerate() {
+        let Some(target) = target else { continue };
+        match state.get(target).copied() {
+            Some(1) => {
+                let names: Vec<&str> = stack
+                    .iter()
+                    .skip_while(|&&f| f != target)
+                    .chain(std::iter::once(&target))
+                    .filter_map(|&f| loaded.files.get(f).map(|f| f.source.name.as_ref()))
+                    .map(|n| n.rsplit('/').next().unwrap_or(n))
+                    .collect();
+                found.push((at, nth, names.join(" -> ")));
+            }
+            Some(0) => dfs(loaded, target, state, stack, found),
+            _ => {}
+        }
+    }
+    stack.pop();
+    if let Some(s) = state.get_mut(at) {
+        *s = 2;
+    }
+}

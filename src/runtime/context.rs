@@ -1,0 +1,425 @@
+//! The hook context: the event a dispatch runs on, and the field access rules
+//! use to read and edit it.
+
+use crate::ir::{FieldPath, Root, Segment};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// Who initiated the action.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Principal {
+    /// The kind of principal (`User`, `Component`, `System`, …); `type` in JSON.
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// Its id.
+    #[serde(default)]
+    pub id: String,
+}
+
+fn default_max_depth() -> u8 {
+    4
+}
+
+/// The event a dispatch runs on: ORCS's `HookContext`.
+///
+/// Rules read it through field paths (`payload.args`, `principal.id`, …) and
+/// may edit `payload` and `metadata`. In JSON, `hook_point` and `component_id`
+/// are required; every other field has a default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HookContext {
+    /// The hook point's dotted name.
+    pub hook_point: String,
+    /// The component the call is for, `scope::target`.
+    pub component_id: String,
+    /// The child id, when the call is made for a child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_id: Option<String>,
+    /// The channel instance, when the call names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// The channel where this happens.
+    #[serde(default)]
+    pub channel_id: String,
+    /// Who initiated the action.
+    #[serde(default)]
+    pub principal: Principal,
+    /// Milliseconds since engine start.
+    #[serde(default)]
+    pub timestamp_ms: u64,
+    /// The point's data: input at pre points, result at post points.
+    #[serde(default)]
+    pub payload: Value,
+    /// Cross-hook state, carried from pre to post.
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    /// Recursion depth: the host raises it when it dispatches from a handler.
+    #[serde(default)]
+    pub depth: u8,
+    /// Recursion limit (default 4).
+    #[serde(default = "default_max_depth")]
+    pub max_depth: u8,
+}
+
+impl HookContext {
+    /// A context for `point` on `component` with a payload; everything else
+    /// defaulted (depth 0, max depth 4).
+    pub fn new(point: impl std::fmt::Display, component: impl Into<String>, payload: Value) -> HookContext {
+        HookContext {
+            hook_point: point.to_string(),
+            component_id: component.into(),
+            child_id: None,
+            instance: None,
+            channel_id: String::new(),
+            principal: Principal::default(),
+            timestamp_ms: 0,
+            payload,
+            metadata: Map::new(),
+            depth: 0,
+            max_depth: default_max_depth(),
+        }
+    }
+
+    /// Reads a field. Missing fields (and `child`/`instance` when absent) are
+    /// `None`.
+    pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {
+        let scalar = |v: Val<'static>| if path.segments.is_empty() { Some(v) } else { None };
+        match path.root {
+            Root::Payload => walk(&self.payload, &path.segments).map(Val::from_json),
+            Root::Metadata => match path.segments.split_first() {
+                None => Some(Val::Map(&self.metadata)),
+                Some((Segment::Field(key), rest)) => {
+                    walk(self.metadata.get(key)?, rest).map(Val::from_json)
+                }
+                Some((Segment::Index(_), _)) => None,
+            },
+            Root::Component => str_field(&self.component_id, path),
+            Root::Child => str_field(self.child_id.as_deref()?, path),
+            Root::Instance => str_field(self.instance.as_deref()?, path),
+            Root::Channel => str_field(&self.channel_id, path),
+            Root::Point => str_field(&self.hook_point, path),
+            Root::Principal => match path.segments.as_slice() {
+                [] => Some(Val::Principal(&self.principal)),
+                [Segment::Field(f)] if f == "type" => Some(Val::Str(Cow::Borrowed(&self.principal.kind))),
+                [Segment::Field(f)] if f == "id" => Some(Val::Str(Cow::Borrowed(&self.principal.id))),
+                _ => None,
+            },
+            Root::Depth => scalar(Val::Int(i64::from(self.depth))),
+            Root::MaxDepth => scalar(Val::Int(i64::from(self.max_depth))),
+            Root::TimestampMs => scalar(Val::Int(i64::try_from(self.timestamp_ms).unwrap_or(i64::MAX))),
+        }
+    }
+
+    /// A mutable reference to an editable field (`payload…`, `metadata…`),
+    /// creating objects along the way when `create` is set.
+    pub(crate) fn get_mut(&mut self, path: &FieldPath, create: bool) -> Result<&mut Value, EditError> {
+        let (mut cur, rest): (&mut Value, &[Segment]) = match path.root {
+            Root::Payload => (&mut self.payload, &path.segments),
+            Root::Metadata => match path.segments.split_first() {
+                Some((Segment::Field(key), rest)) => {
+                    if !create && !self.metadata.contains_key(key) {
+                        return Err(EditError::Missing);
+                    }
+                    (self.metadata.entry(key.clone()).or_insert(Value::Null), rest)
+                }
+                _ => return Err(EditError::NotEditable),
+            },
+            _ => return Err(EditError::NotEditable),
+        };
+        for seg in rest {
+            cur = match seg {
+                Segment::Field(name) => {
+                    if cur.is_null() && create {
+                        *cur = Value::Object(Map::new());
+                    }
+                    match cur {
+                        Value::Object(map) => {
+                            if !create && !map.contains_key(name) {
+                                return Err(EditError::Missing);
+                            }
+                            map.entry(name.clone()).or_insert(Value::Null)
+                        }
+                        _ => return Err(EditError::NotAnObject),
+                    }
+                }
+                Segment::Index(i) => match cur {
+                    Value::Array(items) => items.get_mut(*i as usize).ok_or(EditError::Missing)?,
+                    _ => return Err(EditError::NotAnArray),
+                },
+            };
+        }
+        Ok(cur)
+    }
+
+    /// Sets an editable field, creating parent objects as needed.
+    pub(crate) fn set(&mut self, path: &FieldPath, value: Value) -> Result<(), EditError> {
+        if path.root == Root::Metadata && path.segments.is_empty() {
+            return match value {
+                Value::Object(map) => {
+                    self.metadata = map;
+                    Ok(())
+                }
+                _ => Err(EditError::NotAnObject),
+            };
+        }
+        *self.get_mut(path, true)? = value;
+        Ok(())
+    }
+
+    /// Removes an editable field; removing a missing field is not an error.
+    pub(crate) fn unset(&mut self, path: &FieldPath) -> Result<(), EditError> {
+        let Some((last, parent)) = path.segments.split_last() else {
+            return match path.root {
+                Root::Payload => {
+                    self.payload = Value::Null;
+                    Ok(())
+                }
+                Root::Metadata => {
+                    self.metadata.clear();
+                    Ok(())
+                }
+                _ => Err(EditError::NotEditable),
+            };
+        };
+        if path.root == Root::Metadata && parent.is_empty() {
+            if let Segment::Field(key) = last {
+                self.metadata.shift_remove(key);
+            }
+            return Ok(());
+        }
+        let parent_path = FieldPath {
+            root: path.root,
+            segments: parent.to_vec(),
+        };
+        match self.get_mut(&parent_path, false) {
+            Ok(Value::Object(map)) => {
+                if let Segment::Field(key) = last {
+                    map.shift_remove(key);
+                }
+                Ok(())
+            }
+            Ok(Value::Array(items)) => {
+                if let Segment::Index(i) = last {
+                    if (*i as usize) < items.len() {
+                        items.remove(*i as usize);
+                    }
+                }
+                Ok(())
+            }
+            Ok(_) | Err(EditError::Missing) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Why an edit could not be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum EditError {
+    #[error("only `payload` and `metadata` can be edited")]
+    NotEditable,
+    #[error("a parent of the field is not an object")]
+    NotAnObject,
+    #[error("a parent of the field is not an array")]
+    NotAnArray,
+    #[error("the field does not exist")]
+    Missing,
+}
+
+fn str_field<'a>(s: &'a str, path: &FieldPath) -> Option<Val<'a>> {
+    if path.segments.is_empty() {
+        Some(Val::Str(Cow::Borrowed(s)))
+    } else {
+        None
+    }
+}
+
+fn walk<'a>(mut cur: &'a Value, segments: &[Segment]) -> Option<&'a Value> {
+    for seg in segments {
+        cur = match (seg, cur) {
+            (Segment::Field(name), Value::Object(map)) => map.get(name)?,
+            (Segment::Index(i), Value::Array(items)) => items.get(*i as usize)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// A value read from the context or computed by an expression, borrowed when
+/// it can be so that matching does not allocate.
+#[derive(Clone, Debug)]
+pub enum Val<'a> {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(Cow<'a, str>),
+    /// A JSON array or object in the context.
+    Json(&'a Value),
+    /// The metadata map.
+    Map(&'a Map<String, Value>),
+    /// The principal.
+    Principal(&'a Principal),
+    /// A computed array or object.
+    Owned(Value),
+}
+
+impl<'a> Val<'a> {
+    /// Views a JSON value: scalars become scalar variants.
+    pub fn from_json(v: &'a Value) -> Val<'a> {
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => Val::Int(i),
+                None => Val::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => Val::Str(Cow::Borrowed(s)),
+            Value::Array(_) | Value::Object(_) => Val::Json(v),
+        }
+    }
+
+    /// Takes ownership of a JSON value.
+    pub fn from_owned(v: Value) -> Val<'a> {
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => Val::Int(i),
+                None => Val::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => Val::Str(Cow::Owned(s)),
+            other => Val::Owned(other),
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Val::Int(i) => Some(*i as f64),
+            Val::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is one (floats with no fraction count).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Val::Int(i) => Some(*i),
+            Val::Float(f) if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 => Some(*f as i64),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Val::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The elements, if this is an array.
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            Val::Json(Value::Array(items)) | Val::Owned(Value::Array(items)) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// Converts to an owned JSON value.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Val::Null => Value::Null,
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Int(i) => Value::from(*i),
+            Val::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Val::Str(s) => Value::String(s.to_string()),
+            Val::Json(v) => (*v).clone(),
+            Val::Map(m) => Value::Object((*m).clone()),
+            Val::Principal(p) => serde_json::to_value(p).unwrap_or(Value::Null),
+            Val::Owned(v) => v.clone(),
+        }
+    }
+
+    /// Equality as rules see it: JSON equality, numbers by value.
+    pub fn eq_val(&self, other: &Val<'_>) -> bool {
+        match (self, other) {
+            (Val::Null, Val::Null) => true,
+            (Val::Bool(a), Val::Bool(b)) => a == b,
+            (Val::Int(a), Val::Int(b)) => a == b,
+            (a, b) if a.as_f64().is_some() && b.as_f64().is_some() => a.as_f64() == b.as_f64(),
+            (Val::Str(a), Val::Str(b)) => a == b,
+            (a, b) => match (a.structured(), b.structured()) {
+                (Some(x), Some(y)) => json_eq(&x, &y),
+                _ => false,
+            },
+        }
+    }
+
+    /// Equality with a JSON constant, without building a value.
+    pub fn eq_json(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Val::Null, Value::Null) => true,
+            (Val::Bool(a), Value::Bool(b)) => a == b,
+            (Val::Int(a), Value::Number(n)) => match n.as_i64() {
+                Some(b) => *a == b,
+                None => n.as_f64() == Some(*a as f64),
+            },
+            (Val::Float(a), Value::Number(n)) => n.as_f64() == Some(*a),
+            (Val::Str(a), Value::String(b)) => a == b,
+            (Val::Json(a), b) => json_eq(a, b),
+            (Val::Owned(a), b) => json_eq(a, b),
+            _ => false,
+        }
+    }
+
+    fn structured(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            Val::Json(v) => Some(Cow::Borrowed(*v)),
+            Val::Owned(v) => Some(Cow::Borrowed(v)),
+            Val::Map(_) | Val::Principal(_) => Some(Cow::Owned(self.to_json())),
+            _ => None,
+        }
+    }
+
+    /// The name of the value's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Val::Null => "null",
+            Val::Bool(_) => "bool",
+            Val::Int(_) => "int",
+            Val::Float(_) => "float",
+            Val::Str(_) => "string",
+            Val::Json(Value::Array(_)) | Val::Owned(Value::Array(_)) => "list",
+            Val::Json(_) | Val::Owned(_) | Val::Map(_) | Val::Principal(_) => "object",
+        }
+    }
+}
+
+/// JSON equality where numbers compare by value (`1 == 1.0`).
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}

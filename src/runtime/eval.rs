@@ -1,0 +1,303 @@
+//! Evaluating atoms, expressions and templates against a context.
+//!
+//! Everything here reads; nothing edits. Matching (atoms over borrowed
+//! fields) allocates nothing; only expressions that build new values do.
+
+use super::context::{HookContext, Val};
+use crate::ir::{Atom, BinaryOp, Expr, Template, TemplatePart, UnaryOp};
+use regex::Regex;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Why an expression has no value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    /// `"a" + 1`
+    #[error("`{op}` cannot apply to {lhs} and {rhs}")]
+    Types {
+        /// The operator.
+        op: &'static str,
+        /// The left operand's type.
+        lhs: &'static str,
+        /// The right operand's type.
+        rhs: &'static str,
+    },
+    /// `-"a"`, `not 1`
+    #[error("`{op}` cannot apply to {operand}")]
+    Operand {
+        /// The operator.
+        op: &'static str,
+        /// The operand's type.
+        operand: &'static str,
+    },
+    /// `1 / 0`
+    #[error("division by zero")]
+    DivisionByZero,
+    /// `i64::MAX + 1`
+    #[error("integer overflow in `{0}`")]
+    Overflow(&'static str),
+    /// A regex id the table does not have (cannot happen for validated tables).
+    #[error("unknown regex")]
+    UnknownRegex,
+}
+
+/// Evaluates a field atom or an expression atom.
+pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &[Regex]) -> bool {
+    match atom {
+        Atom::Eq(path, value) => match ctx.get(path) {
+            Some(v) => v.eq_json(value),
+            None => value.is_null(),
+        },
+        Atom::In(path, values) => ctx
+            .get(path)
+            .is_some_and(|v| values.iter().any(|w| v.eq_json(w))),
+        Atom::Cmp(path, op, n) => ctx
+            .get(path)
+            .and_then(|v| v.as_f64())
+            .is_some_and(|v| op.test(v, *n)),
+        Atom::Contains(path, needle) => ctx.get(path).is_some_and(|v| contains(&v, needle)),
+        Atom::ContainsAny(path, needles) => ctx
+            .get(path)
+            .is_some_and(|v| needles.iter().any(|n| contains(&v, n))),
+        Atom::StartsWith(path, prefix) => ctx
+            .get(path)
+            .is_some_and(|v| v.as_str().is_some_and(|s| s.starts_with(prefix.as_str()))),
+        Atom::EndsWith(path, suffix) => ctx
+            .get(path)
+            .is_some_and(|v| v.as_str().is_some_and(|s| s.ends_with(suffix.as_str()))),
+        Atom::Matches(path, re) => {
+            let Some(re) = regexes.get(re.0 as usize) else {
+                return false;
+            };
+            ctx.get(path).is_some_and(|v| v.as_str().is_some_and(|s| re.is_match(s)))
+        }
+        Atom::Exists(path) => ctx.get(path).is_some(),
+        Atom::Expr(expr) => matches!(eval(expr, ctx, regexes), Ok(Val::Bool(true))),
+    }
+}
+
+/// `contains` on a value: substring of a string, element of an array, key of
+/// an object.
+fn contains(haystack: &Val<'_>, needle: &Value) -> bool {
+    match (haystack, needle) {
+        (Val::Str(s), Value::String(n)) => s.contains(n.as_str()),
+        (Val::Json(Value::Object(map)), Value::String(n)) => map.contains_key(n),
+        (Val::Map(map), Value::String(n)) => map.contains_key(n),
+        _ => haystack
+            .as_array()
+            .is_some_and(|items| items.iter().any(|item| super::context::json_eq(item, needle))),
+    }
+}
+
+fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
+    match (haystack, needle) {
+        (Val::Str(s), Val::Str(n)) => s.contains(n.as_ref()),
+        _ => match haystack.as_array() {
+            Some(items) => items.iter().any(|item| needle.eq_json(item)),
+            None => match needle.as_str() {
+                Some(key) => match haystack {
+                    Val::Json(Value::Object(map)) => map.contains_key(key),
+                    Val::Map(map) => map.contains_key(key),
+                    _ => false,
+                },
+                None => false,
+            },
+        },
+    }
+}
+
+/// Evaluates an expression to a value.
+pub(crate) fn eval<'a>(expr: &'a Expr, ctx: &'a HookContext, regexes: &[Regex]) -> Result<Val<'a>, EvalError> {
+    Ok(match expr {
+        Expr::Const(v) => Val::from_json(v),
+        Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
+        Expr::Template(t) => Val::Str(render(t, ctx)),
+        Expr::Array(items) => {
+            let items = items
+                .iter()
+                .map(|e| eval(e, ctx, regexes).map(|v| v.to_json()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Val::Owned(Value::Array(items))
+        }
+        Expr::Object(fields) => {
+            let mut map = serde_json::Map::new();
+            for (k, e) in fields {
+                map.insert(k.clone(), eval(e, ctx, regexes)?.to_json());
+            }
+            Val::Owned(Value::Object(map))
+        }
+        Expr::Unary(op, e) => unary(*op, eval(e, ctx, regexes)?)?,
+        Expr::Binary(BinaryOp::And, a, b) => {
+            let a = truth(eval(a, ctx, regexes)?, "and")?;
+            Val::Bool(a && truth(eval(b, ctx, regexes)?, "and")?)
+        }
+        Expr::Binary(BinaryOp::Or, a, b) => {
+            let a = truth(eval(a, ctx, regexes)?, "or")?;
+            Val::Bool(a || truth(eval(b, ctx, regexes)?, "or")?)
+        }
+        Expr::Binary(op, a, b) => binary(*op, eval(a, ctx, regexes)?, eval(b, ctx, regexes)?)?,
+        Expr::In(lhs, list) => {
+            let lhs = eval(lhs, ctx, regexes)?;
+            let list = eval(list, ctx, regexes)?;
+            Val::Bool(list.as_array().is_some_and(|items| items.iter().any(|i| lhs.eq_json(i))))
+        }
+        Expr::ContainsAny(lhs, list) => {
+            let lhs = eval(lhs, ctx, regexes)?;
+            let list = eval(list, ctx, regexes)?;
+            Val::Bool(list.as_array().is_some_and(|items| items.iter().any(|n| contains(&lhs, n))))
+        }
+        Expr::Matches(lhs, re) => {
+            let re = regexes.get(re.0 as usize).ok_or(EvalError::UnknownRegex)?;
+            let lhs = eval(lhs, ctx, regexes)?;
+            Val::Bool(lhs.as_str().is_some_and(|s| re.is_match(s)))
+        }
+        Expr::Exists(p) => Val::Bool(ctx.get(p).is_some()),
+    })
+}
+
+fn truth(v: Val<'_>, op: &'static str) -> Result<bool, EvalError> {
+    v.as_bool().ok_or(EvalError::Operand {
+        op,
+        operand: v.type_name(),
+    })
+}
+
+fn unary(op: UnaryOp, v: Val<'_>) -> Result<Val<'_>, EvalError> {
+    match op {
+        UnaryOp::Not => Ok(Val::Bool(!truth(v, "not")?)),
+        UnaryOp::Neg => match v {
+            Val::Int(i) => i.checked_neg().map(Val::Int).ok_or(EvalError::Overflow("-")),
+            Val::Float(f) => Ok(Val::Float(-f)),
+            other => Err(EvalError::Operand {
+                op: "-",
+                operand: other.type_name(),
+            }),
+        },
+        UnaryOp::BitNot => match v.as_i64() {
+            Some(i) => Ok(Val::Int(!i)),
+            None => Err(EvalError::Operand {
+                op: "~",
+                operand: v.type_name(),
+            }),
+        },
+    }
+}
+
+fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Result<Val<'a>, EvalError> {
+    let mismatch = |a: &Val<'_>, b: &Val<'_>| EvalError::Types {
+        op: op.as_str(),
+        lhs: a.type_name(),
+        rhs: b.type_name(),
+    };
+    Ok(match op {
+        BinaryOp::Eq => Val::Bool(a.eq_val(&b)),
+        BinaryOp::Ne => Val::Bool(!a.eq_val(&b)),
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            let ord = match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) => x.partial_cmp(&y),
+                _ => match (a.as_str(), b.as_str()) {
+                    (Some(x), Some(y)) => Some(x.cmp(y)),
+                    _ => return Err(mismatch(&a, &b)),
+                },
+            };
+            let Some(ord) = ord else {
+                return Ok(Val::Bool(false));
+            };
+            Val::Bool(match op {
+                BinaryOp::Lt => ord.is_lt(),
+                BinaryOp::Le => ord.is_le(),
+                BinaryOp::Gt => ord.is_gt(),
+                _ => ord.is_ge(),
+            })
+        }
+        BinaryOp::Contains => Val::Bool(contains_val(&a, &b)),
+        BinaryOp::StartsWith => match (a.as_str(), b.as_str()) {
+            (Some(x), Some(y)) => Val::Bool(x.starts_with(y)),
+            _ => Val::Bool(false),
+        },
+        BinaryOp::EndsWith => match (a.as_str(), b.as_str()) {
+            (Some(x), Some(y)) => Val::Bool(x.ends_with(y)),
+            _ => Val::Bool(false),
+        },
+        BinaryOp::BitOr | BinaryOp::BitXor | BinaryOp::BitAnd | BinaryOp::Shl | BinaryOp::Shr => {
+            let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) else {
+                return Err(mismatch(&a, &b));
+            };
+            Val::Int(match op {
+                BinaryOp::BitOr => x | y,
+                BinaryOp::BitXor => x ^ y,
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::Shl => u32::try_from(y)
+                    .ok()
+                    .and_then(|s| x.checked_shl(s))
+                    .ok_or(EvalError::Overflow("<<"))?,
+                _ => u32::try_from(y)
+                    .ok()
+                    .and_then(|s| x.checked_shr(s))
+                    .ok_or(EvalError::Overflow(">>"))?,
+            })
+        }
+        BinaryOp::Add if a.as_str().is_some() && b.as_str().is_some() => {
+            let mut s = a.as_str().unwrap_or("").to_string();
+            s.push_str(b.as_str().unwrap_or(""));
+            Val::Str(Cow::Owned(s))
+        }
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
+            arith(op, &a, &b).ok_or_else(|| mismatch(&a, &b))??
+        }
+        BinaryOp::And | BinaryOp::Or => {
+            let x = truth(a, op.as_str())?;
+            let y = truth(b, op.as_str())?;
+            Val::Bool(if op == BinaryOp::And { x && y } else { x || y })
+        }
+    })
+}
+
+fn arith<'a>(op: BinaryOp, a: &Val<'_>, b: &Val<'_>) -> Option<Result<Val<'a>, EvalError>> {
+    if let (Val::Int(x), Val::Int(y)) = (a, b) {
+        let (x, y) = (*x, *y);
+        let r = match op {
+            BinaryOp::Add => x.checked_add(y),
+            BinaryOp::Sub => x.checked_sub(y),
+            BinaryOp::Mul => x.checked_mul(y),
+            BinaryOp::Div | BinaryOp::Rem if y == 0 => return Some(Err(EvalError::DivisionByZero)),
+            BinaryOp::Div => x.checked_div(y),
+            _ => x.checked_rem(y),
+        };
+        return Some(r.map(Val::Int).ok_or(EvalError::Overflow(op.as_str())));
+    }
+    let (x, y) = (a.as_f64()?, b.as_f64()?);
+    Some(Ok(Val::Float(match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div if y == 0.0 => return Some(Err(EvalError::DivisionByZero)),
+        BinaryOp::Div => x / y,
+        _ => x % y,
+    })))
+}
+
+/// Fills a template's holes from the context: strings as they are, other
+/// values as JSON, missing fields as the empty string. A template without
+/// holes is borrowed, not copied.
+pub(crate) fn render<'t>(template: &'t Template, ctx: &HookContext) -> Cow<'t, str> {
+    if let Some(text) = template.as_literal() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for part in &template.parts {
+        match part {
+            TemplatePart::Lit(s) => out.push_str(s),
+            TemplatePart::Path(p) => match ctx.get(p) {
+                Some(Val::Str(s)) => out.push_str(&s),
+                Some(Val::Int(i)) => {
+                    let _ = write!(out, "{i}");
+                }
+                Some(Val::Null) | None => {}
+                Some(v) => out.push_str(&v.to_json().to_string()),
+            },
+        }
+    }
+    Cow::Owned(out)
+}

@@ -1,0 +1,619 @@
+//! Dispatch: run a point's rules on a context and say what the host should do.
+//!
+//! [`Table::dispatch`] finds the point's rules that the target can reach
+//! (through the point's FQL index), runs them in order (priority, then
+//! declaration), and returns an [`Outcome`]. The semantics:
+//!
+//! - `abort`/`deny` and `skip` end the chain at once at any kind of point;
+//!   edits made earlier in the chain are dropped (the context is restored).
+//! - `replace` swaps the payload at post points and the chain goes on.
+//! - Edits chain: the next rule sees the edited context.
+//! - Decisions combine most-restrictive-wins: abort > ask > allow.
+//! - Before running each rule whose target and conditions match, dispatch
+//!   checks `depth >= max_depth`; if so the chain stops with a warning.
+//! - Effects (`exec`, `webhook`, `call`) that cannot run are failures:
+//!   `fail open` warns and goes on, `fail closed` aborts.
+//!
+//! Matching allocates nothing: atom results are memoized in the caller's
+//! [`Scratch`], and an abort with a constant reason borrows it from the table.
+
+mod context;
+mod eval;
+
+pub use crate::fql::Target;
+pub use context::{json_eq, HookContext, Principal, Val};
+pub use eval::EvalError;
+
+use crate::fql::split_component;
+use crate::ir::{Action, Cond, FailMode, LogLevel, PointProgram, Rule};
+use crate::schema::{HookPoint, PointKind};
+use crate::table::Table;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// A hook point given to [`Table::dispatch`]: a name, or an ORCS [`HookPoint`]
+/// (which skips the name lookup).
+pub trait AsPoint {
+    /// The point's dotted name.
+    fn point_name(&self) -> &str;
+
+    /// The ORCS point, when this is one.
+    fn orcs_point(&self) -> Option<HookPoint> {
+        None
+    }
+}
+
+impl AsPoint for HookPoint {
+    fn point_name(&self) -> &str {
+        self.as_str()
+    }
+
+    fn orcs_point(&self) -> Option<HookPoint> {
+        Some(*self)
+    }
+}
+
+impl AsPoint for &str {
+    fn point_name(&self) -> &str {
+        self
+    }
+}
+
+impl AsPoint for String {
+    fn point_name(&self) -> &str {
+        self
+    }
+}
+
+impl AsPoint for &String {
+    fn point_name(&self) -> &str {
+        self
+    }
+}
+
+/// How the chain ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    /// Go on with the (possibly edited) context.
+    Continue,
+    /// Do not run the operation; use the outcome's value as its result.
+    Skip,
+    /// Do not run the operation: blocked, with a reason.
+    Abort,
+    /// Ask a human before going on.
+    Ask,
+}
+
+/// The combined permission decision of the rules that fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// An `allow` fired, and nothing stricter.
+    Allow,
+    /// An `ask` fired, and no abort.
+    Ask,
+    /// An abort fired.
+    Deny,
+}
+
+/// One line emitted by a `log` action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    /// The level.
+    pub level: LogLevel,
+    /// The rule that logged it.
+    pub rule: String,
+    /// The rendered message.
+    pub message: String,
+}
+
+/// Reusable per-thread state for [`Table::dispatch`]: atom results, the fired
+/// list and the outcome's side lists. Make one per thread with
+/// [`Table::scratch`] and reuse it; after the first dispatch, matching does not
+/// allocate.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    generation: u32,
+    atom_generation: Vec<u32>,
+    atom_value: Vec<bool>,
+    fired: Vec<u32>,
+    warnings: Vec<String>,
+    logs: Vec<LogLine>,
+    additional_context: Vec<String>,
+    backup: Option<HookContext>,
+}
+
+impl Scratch {
+    /// Scratch space sized for a table's largest point.
+    pub fn for_table(table: &Table) -> Scratch {
+        let atoms = table.program().points.iter().map(|p| p.atoms.len()).max().unwrap_or(0);
+        let rules = table.program().points.iter().map(|p| p.rules.len()).max().unwrap_or(0);
+        Scratch {
+            generation: 1,
+            atom_generation: vec![0; atoms],
+            atom_value: vec![false; atoms],
+            fired: Vec::with_capacity(rules),
+            warnings: Vec::new(),
+            logs: Vec::new(),
+            additional_context: Vec::new(),
+            backup: None,
+        }
+    }
+
+    fn reset(&mut self, atoms: usize) {
+        self.fired.clear();
+        self.warnings.clear();
+        self.logs.clear();
+        self.additional_context.clear();
+        self.backup = None;
+        if self.atom_generation.len() < atoms {
+            self.atom_generation.resize(atoms, 0);
+            self.atom_value.resize(atoms, false);
+        }
+        self.invalidate();
+    }
+
+    /// Forgets every memoized atom (after an edit, the context changed).
+    fn invalidate(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.atom_generation.iter_mut().for_each(|g| *g = 0);
+            self.generation = 1;
+        }
+    }
+}
+
+/// What the host should do after a dispatch.
+///
+/// It borrows the table (constant reasons) and the scratch (fired list,
+/// warnings); turn it into an owned [`Report`] with [`Outcome::report`].
+#[derive(Debug)]
+pub struct Outcome<'a> {
+    kind: OutcomeKind,
+    reason: Option<Cow<'a, str>>,
+    value: Option<Value>,
+    decision: Option<Decision>,
+    point: Option<&'a PointProgram>,
+    scratch: &'a Scratch,
+}
+
+impl<'a> Outcome<'a> {
+    /// How the chain ended.
+    pub fn kind(&self) -> OutcomeKind {
+        self.kind
+    }
+
+    /// True when the operation is blocked.
+    pub fn is_abort(&self) -> bool {
+        self.kind == OutcomeKind::Abort
+    }
+
+    /// True when the operation is skipped.
+    pub fn is_skip(&self) -> bool {
+        self.kind == OutcomeKind::Skip
+    }
+
+    /// True when a human must be asked.
+    pub fn is_ask(&self) -> bool {
+        self.kind == OutcomeKind::Ask
+    }
+
+    /// True when the operation goes on.
+    pub fn is_continue(&self) -> bool {
+        self.kind == OutcomeKind::Continue
+    }
+
+    /// The reason of an abort or ask.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+
+    /// The result value of a skip.
+    pub fn value(&self) -> Option<&Value> {
+        self.value.as_ref()
+    }
+
+    /// The combined decision, if any rule made one.
+    pub fn decision(&self) -> Option<Decision> {
+        self.decision
+    }
+
+    /// Ids of the rules that fired, in execution order.
+    pub fn fired(&self) -> impl Iterator<Item = &'a str> + '_ {
+        let rules = self.point.map_or(&[][..], |p| p.rules.as_slice());
+        self.scratch
+            .fired
+            .iter()
+            .filter_map(move |&i| rules.get(i as usize).map(|r| r.id.as_str()))
+    }
+
+    /// Warnings: effects that failed open, the depth guard, ignored actions.
+    pub fn warnings(&self) -> &'a [String] {
+        &self.scratch.warnings
+    }
+
+    /// Lines emitted by `log` actions.
+    pub fn logs(&self) -> &'a [LogLine] {
+        &self.scratch.logs
+    }
+
+    /// Text added by `context` actions.
+    pub fn additional_context(&self) -> &'a [String] {
+        &self.scratch.additional_context
+    }
+
+    /// An owned report: the outcome JSON of `hookc eval`, with the final
+    /// context.
+    pub fn report(&self, ctx: &HookContext) -> Report {
+        Report {
+            outcome: self.kind,
+            reason: self.reason.as_ref().map(|r| r.to_string()),
+            value: self.value.clone(),
+            decision: self.decision,
+            context: ctx.clone(),
+            fired: self.fired().map(str::to_string).collect(),
+            warnings: self.scratch.warnings.clone(),
+            logs: self.scratch.logs.clone(),
+            additional_context: self.scratch.additional_context.clone(),
+        }
+    }
+}
+
+/// The outcome of a dispatch as an owned, serializable value.
+///
+/// ```json
+/// {"outcome": "continue|skip|abort|ask", "reason": "…", "value": null,
+///  "decision": "allow|ask|deny|null", "context": { … }, "fired": ["rule-id"],
+///  "warnings": [], "logs": [], "additional_context": []}
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// How the chain ended.
+    pub outcome: OutcomeKind,
+    /// The reason of an abort or ask.
+    pub reason: Option<String>,
+    /// The result value of a skip.
+    pub value: Option<Value>,
+    /// The combined decision.
+    pub decision: Option<Decision>,
+    /// The final context (edits applied, unless the chain aborted or skipped).
+    pub context: HookContext,
+    /// Rule ids that fired, in execution order.
+    pub fired: Vec<String>,
+    /// Warnings.
+    pub warnings: Vec<String>,
+    /// Lines emitted by `log` actions.
+    #[serde(default)]
+    pub logs: Vec<LogLine>,
+    /// Text added by `context` actions.
+    #[serde(default)]
+    pub additional_context: Vec<String>,
+}
+
+impl Table {
+    /// Scratch space for dispatching on this table.
+    pub fn scratch(&self) -> Scratch {
+        Scratch::for_table(self)
+    }
+
+    /// Runs the rules of `point` that `target` reaches on `ctx`, in order, and
+    /// says what the host should do. Edits are applied to `ctx` in place
+    /// (and undone when the chain aborts or skips).
+    ///
+    /// A point with no rules is a `continue` with nothing fired.
+    pub fn dispatch<'a>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+    ) -> Outcome<'a> {
+        let program = match point.orcs_point() {
+            Some(p) => self.orcs_point(p),
+            None => self.point(point.point_name()),
+        };
+        scratch.reset(program.map_or(0, |p| p.atoms.len()));
+        let Some(program) = program else {
+            return Outcome {
+                kind: OutcomeKind::Continue,
+                reason: None,
+                value: None,
+                decision: None,
+                point: None,
+                scratch,
+            };
+        };
+        let mut run = Run {
+            table: self,
+            point: program,
+            kind: OutcomeKind::Continue,
+            reason: None,
+            value: None,
+            decision: None,
+        };
+        run.chain(scratch, target, ctx);
+        Outcome {
+            kind: run.kind,
+            reason: run.reason,
+            value: run.value,
+            decision: run.decision,
+            point: Some(program),
+            scratch,
+        }
+    }
+}
+
+/// The state of one dispatch.
+struct Run<'a> {
+    table: &'a Table,
+    point: &'a PointProgram,
+    kind: OutcomeKind,
+    reason: Option<Cow<'a, str>>,
+    value: Option<Value>,
+    decision: Option<Decision>,
+}
+
+/// Why the chain stopped early.
+enum Stop {
+    Abort,
+    Skip,
+}
+
+impl<'a> Run<'a> {
+    fn chain(&mut self, scratch: &mut Scratch, target: &Target<'_>, ctx: &mut HookContext) {
+        let (scope, name) = split_component(target.component);
+        let index = &self.point.index;
+        let lists: [&[u32]; 4] = [
+            lookup(&index.exact, target.component),
+            lookup(&index.scope, scope),
+            lookup(&index.target, name),
+            &index.any,
+        ];
+        let mut cursors = [0usize; 4];
+        while let Some(i) = next_in_order(&lists, &mut cursors) {
+            let Some(rule) = self.point.rules.get(i as usize) else {
+                continue;
+            };
+            if !rule.enabled || !rule.target.matches_parts(scope, name, target.child, target.instance) {
+                continue;
+            }
+            if !self.cond(&rule.cond, scratch, ctx) {
+                continue;
+            }
+            if ctx.depth >= ctx.max_depth {
+                scratch.warnings.push(format!(
+                    "depth {} reached the limit {}: rule `{}` and the rest of the chain did not run",
+                    ctx.depth, ctx.max_depth, rule.id
+                ));
+                break;
+            }
+            scratch.fired.push(i);
+            if let Some(stop) = self.actions(rule, scratch, ctx) {
+                if let Some(backup) = scratch.backup.take() {
+                    *ctx = backup;
+                }
+                self.kind = match stop {
+                    Stop::Abort => OutcomeKind::Abort,
+                    Stop::Skip => OutcomeKind::Skip,
+                };
+                return;
+            }
+        }
+        if self.decision == Some(Decision::Ask) {
+            self.kind = OutcomeKind::Ask;
+        }
+    }
+
+    fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+        match cond {
+            Cond::True => true,
+            Cond::Atom(a) => {
+                let i = *a as usize;
+                if scratch.atom_generation.get(i) == Some(&scratch.generation) {
+                    return scratch.atom_value.get(i).copied().unwrap_or(false);
+                }
+                let Some(atom) = self.point.atoms.get(i) else {
+                    return false;
+                };
+                let value = eval::atom(atom, ctx, &self.table.regexes);
+                if let (Some(g), Some(v)) = (scratch.atom_generation.get_mut(i), scratch.atom_value.get_mut(i)) {
+                    *g = scratch.generation;
+                    *v = value;
+                }
+                value
+            }
+            Cond::Not(c) => !self.cond(c, scratch, ctx),
+            Cond::All(cs) => cs.iter().all(|c| self.cond(c, scratch, ctx)),
+            Cond::Any(cs) => cs.iter().any(|c| self.cond(c, scratch, ctx)),
+        }
+    }
+
+    fn decide(&mut self, decision: Decision) {
+        self.decision = Some(self.decision.map_or(decision, |d| d.max(decision)));
+    }
+
+    /// Runs a rule's actions; `Some` when the chain must stop.
+    fn actions(&mut self, rule: &'a Rule, scratch: &mut Scratch, ctx: &mut HookContext) -> Option<Stop> {
+        let regexes = &self.table.regexes;
+        for action in &rule.actions {
+            if action.is_edit() && scratch.backup.is_none() {
+                scratch.backup = Some(ctx.clone());
+            }
+            match action {
+                Action::Continue => {}
+                Action::Abort(reason) => {
+                    self.reason = Some(eval::render(reason, ctx));
+                    self.decide(Decision::Deny);
+                    return Some(Stop::Abort);
+                }
+                Action::Skip(value) => {
+                    match eval::eval(value, ctx, regexes) {
+                        Ok(v) => self.value = Some(v.to_json()),
+                        Err(e) => {
+                            scratch.warnings.push(format!("rule `{}`: skip value: {e}", rule.id));
+                            self.value = Some(Value::Null);
+                        }
+                    }
+                    return Some(Stop::Skip);
+                }
+                Action::Replace(value) => {
+                    if self.point.kind != PointKind::Post {
+                        scratch.warnings.push(format!(
+                            "rule `{}`: `replace` ignored at {} point `{}`",
+                            rule.id, self.point.kind, self.point.name
+                        ));
+                        continue;
+                    }
+                    match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
+                        Ok(v) => ctx.payload = v,
+                        Err(e) => scratch.warnings.push(format!("rule `{}`: replace: {e}", rule.id)),
+                    }
+                }
+                Action::Set(path, value) => {
+                    let result = eval::eval(value, ctx, regexes).map(|v| v.to_json());
+                    match result {
+                        Ok(v) => {
+                            if let Err(e) = ctx.set(path, v) {
+                                scratch.warnings.push(format!("rule `{}`: cannot set `{path}`: {e}", rule.id));
+                            }
+                        }
+                        Err(e) => scratch.warnings.push(format!("rule `{}`: set `{path}`: {e}", rule.id)),
+                    }
+                }
+                Action::Unset(path) => {
+                    if let Err(e) = ctx.unset(path) {
+                        scratch.warnings.push(format!("rule `{}`: cannot unset `{path}`: {e}", rule.id));
+                    }
+                }
+                Action::Rewrite(path, re, replacement) => {
+                    let Some(re) = regexes.get(re.0 as usize) else {
+                        continue;
+                    };
+                    let rewritten = match ctx.get(path) {
+                        Some(Val::Str(s)) => match re.replace_all(&s, replacement.as_str()) {
+                            Cow::Owned(new) => Some(new),
+                            Cow::Borrowed(_) => None,
+                        },
+                        _ => None,
+                    };
+                    if let Some(new) = rewritten {
+                        if let Err(e) = ctx.set(path, Value::String(new)) {
+                            scratch.warnings.push(format!("rule `{}`: cannot rewrite `{path}`: {e}", rule.id));
+                        }
+                    }
+                }
+                Action::Prepend(path, text) | Action::Append(path, text) => {
+                    let text = eval::render(text, ctx).into_owned();
+                    let edited = match ctx.get(path) {
+                        Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => Some(text + &s),
+                        Some(Val::Str(s)) => Some(s.into_owned() + &text),
+                        None | Some(Val::Null) => Some(text),
+                        Some(other) => {
+                            scratch.warnings.push(format!(
+                                "rule `{}`: cannot {} to `{path}`: it is {}, not a string",
+                                rule.id,
+                                if matches!(action, Action::Prepend(..)) { "prepend" } else { "append" },
+                                other.type_name()
+                            ));
+                            None
+                        }
+                    };
+                    if let Some(new) = edited {
+                        if let Err(e) = ctx.set(path, Value::String(new)) {
+                            scratch.warnings.push(format!("rule `{}`: cannot edit `{path}`: {e}", rule.id));
+                        }
+                    }
+                }
+                Action::Meta(key, value) => match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
+                    Ok(v) => {
+                        ctx.metadata.insert(key.clone(), v);
+                    }
+                    Err(e) => scratch.warnings.push(format!("rule `{}`: meta `{key}`: {e}", rule.id)),
+                },
+                Action::Log(level, message) => {
+                    let message = eval::render(message, ctx).into_owned();
+                    emit_log(*level, &rule.id, &self.point.name, &message);
+                    scratch.logs.push(LogLine {
+                        level: *level,
+                        rule: rule.id.clone(),
+                        message,
+                    });
+                }
+                Action::Ask(reason) => {
+                    if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask) {
+                        self.reason = Some(eval::render(reason, ctx));
+                    }
+                    self.decide(Decision::Ask);
+                }
+                Action::Allow => self.decide(Decision::Allow),
+                Action::Context(text) => {
+                    let text = eval::render(text, ctx).into_owned();
+                    scratch.additional_context.push(text);
+                }
+                Action::Exec { .. } | Action::Webhook(_) | Action::Call(_) => {
+                    let what = match action {
+                        Action::Exec { shell: true, .. } => "sh",
+                        Action::Exec { .. } => "exec",
+                        Action::Webhook(_) => "webhook",
+                        _ => "call",
+                    };
+                    let failure = format!("`{what}` effects are not available in this runtime yet");
+                    match rule.fail {
+                        FailMode::Open => scratch
+                            .warnings
+                            .push(format!("rule `{}` failed open: {failure}", rule.id)),
+                        FailMode::Closed => {
+                            self.reason = Some(Cow::Owned(format!("rule `{}` failed closed: {failure}", rule.id)));
+                            self.decide(Decision::Deny);
+                            return Some(Stop::Abort);
+                        }
+                    }
+                }
+            }
+            if action.is_edit() {
+                scratch.invalidate();
+            }
+        }
+        None
+    }
+}
+
+fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
+    match level {
+        LogLevel::Trace => tracing::trace!(target: "hookc::rules", rule, point, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: "hookc::rules", rule, point, "{message}"),
+        LogLevel::Info => tracing::info!(target: "hookc::rules", rule, point, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: "hookc::rules", rule, point, "{message}"),
+        LogLevel::Error => tracing::error!(target: "hookc::rules", rule, point, "{message}"),
+    }
+}
+
+/// The rule list for `key` in a sorted `(key, rules)` list.
+fn lookup<'a>(entries: &'a [(String, Vec<u32>)], key: &str) -> &'a [u32] {
+    entries
+        .binary_search_by(|(k, _)| k.as_str().cmp(key))
+        .ok()
+        .and_then(|i| entries.get(i))
+        .map_or(&[], |(_, rules)| rules.as_slice())
+}
+
+/// The smallest next rule index across the lists (each ascending), advancing
+/// that list's cursor: a k-way merge without a buffer.
+fn next_in_order(lists: &[&[u32]; 4], cursors: &mut [usize; 4]) -> Option<u32> {
+    let mut best: Option<(usize, u32)> = None;
+    for (li, list) in lists.iter().enumerate() {
+        let at = cursors.get(li).copied().unwrap_or(usize::MAX);
+        if let Some(&v) = list.get(at) {
+            if best.is_none_or(|(_, b)| v < b) {
+                best = Some((li, v));
+            }
+        }
+    }
+    let (li, v) = best?;
+    if let Some(c) = cursors.get_mut(li) {
+        *c += 1;
+    }
+    Some(v)
+}

@@ -1,0 +1,352 @@
+//! The abstract syntax tree of a `.hooks` file.
+//!
+//! The tree is what the source says, nothing more: names are not resolved,
+//! types are not checked, strings are not yet split into templates. Every node
+//! carries the [`Span`] of the text it came from; equality ignores spans so
+//! tests compare structure.
+
+pub use crate::ir::{BinaryOp, FailMode, Segment, UnaryOp};
+use crate::span::Span;
+
+/// A whole `.hooks` file: its items in source order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    /// Top-level items in source order.
+    pub items: Vec<Item>,
+}
+
+/// One top-level item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `schema orcs` or `schema "app.schema.toml"`.
+    Schema(SchemaDecl),
+    /// `import "common.hooks"`.
+    Import(Import),
+    /// `list dangerous = ["rm -rf", "mkfs"]`.
+    List(ListDecl),
+    /// `pattern secret = /AKIA[0-9A-Z]{16}/`.
+    Pattern(PatternDecl),
+    /// `macro is_exec = payload.tool == "exec"`.
+    Macro(MacroDecl),
+    /// `hook id on point at fql { … }`.
+    Hook(Hook),
+}
+
+/// A name as written, with its span.
+#[derive(Clone, Debug)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where it is written.
+    pub span: Span,
+}
+
+impl PartialEq for Ident {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+/// A string literal: its decoded value (escapes resolved) and its span
+/// (including the quotes).
+#[derive(Clone, Debug)]
+pub struct StrLit {
+    /// The decoded text.
+    pub value: String,
+    /// Where the literal is written, quotes included.
+    pub span: Span,
+}
+
+impl PartialEq for StrLit {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+/// `schema NAME` (a built-in catalog) or `schema "path"` (a custom one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaDecl {
+    /// Which schema.
+    pub schema: SchemaRef,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// The two ways to name a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaRef {
+    /// A built-in catalog such as `orcs`.
+    Builtin(Ident),
+    /// A schema file, relative to the declaring file.
+    Path(StrLit),
+}
+
+/// `import "path"`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    /// The imported path, relative to the importing file.
+    pub path: StrLit,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// `list NAME = [v, …]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListDecl {
+    /// The list's name.
+    pub name: Ident,
+    /// Its elements (JSON literals).
+    pub items: Vec<Expr>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// `pattern NAME = /re/flags`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatternDecl {
+    /// The pattern's name.
+    pub name: Ident,
+    /// The regex.
+    pub regex: RegexLit,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A regex literal `/re/flags`.
+#[derive(Clone, Debug)]
+pub struct RegexLit {
+    /// The pattern text between the slashes, with `\/` turned into `/`.
+    pub pattern: String,
+    /// The flags after the closing slash (`i`, `m`, `s`, `x`, `U`).
+    pub flags: String,
+    /// The whole literal, slashes and flags included.
+    pub span: Span,
+    /// The pattern text alone, for errors that point inside the regex.
+    pub pattern_span: Span,
+}
+
+impl PartialEq for RegexLit {
+    fn eq(&self, other: &Self) -> bool {
+        self.pattern == other.pattern && self.flags == other.flags
+    }
+}
+
+/// `macro NAME = condition`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroDecl {
+    /// The macro's name.
+    pub name: Ident,
+    /// The condition it stands for.
+    pub body: Expr,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A rule: `hook ID on POINTS [at FQL] [options] { conditions actions }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hook {
+    /// The rule's id, unique across the compiled set.
+    pub id: Ident,
+    /// The hook points it runs at (at least one).
+    pub points: Vec<Ident>,
+    /// The FQL target, as written (bare or quoted); `*::*` when absent.
+    pub target: Option<StrLit>,
+    /// Header options in source order.
+    pub options: Vec<HookOption>,
+    /// `when` / `unless` lines, ANDed.
+    pub conditions: Vec<Condition>,
+    /// Actions, run in order.
+    pub actions: Vec<Action>,
+    /// The whole rule.
+    pub span: Span,
+    /// The header, from `hook` to the opening brace.
+    pub header_span: Span,
+}
+
+/// One header option.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookOption {
+    /// Which option.
+    pub kind: HookOptionKind,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// The header options of a rule.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookOptionKind {
+    /// `priority N`: lower runs first; default 100.
+    Priority(i64),
+    /// `disabled`: compiled but never run.
+    Disabled,
+    /// `fail open` or `fail closed`.
+    Fail(FailMode),
+    /// `timeout 5s`, in milliseconds.
+    Timeout(u64),
+}
+
+/// A `when` or `unless` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    /// True for `unless` (the expression is negated).
+    pub negated: bool,
+    /// The condition.
+    pub expr: Expr,
+    /// The whole line.
+    pub span: Span,
+}
+
+/// An expression: a condition or a value.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What kind of expression.
+    pub kind: ExprKind,
+    /// Where it is written.
+    pub span: Span,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// A JSON scalar: `"s"`, `42`, `-1.5`, `true`, `false`, `null`.
+    Literal(serde_json::Value),
+    /// A string literal (kept apart from other scalars: in actions it is a
+    /// template).
+    Str(StrLit),
+    /// `[a, b, …]`.
+    Array(Vec<Expr>),
+    /// `{"k": v, …}`.
+    Object(Vec<(StrLit, Expr)>),
+    /// A field of the event: `payload.a.b[0]`, `principal.id`, `depth`.
+    Path(Path),
+    /// A bare name that is not a context root: a macro, list or pattern.
+    Name(Ident),
+    /// `not e`, `-e`, `~e`.
+    Unary(UnaryOp, Box<Expr>),
+    /// `a op b` for arithmetic, bit, comparison and boolean operators.
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `e contains any LIST`.
+    ContainsAny(Box<Expr>, Box<Expr>),
+    /// `e in LIST` (negated when written `not in`).
+    In(Box<Expr>, Box<Expr>),
+    /// `e matches /re/` or `e matches NAME`.
+    Matches(Box<Expr>, RegexRef),
+    /// `e glob "src/**"`.
+    Glob(Box<Expr>, StrLit),
+    /// `path exists`.
+    Exists(Box<Expr>),
+}
+
+/// A regex operand: written in place or named by a `pattern`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RegexRef {
+    /// `/re/flags`.
+    Literal(RegexLit),
+    /// A `pattern` name.
+    Name(Ident),
+}
+
+/// A path into the event: a root and a chain of fields and indices.
+#[derive(Clone, Debug)]
+pub struct Path {
+    /// The root name (`payload`, `metadata`, `component`, …).
+    pub root: Ident,
+    /// `.field` and `[index]` steps after the root.
+    pub segments: Vec<Segment>,
+    /// The whole path.
+    pub span: Span,
+}
+
+impl PartialEq for Path {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.segments == other.segments
+    }
+}
+
+/// An action line.
+#[derive(Clone, Debug)]
+pub struct Action {
+    /// What the action does.
+    pub kind: ActionKind,
+    /// The whole line.
+    pub span: Span,
+}
+
+impl PartialEq for Action {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// The actions of a rule.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionKind {
+    /// `continue`: do nothing (documents intent).
+    Continue,
+    /// `abort "reason"` / `deny "reason"`: end the chain with an abort.
+    Abort(Option<StrLit>),
+    /// `skip <json>`: end the chain; the value is the operation's result.
+    Skip(Option<Expr>),
+    /// `replace <json|expr>`: swap the payload (post points only).
+    Replace(Expr),
+    /// `set path = expr`.
+    Set(Path, Expr),
+    /// `unset path`.
+    Unset(Path),
+    /// `rewrite path /re/ -> "replacement"`.
+    Rewrite(Path, RegexRef, StrLit),
+    /// `prepend path "text"`.
+    Prepend(Path, StrLit),
+    /// `append path "text"`.
+    Append(Path, StrLit),
+    /// `meta key = expr`.
+    Meta(StrLit, Expr),
+    /// `log level "template"`.
+    Log(Ident, StrLit),
+    /// `ask "reason"`.
+    Ask(Option<StrLit>),
+    /// `allow`.
+    Allow,
+    /// `context "text"`.
+    Context(StrLit),
+    /// `exec "program" "arg" …`: run a program directly.
+    Exec(StrLit, Vec<StrLit>),
+    /// `sh "script"`: run a script through `sh -c`, explicitly.
+    Sh(StrLit),
+    /// `webhook "https://…"`.
+    Webhook(StrLit),
+    /// `call "handler"`.
+    Call(StrLit),
+}
+
+impl ActionKind {
+    /// The keyword that introduces the action.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            ActionKind::Continue => "continue",
+            ActionKind::Abort(_) => "abort",
+            ActionKind::Skip(_) => "skip",
+            ActionKind::Replace(_) => "replace",
+            ActionKind::Set(..) => "set",
+            ActionKind::Unset(_) => "unset",
+            ActionKind::Rewrite(..) => "rewrite",
+            ActionKind::Prepend(..) => "prepend",
+            ActionKind::Append(..) => "append",
+            ActionKind::Meta(..) => "meta",
+            ActionKind::Log(..) => "log",
+            ActionKind::Ask(_) => "ask",
+            ActionKind::Allow => "allow",
+            ActionKind::Context(_) => "context",
+            ActionKind::Exec(..) => "exec",
+            ActionKind::Sh(_) => "sh",
+            ActionKind::Webhook(_) => "webhook",
+            ActionKind::Call(_) => "call",
+        }
+    }
+}
