@@ -1,0 +1,178 @@
+use super::*;
+use crate::ir::{Cond, FqlIndex, Origin, PointProgram, Program, Rule};
+use crate::schema::PointKind;
+
+fn sample() -> Program {
+    let rule = |id: &str, cond: Cond| Rule {
+        id: id.to_string(),
+        target: crate::fql::FqlPattern::any(),
+        priority: 100,
+        enabled: true,
+        fail: crate::ir::FailMode::Open,
+        timeout_ms: None,
+        cond,
+        actions: vec![crate::ir::Action::Abort(crate::ir::Template::literal("no"))],
+        origin: Origin::default(),
+    };
+    Program {
+        schema: "orcs".into(),
+        points: vec![PointProgram {
+            name: "tool.pre_execute".into(),
+            kind: PointKind::Pre,
+            rules: vec![rule("a", Cond::Atom(0)), rule("b", Cond::True)],
+            index: FqlIndex {
+                any: vec![0, 1],
+                ..FqlIndex::default()
+            },
+            atoms: vec![crate::ir::Atom::Eq(
+                crate::ir::FieldPath {
+                    root: crate::ir::Root::Payload,
+                    segments: vec![crate::ir::Segment::Field("tool".into())],
+                },
+                serde_json::json!("exec"),
+            )],
+        }],
+        regexes: vec![],
+        files: vec!["t.hooks".into()],
+    }
+}
+
+/// A table with the given body, and a correct header and checksum.
+fn with_body(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(LABEL);
+    out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn round_trips() {
+    let table = Table::from_program(sample()).unwrap();
+    let bytes = table.to_bytes();
+    assert_eq!(bytes.len() % 4, 0);
+    let back = Table::from_bytes(&bytes).unwrap();
+    assert_eq!(back.program(), table.program());
+    assert_eq!(back.to_bytes(), bytes);
+}
+
+#[test]
+fn header_problems_are_typed_errors() {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let kind = |b: &[u8]| Table::from_bytes(b).unwrap_err().kind().clone();
+
+    assert!(matches!(kind(&bytes[..10]), LoadErrorKind::TooShort { what: "header", .. }));
+    assert!(matches!(kind(&bytes[..HEADER_LEN + 2]), LoadErrorKind::TooShort { what: "body", .. }));
+
+    let mut foreign = bytes.clone();
+    foreign[0] = b'X';
+    assert_eq!(kind(&foreign), LoadErrorKind::Label);
+
+    let mut endian = bytes.clone();
+    endian[12..16].copy_from_slice(&ENDIAN_CHECK.swap_bytes().to_ne_bytes());
+    assert_eq!(kind(&endian), LoadErrorKind::Endian);
+
+    let mut version = bytes.clone();
+    version[16..20].copy_from_slice(&99u32.to_le_bytes());
+    assert_eq!(kind(&version), LoadErrorKind::Version { expected: VERSION, found: 99 });
+
+    let mut huge = bytes.clone();
+    huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(kind(&huge), LoadErrorKind::TooLarge { .. }));
+
+    let mut corrupt = bytes.clone();
+    let last = corrupt.len() - 5;
+    corrupt[last] ^= 0x55;
+    assert!(matches!(kind(&corrupt), LoadErrorKind::Checksum { .. }));
+
+    assert!(matches!(kind(&with_body(&[0xff; 16])), LoadErrorKind::Decode(_)));
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let body_end = HEADER_LEN + u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    for len in 0..body_end {
+        assert!(Table::from_bytes(&bytes[..len]).is_err(), "truncated to {len} bytes");
+    }
+}
+
+#[test]
+fn inconsistent_programs_are_rejected() {
+    let mut bad_index = sample();
+    bad_index.points[0].index.any = vec![0, 5];
+    assert!(matches!(Table::from_program(bad_index).unwrap_err().kind(), LoadErrorKind::Invalid(_)));
+
+    let mut twice = sample();
+    twice.points[0].index.any = vec![0, 0];
+    assert!(Table::from_program(twice).is_err());
+
+    let mut missing = sample();
+    missing.points[0].index.any = vec![0];
+    assert!(Table::from_program(missing).is_err());
+
+    let mut wrong_list = sample();
+    wrong_list.points[0].index.any = vec![1];
+    wrong_list.points[0].index.exact = vec![("a::b".into(), vec![0])];
+    assert!(Table::from_program(wrong_list).is_err());
+
+    let mut bad_atom = sample();
+    bad_atom.points[0].rules[0].cond = Cond::Atom(9);
+    assert!(Table::from_program(bad_atom).is_err());
+
+    let mut bad_regex = sample();
+    bad_regex.regexes.push(crate::ir::RegexSource {
+        pattern: "(".into(),
+        flags: String::new(),
+    });
+    assert!(matches!(Table::from_program(bad_regex).unwrap_err().kind(), LoadErrorKind::Regex { .. }));
+
+    let mut unsorted = sample();
+    let copy = unsorted.points[0].clone();
+    unsorted.points.push(copy);
+    assert!(Table::from_program(unsorted).is_err());
+}
+
+#[test]
+fn deep_nesting_in_a_crafted_table_is_an_error_not_a_crash() {
+    // Encode a marker condition, then splice a 100,000-deep `not not … true`
+    // into its place: the bytes a hostile table would hold.
+    let marker = 123_456_789;
+    let mut program = sample();
+    program.points[0].rules[1].cond = Cond::Atom(marker);
+    let body = postcard::to_allocvec(&program).unwrap();
+    let encoded = postcard::to_allocvec(&Cond::Atom(marker)).unwrap();
+    let at = body.windows(encoded.len()).position(|w| w == encoded.as_slice()).unwrap();
+    let not = postcard::to_allocvec(&Cond::Not(Box::new(Cond::True))).unwrap();
+    let mut crafted = body[..at].to_vec();
+    crafted.extend(std::iter::repeat_n(not[0], 100_000));
+    crafted.push(not[1]);
+    crafted.extend_from_slice(&body[at + encoded.len()..]);
+    let err = Table::from_bytes(&with_body(&crafted)).unwrap_err();
+    assert!(matches!(err.kind(), LoadErrorKind::Decode(_)), "{err}");
+}
+
+proptest::proptest! {
+    #[test]
+    fn flipped_bytes_never_panic(at in 0usize..4096, mask in 1u8..=255) {
+        let bytes = Table::from_program(sample()).unwrap().to_bytes();
+        let mut bytes = bytes;
+        let i = at % bytes.len();
+        bytes[i] ^= mask;
+        let _ = Table::from_bytes(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_bodies_never_panic(body in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+        let _ = Table::from_bytes(&with_body(&body));
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+        let _ = Table::from_bytes(&bytes);
+    }
+}
