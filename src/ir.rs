@@ -42,23 +42,104 @@ pub struct PointProgram {
     pub index: FqlIndex,
     /// The leaf conditions of this point's rules, each once.
     pub atoms: Vec<Atom>,
+    /// For each atom, the field matcher that computes it in bulk
+    /// ([`NO_FIELD`] for atoms evaluated one by one).
+    pub atom_field: Vec<u32>,
+    /// One matcher per field that field atoms test.
+    pub fields: Vec<FieldMatcher>,
+    /// For each atom, the rules it triggers: rules that can only match when
+    /// the atom holds, so dispatch looks at them only when it does.
+    pub triggers: Vec<Vec<u32>>,
 }
+
+/// The field index of atoms that no field matcher computes.
+pub const NO_FIELD: u32 = u32::MAX;
 
 /// Rules grouped by the shape of their FQL target, so a dispatch only looks
 /// at rules whose `scope::target` can match.
-///
-/// Every list holds rule indices (into [`PointProgram::rules`]) in ascending
-/// order; every rule is in exactly one list.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FqlIndex {
     /// `scope::target` with both exact, sorted by key.
-    pub exact: Vec<(String, Vec<u32>)>,
+    pub exact: Vec<(String, Bucket)>,
     /// `scope::*`, keyed by scope, sorted by key.
-    pub scope: Vec<(String, Vec<u32>)>,
+    pub scope: Vec<(String, Bucket)>,
     /// `*::target`, keyed by target, sorted by key.
-    pub target: Vec<(String, Vec<u32>)>,
+    pub target: Vec<(String, Bucket)>,
     /// `*::*`.
-    pub any: Vec<u32>,
+    pub any: Bucket,
+}
+
+/// The rules of one FQL group.
+///
+/// Every list holds rule indices (into [`PointProgram::rules`]) in ascending
+/// order; every rule is in exactly one bucket's `rules`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bucket {
+    /// All rules of the group.
+    pub rules: Vec<u32>,
+    /// The rules without a trigger atom: candidates for every event.
+    pub untriggered: Vec<u32>,
+    /// Bit `i` set: a triggered rule of the group has its trigger on field
+    /// `i` (bit 63 stands for every field from 63 on).
+    pub fields: u64,
+}
+
+/// How one field's atoms are computed together, in one pass over its value.
+///
+/// When the field holds a string: its equality atoms through a perfect hash
+/// of the constants, its regex, glob, prefix and suffix atoms through one
+/// multi-pattern DFA, and its substring atoms through one Aho-Corasick
+/// automaton. Any other value falls back to evaluating each atom.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldMatcher {
+    /// The field.
+    pub path: FieldPath,
+    /// The atoms computed in bulk (all of them false unless a matcher says
+    /// otherwise).
+    pub bulk: Vec<u32>,
+    /// String constant → atoms that hold when the field equals it.
+    pub eq: StrMap,
+    /// Index of the field's DFA in the table's DFA sections.
+    pub dfa: Option<u32>,
+    /// DFA pattern id → the atom it decides.
+    pub dfa_atoms: Vec<u32>,
+    /// Substrings to search for.
+    pub literals: Vec<String>,
+    /// Literal index → atoms that hold when the field contains it.
+    pub literal_atoms: Vec<Vec<u32>>,
+}
+
+/// A perfect-hash map from strings to atom lists, built at compile time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StrMap {
+    /// The keys.
+    pub keys: Vec<String>,
+    /// For each key, its atoms.
+    pub values: Vec<Vec<u32>>,
+    /// The hash key.
+    pub hash_key: u64,
+    /// Displacements.
+    pub disps: Vec<(u32, u32)>,
+    /// Slot → key index.
+    pub map: Vec<u32>,
+}
+
+impl StrMap {
+    /// The atoms for `key`; empty when it is not a key.
+    pub fn get(&self, key: &str) -> &[u32] {
+        if self.keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
+            return &[];
+        }
+        let hashes = phf_shared::hash(key, &self.hash_key);
+        let slot = phf_shared::get_index(&hashes, &self.disps, self.map.len());
+        let Some(&k) = self.map.get(slot as usize) else {
+            return &[];
+        };
+        match self.keys.get(k as usize) {
+            Some(found) if found == key => self.values.get(k as usize).map_or(&[], Vec::as_slice),
+            _ => &[],
+        }
+    }
 }
 
 /// Where a rule was written.
@@ -93,6 +174,9 @@ pub struct Rule {
     pub actions: Vec<Action>,
     /// Where the rule was written.
     pub origin: Origin,
+    /// An atom that must hold for the condition to hold; the rule is a
+    /// candidate only when it does. `None`: a candidate for every event.
+    pub trigger: Option<u32>,
 }
 
 /// What a failing effect does to the chain.

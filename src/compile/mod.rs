@@ -7,28 +7,36 @@
 //! validated and loaded into a [`Table`].
 
 mod atoms;
+mod matchers;
 
 use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
-use crate::ir::{FqlIndex, PointProgram, Program, Rule};
+use crate::ir::{Atom, Bucket, Cond, FqlIndex, PointProgram, Program, Rule};
 use crate::load::{self, Loaded};
 use crate::span::SourceFile;
 use crate::table::Table;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Compiler settings: resource limits.
+/// Compiler settings: resource limits. Exceeding one is an error that points
+/// at the rule over the limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// The most rules one hook point may have.
     pub max_rules_per_point: usize,
+    /// The largest DFA (in bytes) built for the regexes of one field.
+    pub dfa_size_limit: usize,
+    /// The longest template (in bytes) an action may hold.
+    pub max_template_len: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             max_rules_per_point: 100_000,
+            dfa_size_limit: 64 << 20,
+            max_template_len: 64 << 10,
         }
     }
 }
@@ -98,11 +106,11 @@ fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnos
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    let program = lower(schema, rules, regexes, files, &loaded, options, &mut diagnostics);
+    let (program, dfas) = lower(schema, rules, regexes, files, &loaded, options, &mut diagnostics);
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    match Table::from_program(program) {
+    match Table::from_owned_bytes(crate::table::encode(&program, &dfas)) {
         Ok(table) => Ok(Compiled {
             table,
             warnings: diagnostics,
@@ -124,7 +132,7 @@ fn lower(
     loaded: &Loaded,
     options: &Options,
     diagnostics: &mut Diagnostics,
-) -> Program {
+) -> (Program, Vec<Vec<u8>>) {
     // Rules arrive in declaration order; a stable sort by priority keeps
     // declaration order among ties.
     let mut by_point: BTreeMap<String, (crate::schema::PointKind, Vec<&CheckedRule>)> = BTreeMap::new();
@@ -134,6 +142,7 @@ fn lower(
         }
     }
     let mut points = Vec::new();
+    let mut dfas = Vec::new();
     for (name, (kind, mut list)) in by_point {
         list.sort_by_key(|r| r.priority);
         if list.len() > options.max_rules_per_point {
@@ -157,18 +166,10 @@ fn lower(
             continue;
         }
         let mut atoms = atoms::Atoms::default();
-        let mut index = FqlIndex::default();
-        let mut exact: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-        let mut scope: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-        let mut target: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut compiled = Vec::with_capacity(list.len());
-        for (i, rule) in list.iter().enumerate() {
-            let i = u32::try_from(i).unwrap_or(u32::MAX);
-            match (&rule.target.scope, &rule.target.target) {
-                (Segment::Exact(s), Segment::Exact(t)) => exact.entry(format!("{s}::{t}")).or_default().push(i),
-                (Segment::Exact(s), Segment::Any) => scope.entry(s.clone()).or_default().push(i),
-                (Segment::Any, Segment::Exact(t)) => target.entry(t.clone()).or_default().push(i),
-                (Segment::Any, Segment::Any) => index.any.push(i),
+        for rule in &list {
+            if let Some(d) = template_over_limit(rule, options.max_template_len, loaded) {
+                diagnostics.push(d);
             }
             compiled.push(Rule {
                 id: rule.id.clone(),
@@ -180,25 +181,182 @@ fn lower(
                 cond: atoms.cond(rule.cond.as_ref()),
                 actions: rule.actions.clone(),
                 origin: rule.origin,
+                trigger: None,
             });
         }
-        index.exact = exact.into_iter().collect();
-        index.scope = scope.into_iter().collect();
-        index.target = target.into_iter().collect();
+        let atoms = atoms.into_vec();
+        let first_dfa = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
+        let built = match matchers::build(&atoms, &regexes, first_dfa, options.dfa_size_limit) {
+            Ok(built) => built,
+            Err(too_large) => {
+                let culprit = list
+                    .iter()
+                    .zip(&compiled)
+                    .find(|(_, r)| uses_atom(&r.cond, too_large.atom))
+                    .map(|(c, _)| *c);
+                if let Some(file) = culprit.and_then(|c| loaded.files.get(c.file)) {
+                    let span = culprit.map(|c| c.span).unwrap_or_default();
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "limit",
+                            format!(
+                                "the regexes on `{}` at `{name}` need a DFA larger than the limit of {} bytes",
+                                too_large.field, options.dfa_size_limit
+                            ),
+                        )
+                        .in_file(&file.source)
+                        .with_primary(span, "this rule's regex is part of it")
+                        .with_help(format!("raise `dfa_size_limit` or simplify the regexes ({})", too_large.message)),
+                    );
+                }
+                continue;
+            }
+        };
+        dfas.extend(built.dfas);
+        let triggers = choose_triggers(&mut compiled, &atoms, &built.atom_field);
+        let index = fql_index(&compiled, &built.atom_field);
         points.push(PointProgram {
             name,
             kind,
             rules: compiled,
             index,
-            atoms: atoms.into_vec(),
+            atoms,
+            atom_field: built.atom_field,
+            fields: built.fields,
+            triggers,
         });
     }
-    Program {
-        schema,
-        points,
-        regexes,
-        files,
+    (
+        Program {
+            schema,
+            points,
+            regexes,
+            files,
+        },
+        dfas,
+    )
+}
+
+/// True when the condition tree mentions `atom`.
+fn uses_atom(cond: &Cond, atom: u32) -> bool {
+    match cond {
+        Cond::True => false,
+        Cond::Atom(a) => *a == atom,
+        Cond::Not(c) => uses_atom(c, atom),
+        Cond::All(cs) | Cond::Any(cs) => cs.iter().any(|c| uses_atom(c, atom)),
     }
+}
+
+/// Atoms that must hold for the condition to hold.
+fn necessary(cond: &Cond, out: &mut Vec<u32>) {
+    match cond {
+        Cond::Atom(a) => out.push(*a),
+        Cond::All(cs) => cs.iter().for_each(|c| necessary(c, out)),
+        Cond::True | Cond::Not(_) | Cond::Any(_) => {}
+    }
+}
+
+/// Gives each rule a trigger: of the atoms its condition needs, one that a
+/// field matcher computes in bulk, preferring the atom fewest rules need (the
+/// most selective) and then the cheapest matcher. Returns atom → rules.
+fn choose_triggers(rules: &mut [Rule], atoms: &[Atom], atom_field: &[u32]) -> Vec<Vec<u32>> {
+    let needs: Vec<Vec<u32>> = rules
+        .iter()
+        .map(|r| {
+            let mut n = Vec::new();
+            necessary(&r.cond, &mut n);
+            n.retain(|a| atom_field.get(*a as usize).is_some_and(|f| *f != crate::ir::NO_FIELD));
+            n.sort_unstable();
+            n.dedup();
+            n
+        })
+        .collect();
+    let mut uses = vec![0usize; atoms.len()];
+    for n in &needs {
+        for a in n {
+            if let Some(u) = uses.get_mut(*a as usize) {
+                *u += 1;
+            }
+        }
+    }
+    let cost = |a: u32| match atoms.get(a as usize) {
+        Some(Atom::Eq(..) | Atom::In(..)) => 0,
+        Some(Atom::Matches(..) | Atom::StartsWith(..) | Atom::EndsWith(..)) => 1,
+        _ => 2,
+    };
+    let mut triggers = vec![Vec::new(); atoms.len()];
+    for (i, (rule, n)) in rules.iter_mut().zip(&needs).enumerate() {
+        rule.trigger = n
+            .iter()
+            .copied()
+            .min_by_key(|&a| (uses.get(a as usize).copied().unwrap_or(usize::MAX), cost(a), a));
+        if let Some(list) = rule.trigger.and_then(|a| triggers.get_mut(a as usize)) {
+            list.push(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+    }
+    triggers
+}
+
+/// Groups rules by the shape of their target.
+fn fql_index(rules: &[Rule], atom_field: &[u32]) -> FqlIndex {
+    let mut exact: BTreeMap<String, Bucket> = BTreeMap::new();
+    let mut scope: BTreeMap<String, Bucket> = BTreeMap::new();
+    let mut target: BTreeMap<String, Bucket> = BTreeMap::new();
+    let mut any = Bucket::default();
+    for (i, rule) in rules.iter().enumerate() {
+        let bucket = match (&rule.target.scope, &rule.target.target) {
+            (Segment::Exact(s), Segment::Exact(t)) => exact.entry(format!("{s}::{t}")).or_default(),
+            (Segment::Exact(s), Segment::Any) => scope.entry(s.clone()).or_default(),
+            (Segment::Any, Segment::Exact(t)) => target.entry(t.clone()).or_default(),
+            (Segment::Any, Segment::Any) => &mut any,
+        };
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        bucket.rules.push(i);
+        match rule.trigger.and_then(|a| atom_field.get(a as usize)) {
+            Some(&field) => bucket.fields |= 1u64 << field.min(63),
+            None => bucket.untriggered.push(i),
+        }
+    }
+    FqlIndex {
+        exact: exact.into_iter().collect(),
+        scope: scope.into_iter().collect(),
+        target: target.into_iter().collect(),
+        any,
+    }
+}
+
+/// An error when one of the rule's templates is longer than the limit.
+fn template_over_limit(rule: &CheckedRule, limit: usize, loaded: &Loaded) -> Option<Diagnostic> {
+    use crate::ir::{Action, TemplatePart};
+    let len = |t: &crate::ir::Template| -> usize {
+        t.parts
+            .iter()
+            .map(|p| match p {
+                TemplatePart::Lit(s) => s.len(),
+                TemplatePart::Path(_) => 0,
+            })
+            .sum()
+    };
+    let longest = rule
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Abort(t) | Action::Ask(t) | Action::Context(t) | Action::Log(_, t) | Action::Prepend(_, t) | Action::Append(_, t) => {
+                Some(len(t))
+            }
+            _ => None,
+        })
+        .max()?;
+    if longest <= limit {
+        return None;
+    }
+    let file = loaded.files.get(rule.file)?;
+    Some(
+        Diagnostic::error("limit", format!("rule `{}` has a template of {longest} bytes, over the limit of {limit}", rule.id))
+            .in_file(&file.source)
+            .with_primary(rule.span, "in this rule")
+            .with_help("raise `max_template_len` or shorten the text"),
+    )
 }
 
 #[cfg(test)]

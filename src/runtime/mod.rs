@@ -25,7 +25,11 @@ pub use context::{json_eq, HookContext, Principal, Val};
 pub use eval::EvalError;
 
 use crate::fql::split_component;
-use crate::ir::{Action, Cond, FailMode, LogLevel, PointProgram, Rule};
+use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
+use crate::table::Loaded;
+use aho_corasick::AhoCorasick;
+use regex_automata::dfa::{Automaton, OverlappingState};
+use regex_automata::Input;
 use crate::schema::{HookPoint, PointKind};
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
@@ -115,9 +119,22 @@ pub struct LogLine {
 /// allocate.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
+    /// Bumped per dispatch and after every edit: memo entries of older
+    /// generations are stale.
     generation: u32,
+    /// Atoms evaluated one by one: the generation they were computed in…
     atom_generation: Vec<u32>,
+    /// …and their value.
     atom_value: Vec<bool>,
+    /// Atoms computed in bulk: the generation they were last found true in.
+    hit_generation: Vec<u32>,
+    /// Fields: the generation they were last scanned in…
+    field_generation: Vec<u32>,
+    /// …and whether the value was not a string (atoms then evaluated one by
+    /// one).
+    field_direct: Vec<bool>,
+    /// Candidate rules of the current dispatch, ascending.
+    candidates: Vec<u32>,
     fired: Vec<u32>,
     warnings: Vec<String>,
     logs: Vec<LogLine>,
@@ -128,38 +145,49 @@ pub struct Scratch {
 impl Scratch {
     /// Scratch space sized for a table's largest point.
     pub fn for_table(table: &Table) -> Scratch {
-        let atoms = table.program().points.iter().map(|p| p.atoms.len()).max().unwrap_or(0);
-        let rules = table.program().points.iter().map(|p| p.rules.len()).max().unwrap_or(0);
-        Scratch {
-            generation: 1,
-            atom_generation: vec![0; atoms],
-            atom_value: vec![false; atoms],
+        let points = &table.program().points;
+        let atoms = points.iter().map(|p| p.atoms.len()).max().unwrap_or(0);
+        let rules = points.iter().map(|p| p.rules.len()).max().unwrap_or(0);
+        let fields = points.iter().map(|p| p.fields.len()).max().unwrap_or(0);
+        let mut scratch = Scratch {
             fired: Vec::with_capacity(rules),
-            warnings: Vec::new(),
-            logs: Vec::new(),
-            additional_context: Vec::new(),
-            backup: None,
+            candidates: Vec::with_capacity(rules),
+            ..Scratch::default()
+        };
+        scratch.reserve(atoms, fields);
+        scratch
+    }
+
+    fn reserve(&mut self, atoms: usize, fields: usize) {
+        if self.atom_generation.len() < atoms {
+            self.atom_generation.resize(atoms, 0);
+            self.atom_value.resize(atoms, false);
+            self.hit_generation.resize(atoms, 0);
+        }
+        if self.field_generation.len() < fields {
+            self.field_generation.resize(fields, 0);
+            self.field_direct.resize(fields, false);
         }
     }
 
-    fn reset(&mut self, atoms: usize) {
+    fn reset(&mut self, atoms: usize, fields: usize) {
         self.fired.clear();
         self.warnings.clear();
         self.logs.clear();
         self.additional_context.clear();
+        self.candidates.clear();
         self.backup = None;
-        if self.atom_generation.len() < atoms {
-            self.atom_generation.resize(atoms, 0);
-            self.atom_value.resize(atoms, false);
-        }
+        self.reserve(atoms, fields);
         self.invalidate();
     }
 
-    /// Forgets every memoized atom (after an edit, the context changed).
+    /// Forgets every memoized atom and field (the context changed).
     fn invalidate(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.atom_generation.iter_mut().for_each(|g| *g = 0);
+            for g in [&mut self.atom_generation, &mut self.hit_generation, &mut self.field_generation] {
+                g.iter_mut().for_each(|g| *g = 0);
+            }
             self.generation = 1;
         }
     }
@@ -310,12 +338,17 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
-        let program = match point.orcs_point() {
-            Some(p) => self.orcs_point(p),
-            None => self.point(point.point_name()),
+        let loaded = self.loaded();
+        let index = match point.orcs_point() {
+            Some(p) => self.orcs_point_index(p),
+            None => self.point_index(point.point_name()),
         };
-        scratch.reset(program.map_or(0, |p| p.atoms.len()));
-        let Some(program) = program else {
+        let program = index.and_then(|i| loaded.program.points.get(i));
+        scratch.reset(
+            program.map_or(0, |p| p.atoms.len()),
+            program.map_or(0, |p| p.fields.len()),
+        );
+        let (Some(program), Some(index)) = (program, index) else {
             return Outcome {
                 kind: OutcomeKind::Continue,
                 reason: None,
@@ -326,8 +359,9 @@ impl Table {
             };
         };
         let mut run = Run {
-            table: self,
+            loaded,
             point: program,
+            acs: loaded.acs.get(index).map_or(&[][..], Vec::as_slice),
             kind: OutcomeKind::Continue,
             reason: None,
             value: None,
@@ -347,8 +381,10 @@ impl Table {
 
 /// The state of one dispatch.
 struct Run<'a> {
-    table: &'a Table,
+    loaded: &'a Loaded<'a>,
     point: &'a PointProgram,
+    /// The point's Aho-Corasick automata, by field.
+    acs: &'a [Option<AhoCorasick>],
     kind: OutcomeKind,
     reason: Option<Cow<'a, str>>,
     value: Option<Value>,
@@ -365,14 +401,16 @@ impl<'a> Run<'a> {
     fn chain(&mut self, scratch: &mut Scratch, target: &Target<'_>, ctx: &mut HookContext) {
         let (scope, name) = split_component(target.component);
         let index = &self.point.index;
-        let lists: [&[u32]; 4] = [
+        let buckets: [Option<&Bucket>; 4] = [
             lookup(&index.exact, target.component),
             lookup(&index.scope, scope),
             lookup(&index.target, name),
-            &index.any,
+            Some(&index.any),
         ];
-        let mut cursors = [0usize; 4];
-        while let Some(i) = next_in_order(&lists, &mut cursors) {
+        self.collect(&buckets, None, scratch, ctx);
+        let mut at = 0;
+        while let Some(&i) = scratch.candidates.get(at) {
+            at += 1;
             let Some(rule) = self.point.rules.get(i as usize) else {
                 continue;
             };
@@ -390,6 +428,7 @@ impl<'a> Run<'a> {
                 break;
             }
             scratch.fired.push(i);
+            let edits = scratch.generation;
             if let Some(stop) = self.actions(rule, scratch, ctx) {
                 if let Some(backup) = scratch.backup.take() {
                     *ctx = backup;
@@ -400,30 +439,177 @@ impl<'a> Run<'a> {
                 };
                 return;
             }
+            if scratch.generation != edits {
+                // The context changed: triggers may now hold (or not) for
+                // the rules after this one.
+                self.collect(&buckets, Some(i), scratch, ctx);
+                at = 0;
+            }
         }
         if self.decision == Some(Decision::Ask) {
             self.kind = OutcomeKind::Ask;
         }
     }
 
+    /// Fills `scratch.candidates` (ascending, after `after` if given): the
+    /// untriggered rules of the target's groups, and the rules triggered by
+    /// atoms found true on the fields those groups need.
+    fn collect(&self, buckets: &[Option<&Bucket>; 4], after: Option<u32>, scratch: &mut Scratch, ctx: &HookContext) {
+        scratch.candidates.clear();
+        let mut fields = 0u64;
+        for bucket in buckets.iter().flatten() {
+            fields |= bucket.fields;
+            scratch.candidates.extend_from_slice(&bucket.untriggered);
+        }
+        let count = self.point.fields.len();
+        let mut f = 0;
+        while fields != 0 && f < count {
+            let bit = 1u64 << f.min(63);
+            if fields & bit != 0 {
+                self.scan(f, scratch, ctx, true);
+            }
+            if f < 63 {
+                fields &= !bit;
+            }
+            f += 1;
+        }
+        if let Some(after) = after {
+            scratch.candidates.retain(|&c| c > after);
+        }
+        scratch.candidates.sort_unstable();
+        scratch.candidates.dedup();
+    }
+
+    /// Computes the bulk atoms of field `f` (once per generation). With
+    /// `collect`, also adds the rules their true atoms trigger to the
+    /// candidates.
+    fn scan(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
+        let generation = scratch.generation;
+        let Some(field) = self.point.fields.get(f) else { return };
+        if scratch.field_generation.get(f) == Some(&generation) {
+            if !collect {
+                return;
+            }
+            // Scanned lazily before: collect from the memo.
+            for &a in &field.bulk {
+                if self.bulk_value(a, f, scratch, ctx) {
+                    self.trigger(a, scratch);
+                }
+            }
+            return;
+        }
+        if let Some(g) = scratch.field_generation.get_mut(f) {
+            *g = generation;
+        }
+        let value = ctx.get(&field.path);
+        let Some(Val::Str(text)) = value else {
+            if let Some(d) = scratch.field_direct.get_mut(f) {
+                *d = true;
+            }
+            if collect {
+                for &a in &field.bulk {
+                    if self.bulk_value(a, f, scratch, ctx) {
+                        self.trigger(a, scratch);
+                    }
+                }
+            }
+            return;
+        };
+        if let Some(d) = scratch.field_direct.get_mut(f) {
+            *d = false;
+        }
+        let text: &str = &text;
+        let hit = |a: u32, scratch: &mut Scratch| {
+            if let Some(h) = scratch.hit_generation.get_mut(a as usize) {
+                if *h != generation {
+                    *h = generation;
+                    if collect {
+                        self.trigger(a, scratch);
+                    }
+                }
+            }
+        };
+        for &a in field.eq.get(text) {
+            hit(a, scratch);
+        }
+        if let Some(dfa) = field.dfa.and_then(|d| self.loaded.dfas.get(d as usize)) {
+            let input = Input::new(text);
+            let mut state = OverlappingState::start();
+            let mut failed = false;
+            loop {
+                if dfa.try_search_overlapping_fwd(&input, &mut state).is_err() {
+                    failed = true;
+                    break;
+                }
+                let Some(m) = state.get_match() else { break };
+                if let Some(&a) = field.dfa_atoms.get(m.pattern().as_usize()) {
+                    hit(a, scratch);
+                }
+            }
+            if failed {
+                // The DFA gave up (a Unicode word boundary on non-ASCII
+                // text): decide its atoms with the regex engine instead.
+                for &a in &field.dfa_atoms {
+                    if self.point.atoms.get(a as usize).is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes)) {
+                        hit(a, scratch);
+                    }
+                }
+            }
+        }
+        if let Some(ac) = self.acs.get(f).and_then(Option::as_ref) {
+            for m in ac.find_overlapping_iter(text) {
+                if let Some(atoms) = field.literal_atoms.get(m.pattern().as_usize()) {
+                    for &a in atoms {
+                        hit(a, scratch);
+                    }
+                }
+            }
+        }
+    }
+
+    fn trigger(&self, atom: u32, scratch: &mut Scratch) {
+        if let Some(rules) = self.point.triggers.get(atom as usize) {
+            scratch.candidates.extend_from_slice(rules);
+        }
+    }
+
+    /// The value of a bulk atom of field `f`, scanning the field if needed.
+    fn bulk_value(&self, a: u32, f: usize, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+        if scratch.field_generation.get(f) != Some(&scratch.generation) {
+            self.scan(f, scratch, ctx, false);
+        }
+        if scratch.field_direct.get(f).copied().unwrap_or(true) {
+            self.direct_value(a, scratch, ctx)
+        } else {
+            scratch.hit_generation.get(a as usize) == Some(&scratch.generation)
+        }
+    }
+
+    /// The value of an atom evaluated on its own, memoized.
+    fn direct_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+        let i = a as usize;
+        if scratch.atom_generation.get(i) == Some(&scratch.generation) {
+            return scratch.atom_value.get(i).copied().unwrap_or(false);
+        }
+        let value = self
+            .point
+            .atoms
+            .get(i)
+            .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes));
+        if let (Some(g), Some(v)) = (scratch.atom_generation.get_mut(i), scratch.atom_value.get_mut(i)) {
+            *g = scratch.generation;
+            *v = value;
+        }
+        value
+    }
+
     fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> bool {
         match cond {
             Cond::True => true,
-            Cond::Atom(a) => {
-                let i = *a as usize;
-                if scratch.atom_generation.get(i) == Some(&scratch.generation) {
-                    return scratch.atom_value.get(i).copied().unwrap_or(false);
-                }
-                let Some(atom) = self.point.atoms.get(i) else {
-                    return false;
-                };
-                let value = eval::atom(atom, ctx, &self.table.regexes);
-                if let (Some(g), Some(v)) = (scratch.atom_generation.get_mut(i), scratch.atom_value.get_mut(i)) {
-                    *g = scratch.generation;
-                    *v = value;
-                }
-                value
-            }
+            Cond::Atom(a) => match self.point.atom_field.get(*a as usize) {
+                Some(&f) if f != NO_FIELD => self.bulk_value(*a, f as usize, scratch, ctx),
+                _ => self.direct_value(*a, scratch, ctx),
+            },
             Cond::Not(c) => !self.cond(c, scratch, ctx),
             Cond::All(cs) => cs.iter().all(|c| self.cond(c, scratch, ctx)),
             Cond::Any(cs) => cs.iter().any(|c| self.cond(c, scratch, ctx)),
@@ -436,7 +622,7 @@ impl<'a> Run<'a> {
 
     /// Runs a rule's actions; `Some` when the chain must stop.
     fn actions(&mut self, rule: &'a Rule, scratch: &mut Scratch, ctx: &mut HookContext) -> Option<Stop> {
-        let regexes = &self.table.regexes;
+        let regexes = &self.loaded.regexes;
         for action in &rule.actions {
             if action.is_edit() && scratch.backup.is_none() {
                 scratch.backup = Some(ctx.clone());
@@ -590,30 +776,11 @@ fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
     }
 }
 
-/// The rule list for `key` in a sorted `(key, rules)` list.
-fn lookup<'a>(entries: &'a [(String, Vec<u32>)], key: &str) -> &'a [u32] {
+/// The bucket for `key` in a sorted `(key, bucket)` list.
+fn lookup<'a>(entries: &'a [(String, Bucket)], key: &str) -> Option<&'a Bucket> {
     entries
         .binary_search_by(|(k, _)| k.as_str().cmp(key))
         .ok()
         .and_then(|i| entries.get(i))
-        .map_or(&[], |(_, rules)| rules.as_slice())
-}
-
-/// The smallest next rule index across the lists (each ascending), advancing
-/// that list's cursor: a k-way merge without a buffer.
-fn next_in_order(lists: &[&[u32]; 4], cursors: &mut [usize; 4]) -> Option<u32> {
-    let mut best: Option<(usize, u32)> = None;
-    for (li, list) in lists.iter().enumerate() {
-        let at = cursors.get(li).copied().unwrap_or(usize::MAX);
-        if let Some(&v) = list.get(at) {
-            if best.is_none_or(|(_, b)| v < b) {
-                best = Some((li, v));
-            }
-        }
-    }
-    let (li, v) = best?;
-    if let Some(c) = cursors.get_mut(li) {
-        *c += 1;
-    }
-    Some(v)
+        .map(|(_, b)| b)
 }

@@ -50,6 +50,15 @@ pub enum LoadErrorKind {
     Decode(String),
     /// The body decodes but is inconsistent (an index out of range, …).
     Invalid(String),
+    /// Bytes given to `Table::from_static` are not 4-byte aligned.
+    Alignment,
+    /// A DFA section does not deserialize.
+    Dfa {
+        /// Which section.
+        index: usize,
+        /// regex-automata's message.
+        error: String,
+    },
     /// A regex in the table does not compile.
     Regex {
         /// The pattern.
@@ -106,6 +115,8 @@ impl fmt::Display for LoadError {
             ),
             LoadErrorKind::Decode(e) => write!(f, "corrupted table: {e}"),
             LoadErrorKind::Invalid(e) => write!(f, "invalid table: {e}"),
+            LoadErrorKind::Alignment => f.write_str("table bytes are not 4-byte aligned; embed them with `include_table!`"),
+            LoadErrorKind::Dfa { index, error } => write!(f, "corrupted table: DFA section {index}: {error}"),
             LoadErrorKind::Regex { pattern, error } => {
                 write!(f, "invalid table: regex `{pattern}` does not compile: {error}")
             }

@@ -1,27 +1,30 @@
 //! The compiled [`Table`] and its versioned binary format.
 //!
-//! A table is a validated [`Program`] plus what the runtime derives from it at
-//! load (compiled regexes, the ORCS point lookup). [`Table::to_bytes`] writes
-//! it; [`Table::from_bytes`] reads it back and checks everything before
-//! returning, so a truncated, corrupted or foreign file is a [`LoadError`],
-//! never a panic.
+//! A table is a validated [`Program`] plus its matcher automata: the
+//! multi-pattern DFAs are stored in regex-automata's own serialized form and
+//! loaded with its validating `DFA::from_bytes` straight from the table's
+//! bytes (no copy); the Aho-Corasick automata are rebuilt from their stored
+//! literals. [`Table::from_bytes`] checks everything before returning, so a
+//! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! ```text
 //! offset  size  field
 //!      0    12  label  "hookc-table\0"
 //!     12     4  endianness check: 0xFEFF as a native-endian u32
 //!     16     4  format version (u32 LE)
-//!     20     4  body length in bytes (u32 LE)
-//!     24     4  CRC-32 of the body (u32 LE)
-//!     28     4  reserved, zero
-//!     32     …  body: the program, postcard-encoded
-//!      …   0-3  zero padding to a multiple of 4
+//!     20     4  program length P in bytes (u32 LE)
+//!     24     4  CRC-32 of everything after the header (u32 LE)
+//!     28     4  number of DFA sections D (u32 LE)
+//!     32     P  the program, postcard-encoded, then zero padding to 4
+//!      …        D times: DFA length L (u32 LE), L bytes of a native-endian
+//!               regex-automata dense DFA, zero padding to 4
 //! ```
 //!
-//! Every section starts 4-byte aligned, so a host can embed the bytes with an
-//! aligned `include_bytes!`.
+//! Every section starts 4-byte aligned relative to the start, so bytes that
+//! start aligned (see [`Aligned`]) load without copying. DFAs are
+//! native-endian: a table is for machines of the endianness it was written on.
 
 mod error;
 mod validate;
@@ -30,13 +33,15 @@ pub use error::{LoadError, LoadErrorKind};
 
 use crate::ir::{PointProgram, Program};
 use crate::schema::HookPoint;
+use aho_corasick::AhoCorasick;
 use regex::Regex;
+use regex_automata::dfa::dense::DFA;
 
 /// The label every table starts with.
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;
@@ -44,155 +49,392 @@ const ENDIAN_CHECK: u32 = 0xFEFF;
 /// Size of the fixed header in bytes.
 pub const HEADER_LEN: usize = 32;
 
-/// The largest table body this build reads (256 MiB).
-pub const MAX_BODY_LEN: usize = 256 << 20;
+/// The largest table this build reads (256 MiB).
+pub const MAX_LEN: usize = 256 << 20;
 
 /// The largest compiled size of one regex (the `regex` crate's size limit).
 pub const REGEX_SIZE_LIMIT: usize = 10 << 20;
+
+/// Bytes with 4-byte alignment, for embedding a table in a binary:
+///
+/// ```ignore
+/// static TABLE: &hookc::table::Aligned<[u8]> =
+///     &hookc::table::Aligned { _align: [], bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/hooks.tbl")) };
+/// let table = hookc::Table::from_static(&TABLE.bytes)?;
+/// ```
+///
+/// The [`include_table!`](crate::include_table) macro writes this for you.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Aligned<B: ?Sized> {
+    /// Zero-sized: forces the alignment of `u32`.
+    pub _align: [u32; 0],
+    /// The bytes.
+    pub bytes: B,
+}
+
+/// Embeds a compiled table file, 4-byte aligned, as a `&'static [u8]`.
+///
+/// ```ignore
+/// let bytes: &'static [u8] = hookc::include_table!(concat!(env!("OUT_DIR"), "/hooks.tbl"));
+/// let table = hookc::Table::from_static(bytes)?;
+/// ```
+#[macro_export]
+macro_rules! include_table {
+    ($path:expr) => {{
+        static ALIGNED: &$crate::table::Aligned<[u8]> = &$crate::table::Aligned {
+            _align: [],
+            bytes: *include_bytes!($path),
+        };
+        &ALIGNED.bytes
+    }};
+}
+
+/// Where a table's bytes live.
+#[derive(Debug)]
+enum Buffer {
+    /// Embedded in the binary.
+    Static(&'static [u8]),
+    /// Owned and already 4-byte aligned.
+    Bytes(Vec<u8>),
+    /// Owned, copied into words for alignment; the length in bytes.
+    Words(Vec<u32>, usize),
+}
+
+impl Buffer {
+    fn owned(bytes: Vec<u8>) -> Buffer {
+        if (bytes.as_ptr() as usize) % 4 == 0 {
+            return Buffer::Bytes(bytes);
+        }
+        let len = bytes.len();
+        let mut words = vec![0u32; len.div_ceil(4)];
+        bytemuck::cast_slice_mut::<u32, u8>(&mut words)
+            .get_mut(..len)
+            .map(|dst| dst.copy_from_slice(&bytes));
+        Buffer::Words(words, len)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Buffer::Static(b) => b,
+            Buffer::Bytes(b) => b,
+            Buffer::Words(w, len) => bytemuck::cast_slice::<u32, u8>(w).get(..*len).unwrap_or(&[]),
+        }
+    }
+}
+
+/// Everything derived from the bytes at load; borrows the DFAs from them.
+#[derive(Debug)]
+pub(crate) struct Loaded<'a> {
+    pub(crate) program: Program,
+    pub(crate) regexes: Vec<Regex>,
+    /// DFA sections, by index.
+    pub(crate) dfas: Vec<DFA<&'a [u32]>>,
+    /// Per point, per field: the Aho-Corasick automaton over its literals.
+    pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
+    by_orcs: [Option<u16>; 25],
+    dfa_bytes: Vec<usize>,
+    len: usize,
+}
+
+self_cell::self_cell!(
+    struct Inner {
+        owner: Buffer,
+        #[covariant]
+        dependent: Loaded,
+    }
+    impl {Debug}
+);
 
 /// A compiled, validated rule table, ready to dispatch.
 ///
 /// `Table` is `Send + Sync`: share one across threads and give each thread its
 /// own [`Scratch`](crate::Scratch).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Table {
-    program: Program,
-    pub(crate) regexes: Vec<Regex>,
-    /// For each ORCS point (by enum order), its index in `program.points`.
-    by_orcs: [Option<u16>; 25],
+    inner: Inner,
+}
+
+/// The sizes of one field's matchers, for `hookc inspect`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldStats {
+    /// The field, e.g. `payload.command`.
+    pub field: String,
+    /// Atoms computed in one pass over the field.
+    pub atoms: usize,
+    /// String constants in the perfect hash.
+    pub eq_keys: usize,
+    /// Patterns in the DFA.
+    pub dfa_patterns: usize,
+    /// Size of the serialized DFA in bytes.
+    pub dfa_bytes: usize,
+    /// Literals in the Aho-Corasick automaton.
+    pub literals: usize,
+    /// Heap used by the Aho-Corasick automaton rebuilt at load.
+    pub ac_bytes: usize,
 }
 
 impl Table {
-    /// Validates a program and prepares it for dispatch.
-    ///
-    /// # Errors
-    ///
-    /// A [`LoadError`] when an index in the program points nowhere, a regex
-    /// does not compile, or the points are not sorted and unique.
-    pub fn from_program(program: Program) -> Result<Table, LoadError> {
-        validate::program(&program)?;
-        let regexes = program
-            .regexes
-            .iter()
-            .map(|r| {
-                regex::RegexBuilder::new(&r.to_inline())
-                    .size_limit(REGEX_SIZE_LIMIT)
-                    .build()
-                    .map_err(|e| LoadError::regex(&r.pattern, &e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut by_orcs = [None; 25];
-        for (slot, point) in by_orcs.iter_mut().zip(HookPoint::ALL) {
-            *slot = program
-                .points
-                .binary_search_by(|p| p.name.as_str().cmp(point.as_str()))
-                .ok()
-                .and_then(|i| u16::try_from(i).ok());
-        }
-        Ok(Table {
-            program,
-            regexes,
-            by_orcs,
-        })
-    }
-
-    /// The program this table runs.
-    pub fn program(&self) -> &Program {
-        &self.program
-    }
-
-    /// The rules of the point called `name`, if it has any.
-    pub fn point(&self, name: &str) -> Option<&PointProgram> {
-        let points = &self.program.points;
-        points
-            .binary_search_by(|p| p.name.as_str().cmp(name))
-            .ok()
-            .and_then(|i| points.get(i))
-    }
-
-    /// The rules of an ORCS point, without a name lookup.
-    pub fn orcs_point(&self, point: HookPoint) -> Option<&PointProgram> {
-        let slot = HookPoint::ALL.iter().position(|p| *p == point)?;
-        let index = (*self.by_orcs.get(slot)?)?;
-        self.program.points.get(usize::from(index))
-    }
-
-    /// Total number of rules over all points.
-    pub fn rule_count(&self) -> usize {
-        self.program.points.iter().map(|p| p.rules.len()).sum()
-    }
-
-    /// Writes the table in the binary format. Never fails.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        // Serializing plain data into a Vec cannot fail; an empty body would
-        // be rejected at load, so nothing is lost silently either way.
-        let body = postcard::to_allocvec(&self.program).unwrap_or_default();
-        let mut out = Vec::with_capacity(HEADER_LEN + body.len() + 3);
-        out.extend_from_slice(LABEL);
-        out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_le_bytes());
-        out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&body);
-        while out.len() % 4 != 0 {
-            out.push(0);
-        }
-        out
-    }
-
-    /// Reads and validates a table written by [`to_bytes`](Self::to_bytes).
+    /// Loads table bytes, copying them once into aligned storage if they are
+    /// not 4-byte aligned.
     ///
     /// This routine never panics for any input.
     ///
     /// # Errors
     ///
     /// A [`LoadError`] when the bytes are too short, the label, endianness or
-    /// version do not match, the checksum fails, the body does not decode, or
+    /// version do not match, the checksum fails, a section does not decode, or
     /// the decoded program does not validate.
     pub fn from_bytes(bytes: &[u8]) -> Result<Table, LoadError> {
-        let header = bytes
-            .get(..HEADER_LEN)
-            .ok_or(LoadError::too_short("header", HEADER_LEN, bytes.len()))?;
-        let word = |at: usize| -> [u8; 4] {
-            let mut w = [0u8; 4];
-            if let Some(src) = header.get(at..at + 4) {
-                w.copy_from_slice(src);
-            }
-            w
-        };
-        if header.get(..LABEL.len()) != Some(&LABEL[..]) {
-            return Err(LoadError::new(LoadErrorKind::Label));
-        }
-        if u32::from_ne_bytes(word(12)) != ENDIAN_CHECK {
-            return Err(LoadError::new(LoadErrorKind::Endian));
-        }
-        let version = u32::from_le_bytes(word(16));
-        if version != VERSION {
-            return Err(LoadError::new(LoadErrorKind::Version {
-                expected: VERSION,
-                found: version,
-            }));
-        }
-        let len = u32::from_le_bytes(word(20)) as usize;
-        if len > MAX_BODY_LEN {
-            return Err(LoadError::new(LoadErrorKind::TooLarge {
-                len,
-                limit: MAX_BODY_LEN,
-            }));
-        }
-        let body = bytes
-            .get(HEADER_LEN..HEADER_LEN + len)
-            .ok_or(LoadError::too_short("body", HEADER_LEN + len, bytes.len()))?;
-        let expected = u32::from_le_bytes(word(24));
-        let found = crc32fast::hash(body);
-        if expected != found {
-            return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
-        }
-        let program: Program = crate::ir::with_depth_limit(|| postcard::from_bytes(body))
-            .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
-        Table::from_program(program)
+        Table::from_owned_bytes(bytes.to_vec())
     }
+
+    /// Loads table bytes, taking ownership; no copy when they are aligned.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes`](Self::from_bytes).
+    pub fn from_owned_bytes(bytes: Vec<u8>) -> Result<Table, LoadError> {
+        Table::load(Buffer::owned(bytes))
+    }
+
+    /// Loads a table embedded in the binary without copying it; the DFAs are
+    /// used in place. The bytes must be 4-byte aligned
+    /// ([`include_table!`](crate::include_table) makes sure of it).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes`](Self::from_bytes), and an alignment error.
+    pub fn from_static(bytes: &'static [u8]) -> Result<Table, LoadError> {
+        if (bytes.as_ptr() as usize) % 4 != 0 {
+            return Err(LoadError::new(LoadErrorKind::Alignment));
+        }
+        Table::load(Buffer::Static(bytes))
+    }
+
+    /// Encodes a program with no DFA sections and loads it: for tests and
+    /// tools that build programs by hand.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes`](Self::from_bytes).
+    pub fn from_program(program: Program) -> Result<Table, LoadError> {
+        Table::from_owned_bytes(encode(&program, &[]))
+    }
+
+    fn load(buffer: Buffer) -> Result<Table, LoadError> {
+        let inner = Inner::try_new(buffer, |buffer| decode(buffer.bytes()))?;
+        Ok(Table { inner })
+    }
+
+    pub(crate) fn loaded(&self) -> &Loaded<'_> {
+        self.inner.borrow_dependent()
+    }
+
+    /// The program this table runs.
+    pub fn program(&self) -> &Program {
+        &self.loaded().program
+    }
+
+    /// The rules of the point called `name`, if it has any.
+    pub fn point(&self, name: &str) -> Option<&PointProgram> {
+        let points = &self.program().points;
+        points
+            .binary_search_by(|p| p.name.as_str().cmp(name))
+            .ok()
+            .and_then(|i| points.get(i))
+    }
+
+    pub(crate) fn point_index(&self, name: &str) -> Option<usize> {
+        self.program().points.binary_search_by(|p| p.name.as_str().cmp(name)).ok()
+    }
+
+    pub(crate) fn orcs_point_index(&self, point: HookPoint) -> Option<usize> {
+        let slot = HookPoint::ALL.iter().position(|p| *p == point)?;
+        self.loaded().by_orcs.get(slot).copied().flatten().map(usize::from)
+    }
+
+    /// Total number of rules over all points.
+    pub fn rule_count(&self) -> usize {
+        self.program().points.iter().map(|p| p.rules.len()).sum()
+    }
+
+    /// Size of the table in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.loaded().len
+    }
+
+    /// The matchers of each field of a point, with their sizes.
+    pub fn field_stats(&self, point: &str) -> Vec<FieldStats> {
+        let loaded = self.loaded();
+        let Some(pi) = self.point_index(point) else { return Vec::new() };
+        let Some(p) = loaded.program.points.get(pi) else { return Vec::new() };
+        p.fields
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| FieldStats {
+                field: f.path.to_string(),
+                atoms: f.bulk.len(),
+                eq_keys: f.eq.keys.len(),
+                dfa_patterns: f.dfa_atoms.len(),
+                dfa_bytes: f.dfa.and_then(|d| loaded.dfa_bytes.get(d as usize).copied()).unwrap_or(0),
+                literals: f.literals.len(),
+                ac_bytes: loaded
+                    .acs
+                    .get(pi)
+                    .and_then(|a| a.get(fi))
+                    .and_then(Option::as_ref)
+                    .map_or(0, AhoCorasick::memory_usage),
+            })
+            .collect()
+    }
+
+    /// Writes the table in the binary format. Never fails.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.inner.borrow_owner().bytes().to_vec()
+    }
+}
+
+/// Writes a program and its DFA sections in the binary format.
+pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
+    // Serializing plain data into a Vec cannot fail; an empty body would be
+    // rejected at load, so nothing is lost silently either way.
+    let body = postcard::to_allocvec(program).unwrap_or_default();
+    let mut rest = body.clone();
+    pad(&mut rest);
+    for dfa in dfas {
+        rest.extend_from_slice(&u32::try_from(dfa.len()).unwrap_or(u32::MAX).to_le_bytes());
+        rest.extend_from_slice(dfa);
+        pad(&mut rest);
+    }
+    let mut out = Vec::with_capacity(HEADER_LEN + rest.len());
+    out.extend_from_slice(LABEL);
+    out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
+    out.extend_from_slice(&u32::try_from(dfas.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(&rest);
+    out
+}
+
+fn pad(out: &mut Vec<u8>) {
+    while out.len() % 4 != 0 {
+        out.push(0);
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let w: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+    Some(u32::from_le_bytes(w))
+}
+
+fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
+    let header = bytes
+        .get(..HEADER_LEN)
+        .ok_or(LoadError::too_short("header", HEADER_LEN, bytes.len()))?;
+    if header.get(..LABEL.len()) != Some(&LABEL[..]) {
+        return Err(LoadError::new(LoadErrorKind::Label));
+    }
+    let endian: [u8; 4] = header.get(12..16).and_then(|w| w.try_into().ok()).unwrap_or_default();
+    if u32::from_ne_bytes(endian) != ENDIAN_CHECK {
+        return Err(LoadError::new(LoadErrorKind::Endian));
+    }
+    let version = u32_at(header, 16).unwrap_or(0);
+    if version != VERSION {
+        return Err(LoadError::new(LoadErrorKind::Version {
+            expected: VERSION,
+            found: version,
+        }));
+    }
+    if bytes.len() > MAX_LEN {
+        return Err(LoadError::new(LoadErrorKind::TooLarge {
+            len: bytes.len(),
+            limit: MAX_LEN,
+        }));
+    }
+    let program_len = u32_at(header, 20).unwrap_or(0) as usize;
+    let expected = u32_at(header, 24).unwrap_or(0);
+    let dfa_count = u32_at(header, 28).unwrap_or(0) as usize;
+    let rest = bytes.get(HEADER_LEN..).unwrap_or(&[]);
+    if program_len > rest.len() {
+        return Err(LoadError::too_short("program", HEADER_LEN + program_len, bytes.len()));
+    }
+    let found = crc32fast::hash(rest);
+    if expected != found {
+        return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
+    }
+    let body = rest.get(..program_len).unwrap_or(&[]);
+    let program: Program = crate::ir::with_depth_limit(|| postcard::from_bytes(body))
+        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
+    // DFA sections.
+    let mut at = HEADER_LEN + program_len.next_multiple_of(4);
+    let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));
+    let mut dfa_bytes = Vec::with_capacity(dfa_count.min(1 << 16));
+    for i in 0..dfa_count {
+        let len = u32_at(bytes, at).ok_or(LoadError::too_short("DFA section", at + 4, bytes.len()))? as usize;
+        let start = at + 4;
+        let section = bytes
+            .get(start..start.saturating_add(len))
+            .ok_or(LoadError::too_short("DFA section", start.saturating_add(len), bytes.len()))?;
+        let (dfa, read) = DFA::from_bytes(section).map_err(|e| LoadError::new(LoadErrorKind::Dfa { index: i, error: e.to_string() }))?;
+        if read != len {
+            return Err(LoadError::invalid(format!("DFA section {i} has {} trailing bytes", len - read)));
+        }
+        dfas.push(dfa);
+        dfa_bytes.push(len);
+        at = (start + len).next_multiple_of(4);
+    }
+    if at != bytes.len() {
+        return Err(LoadError::invalid(format!("{} unexpected bytes after the last section", bytes.len().saturating_sub(at))));
+    }
+    validate::program(&program, &dfas)?;
+    let regexes = program
+        .regexes
+        .iter()
+        .map(|r| {
+            regex::RegexBuilder::new(&r.to_inline())
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_err(|e| LoadError::regex(&r.pattern, &e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let acs = program
+        .points
+        .iter()
+        .map(|p| {
+            p.fields
+                .iter()
+                .map(|f| {
+                    if f.literals.is_empty() {
+                        return Ok(None);
+                    }
+                    AhoCorasick::builder()
+                        .match_kind(aho_corasick::MatchKind::Standard)
+                        .build(&f.literals)
+                        .map(Some)
+                        .map_err(|e| LoadError::invalid(format!("literals of `{}`: {e}", f.path)))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut by_orcs = [None; 25];
+    for (slot, point) in by_orcs.iter_mut().zip(HookPoint::ALL) {
+        *slot = program
+            .points
+            .binary_search_by(|p| p.name.as_str().cmp(point.as_str()))
+            .ok()
+            .and_then(|i| u16::try_from(i).ok());
+    }
+    Ok(Loaded {
+        program,
+        regexes,
+        dfas,
+        acs,
+        by_orcs,
+        dfa_bytes,
+        len: bytes.len(),
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::ir::{Cond, FqlIndex, Origin, PointProgram, Program, Rule};
+use crate::ir::{Bucket, Cond, FqlIndex, Origin, PointProgram, Program, Rule};
 use crate::schema::PointKind;
 
 fn sample() -> Program {
@@ -13,6 +13,7 @@ fn sample() -> Program {
         cond,
         actions: vec![crate::ir::Action::Abort(crate::ir::Template::literal("no"))],
         origin: Origin::default(),
+        trigger: None,
     };
     Program {
         schema: "orcs".into(),
@@ -21,7 +22,11 @@ fn sample() -> Program {
             kind: PointKind::Pre,
             rules: vec![rule("a", Cond::Atom(0)), rule("b", Cond::True)],
             index: FqlIndex {
-                any: vec![0, 1],
+                any: Bucket {
+                    rules: vec![0, 1],
+                    untriggered: vec![0, 1],
+                    fields: 0,
+                },
                 ..FqlIndex::default()
             },
             atoms: vec![crate::ir::Atom::Eq(
@@ -31,6 +36,9 @@ fn sample() -> Program {
                 },
                 serde_json::json!("exec"),
             )],
+            atom_field: vec![crate::ir::NO_FIELD],
+            fields: vec![],
+            triggers: vec![vec![]],
         }],
         regexes: vec![],
         files: vec!["t.hooks".into()],
@@ -39,14 +47,16 @@ fn sample() -> Program {
 
 /// A table with the given body, and a correct header and checksum.
 fn with_body(body: &[u8]) -> Vec<u8> {
+    let mut rest = body.to_vec();
+    pad(&mut rest);
     let mut out = Vec::new();
     out.extend_from_slice(LABEL);
     out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(body);
+    out.extend_from_slice(&rest);
     out
 }
 
@@ -66,7 +76,7 @@ fn header_problems_are_typed_errors() {
     let kind = |b: &[u8]| Table::from_bytes(b).unwrap_err().kind().clone();
 
     assert!(matches!(kind(&bytes[..10]), LoadErrorKind::TooShort { what: "header", .. }));
-    assert!(matches!(kind(&bytes[..HEADER_LEN + 2]), LoadErrorKind::TooShort { what: "body", .. }));
+    assert!(matches!(kind(&bytes[..HEADER_LEN + 2]), LoadErrorKind::TooShort { what: "program", .. }));
 
     let mut foreign = bytes.clone();
     foreign[0] = b'X';
@@ -82,7 +92,7 @@ fn header_problems_are_typed_errors() {
 
     let mut huge = bytes.clone();
     huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(matches!(kind(&huge), LoadErrorKind::TooLarge { .. }));
+    assert!(matches!(kind(&huge), LoadErrorKind::TooShort { .. }));
 
     let mut corrupt = bytes.clone();
     let last = corrupt.len() - 5;
@@ -95,8 +105,7 @@ fn header_problems_are_typed_errors() {
 #[test]
 fn every_truncation_is_an_error() {
     let bytes = Table::from_program(sample()).unwrap().to_bytes();
-    let body_end = HEADER_LEN + u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-    for len in 0..body_end {
+    for len in 0..bytes.len() {
         assert!(Table::from_bytes(&bytes[..len]).is_err(), "truncated to {len} bytes");
     }
 }
@@ -104,20 +113,25 @@ fn every_truncation_is_an_error() {
 #[test]
 fn inconsistent_programs_are_rejected() {
     let mut bad_index = sample();
-    bad_index.points[0].index.any = vec![0, 5];
+    bad_index.points[0].index.any.rules = vec![0, 5];
     assert!(matches!(Table::from_program(bad_index).unwrap_err().kind(), LoadErrorKind::Invalid(_)));
 
     let mut twice = sample();
-    twice.points[0].index.any = vec![0, 0];
+    twice.points[0].index.any.rules = vec![0, 0];
     assert!(Table::from_program(twice).is_err());
 
     let mut missing = sample();
-    missing.points[0].index.any = vec![0];
+    missing.points[0].index.any.rules = vec![0];
+    missing.points[0].index.any.untriggered = vec![0];
     assert!(Table::from_program(missing).is_err());
 
     let mut wrong_list = sample();
-    wrong_list.points[0].index.any = vec![1];
-    wrong_list.points[0].index.exact = vec![("a::b".into(), vec![0])];
+    wrong_list.points[0].index.any = Bucket { rules: vec![1], untriggered: vec![1], fields: 0 };
+    wrong_list.points[0].index.exact = vec![("a::b".into(), Bucket { rules: vec![0], untriggered: vec![0], fields: 0 })];
+
+    let mut bad_trigger = sample();
+    bad_trigger.points[0].rules[0].trigger = Some(0);
+    assert!(Table::from_program(bad_trigger).is_err(), "a trigger on an atom no field computes");
     assert!(Table::from_program(wrong_list).is_err());
 
     let mut bad_atom = sample();

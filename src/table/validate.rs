@@ -3,12 +3,13 @@
 
 use super::LoadError;
 use crate::fql::Segment;
-use crate::ir::{Action, Atom, Cond, Expr, PointProgram, Program, RegexId};
+use crate::ir::{Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RegexId, NO_FIELD};
+use regex_automata::dfa::{dense::DFA, Automaton};
 
 /// Deepest condition or expression nesting accepted.
 pub(crate) const MAX_NESTING: usize = 256;
 
-pub(super) fn program(program: &Program) -> Result<(), LoadError> {
+pub(super) fn program(program: &Program, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError> {
     for pair in program.points.windows(2) {
         if let [a, b] = pair {
             if a.name >= b.name {
@@ -22,6 +23,7 @@ pub(super) fn program(program: &Program) -> Result<(), LoadError> {
     let regexes = program.regexes.len();
     for point in &program.points {
         self::point(point, regexes, program.files.len())?;
+        self::matchers(point, dfas)?;
     }
     Ok(())
 }
@@ -31,21 +33,22 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
     let rules = point.rules.len();
     let mut seen = vec![false; rules];
     let index = &point.index;
-    let mut check_list = |list: &[u32], fits: &dyn Fn(&crate::ir::Rule) -> bool| -> Result<(), LoadError> {
-        for pair in list.windows(2) {
-            if let [a, b] = pair {
-                if a >= b {
-                    return Err(LoadError::invalid(format!("point `{name}`: an index list is not ascending")));
+    let mut check_bucket = |bucket: &Bucket, fits: &dyn Fn(&crate::ir::Rule) -> bool| -> Result<(), LoadError> {
+        for list in [&bucket.rules, &bucket.untriggered] {
+            for pair in list.windows(2) {
+                if let [a, b] = pair {
+                    if a >= b {
+                        return Err(LoadError::invalid(format!("point `{name}`: an index list is not ascending")));
+                    }
                 }
             }
         }
-        for &i in list {
+        for &i in &bucket.rules {
             let rule = point
                 .rules
                 .get(i as usize)
                 .ok_or_else(|| LoadError::invalid(format!("point `{name}`: rule index {i} out of range")))?;
-            let slot = seen.get_mut(i as usize);
-            match slot {
+            match seen.get_mut(i as usize) {
                 Some(s) if !*s => *s = true,
                 _ => return Err(LoadError::invalid(format!("point `{name}`: rule `{}` indexed twice", rule.id))),
             }
@@ -55,28 +58,39 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
                     rule.id
                 )));
             }
+            let listed = bucket.untriggered.binary_search(&i).is_ok();
+            match rule.trigger {
+                None if !listed => {
+                    return Err(LoadError::invalid(format!("point `{name}`: rule `{}` is never a candidate", rule.id)))
+                }
+                Some(a) => {
+                    let field = point.atom_field.get(a as usize).copied().unwrap_or(NO_FIELD);
+                    let triggered = point.triggers.get(a as usize).is_some_and(|t| t.binary_search(&i).is_ok());
+                    if listed || field == NO_FIELD || !triggered || bucket.fields & (1u64 << field.min(63)) == 0 {
+                        return Err(LoadError::invalid(format!(
+                            "point `{name}`: rule `{}` has an inconsistent trigger",
+                            rule.id
+                        )));
+                    }
+                }
+                None => {}
+            }
+        }
+        if bucket.untriggered.iter().any(|u| bucket.rules.binary_search(u).is_err()) {
+            return Err(LoadError::invalid(format!("point `{name}`: an untriggered rule is not in its group")));
         }
         Ok(())
     };
-    for (key, list) in &index.exact {
-        check_list(list, &|r| r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == *key)?;
+    for (key, bucket) in &index.exact {
+        check_bucket(bucket, &|r| r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == *key)?;
     }
-    for (key, list) in &index.scope {
-        check_list(list, &|r| r.target.scope.exact() == Some(key) && r.target.target == Segment::Any)?;
+    for (key, bucket) in &index.scope {
+        check_bucket(bucket, &|r| r.target.scope.exact() == Some(key) && r.target.target == Segment::Any)?;
     }
-    for (key, list) in &index.target {
-        check_list(list, &|r| r.target.scope == Segment::Any && r.target.target.exact() == Some(key))?;
+    for (key, bucket) in &index.target {
+        check_bucket(bucket, &|r| r.target.scope == Segment::Any && r.target.target.exact() == Some(key))?;
     }
-    check_list(&index.any, &|r| r.target.scope == Segment::Any && r.target.target == Segment::Any)?;
-    for kind in [&index.exact, &index.scope, &index.target] {
-        for pair in kind.windows(2) {
-            if let [(a, _), (b, _)] = pair {
-                if a >= b {
-                    return Err(LoadError::invalid(format!("point `{name}`: index keys are not sorted and unique")));
-                }
-            }
-        }
-    }
+    check_bucket(&index.any, &|r| r.target.scope == Segment::Any && r.target.target == Segment::Any)?;
     if let Some(i) = seen.iter().position(|s| !s) {
         let id = point.rules.get(i).map_or("?", |r| r.id.as_str());
         return Err(LoadError::invalid(format!("point `{name}`: rule `{id}` is not indexed")));
@@ -146,4 +160,65 @@ fn expr(e: &Expr, regexes: usize, depth: usize) -> Result<(), LoadError> {
             expr(a, regexes, d)
         }
     }
+}
+
+/// The field matchers, the atom → field map and the trigger lists agree with
+/// each other and with the DFA sections.
+fn matchers(point: &PointProgram, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError> {
+    let name = &point.name;
+    let atoms = point.atoms.len();
+    let rules = point.rules.len();
+    let bad = |what: &str| Err(LoadError::invalid(format!("point `{name}`: {what}")));
+    if point.atom_field.len() != atoms || point.triggers.len() != atoms {
+        return bad("atom tables have the wrong length");
+    }
+    for (a, field) in point.atom_field.iter().enumerate() {
+        if *field == NO_FIELD {
+            continue;
+        }
+        let Some(f) = point.fields.get(*field as usize) else {
+            return bad("atom field index out of range");
+        };
+        if f.bulk.binary_search(&u32::try_from(a).unwrap_or(u32::MAX)).is_err() {
+            return bad("an atom is missing from its field");
+        }
+        if point.atoms.get(a).and_then(Atom::field) != Some(&f.path) {
+            return bad("an atom is on the wrong field");
+        }
+    }
+    for list in &point.triggers {
+        if list.iter().any(|&r| r as usize >= rules) || list.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
+            return bad("trigger list out of range or not ascending");
+        }
+    }
+    for (fi, f) in point.fields.iter().enumerate() {
+        let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+        let in_field = |a: &u32| point.atom_field.get(*a as usize) == Some(&fi);
+        if f.bulk.windows(2).any(|w| matches!(w, [a, b] if a >= b)) || !f.bulk.iter().all(in_field) {
+            return bad("bulk atoms out of range or not ascending");
+        }
+        let eq = &f.eq;
+        if eq.values.len() != eq.keys.len()
+            || (!eq.keys.is_empty() && (eq.disps.is_empty() || eq.map.len() != eq.keys.len()))
+            || eq.map.iter().any(|&k| k as usize >= eq.keys.len())
+            || !eq.values.iter().flatten().all(in_field)
+        {
+            return bad("inconsistent equality map");
+        }
+        if f.literal_atoms.len() != f.literals.len() || !f.literal_atoms.iter().flatten().all(in_field) {
+            return bad("inconsistent literal table");
+        }
+        if !f.dfa_atoms.iter().all(in_field) {
+            return bad("DFA atom out of range");
+        }
+        match f.dfa {
+            None if f.dfa_atoms.is_empty() => {}
+            None => return bad("DFA patterns without a DFA"),
+            Some(d) => match dfas.get(d as usize) {
+                Some(dfa) if dfa.pattern_len() == f.dfa_atoms.len() => {}
+                _ => return bad("DFA index out of range or pattern count mismatch"),
+            },
+        }
+    }
+    Ok(())
 }
