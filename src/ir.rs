@@ -59,14 +59,36 @@ pub const NO_FIELD: u32 = u32::MAX;
 /// at rules whose `scope::target` can match.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FqlIndex {
-    /// `scope::target` with both exact, sorted by key.
-    pub exact: Vec<(String, Bucket)>,
-    /// `scope::*`, keyed by scope, sorted by key.
-    pub scope: Vec<(String, Bucket)>,
-    /// `*::target`, keyed by target, sorted by key.
-    pub target: Vec<(String, Bucket)>,
+    /// `scope::target` with both exact, keyed by `scope::target`.
+    pub exact: Keyed,
+    /// `scope::*`, keyed by scope.
+    pub scope: Keyed,
+    /// `*::target`, keyed by target.
+    pub target: Keyed,
     /// `*::*`.
     pub any: Bucket,
+}
+
+/// Buckets found by name through a perfect hash built at compile time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Keyed {
+    /// Name → `[bucket index]`; keys sorted and unique.
+    pub map: StrMap,
+    /// The buckets, parallel to `map.keys`.
+    pub buckets: Vec<Bucket>,
+}
+
+impl Keyed {
+    /// The bucket for `key`.
+    pub fn get(&self, key: &str) -> Option<&Bucket> {
+        let i = *self.map.get(key).first()?;
+        self.buckets.get(i as usize)
+    }
+
+    /// `(key, bucket)` pairs in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Bucket)> {
+        self.map.keys.iter().map(String::as_str).zip(&self.buckets)
+    }
 }
 
 /// The rules of one FQL group.

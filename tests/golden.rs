@@ -2,14 +2,15 @@
 //! same way, or fail with a typed version error once the format changes.
 //!
 //! Regenerate after a deliberate format change (and bump the directory):
-//! `HOOKC_BLESS=1 cargo test --test golden`.
+//! `HOOKC_BLESS=1 cargo test --test golden` writes `tests/golden/v<VERSION>/guard.tbl`;
+//! keep the older directories.
 
 use hookc::table::LoadErrorKind;
 use hookc::{HookContext, HookPoint, Table, Target};
 use serde_json::json;
 
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v2/guard.tbl");
-const RULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v2/guard.hooks");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+const RULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v3/guard.hooks");
 
 fn check(table: &Table) {
     let mut scratch = table.scratch();
@@ -27,20 +28,36 @@ fn check(table: &Table) {
     assert_eq!(ctx.payload["result"], "k=[REDACTED]");
 }
 
+/// `tests/golden/vN/guard.tbl` was written by format version N: the current
+/// version's table must load and decide as its rules say; older ones must be
+/// refused with a version error, never misread.
 #[test]
-fn golden_table_keeps_loading() {
+fn golden_tables_load_or_fail_with_a_version_error() {
+    let current = format!("{DIR}/v{}/guard.tbl", hookc::table::VERSION);
     if std::env::var_os("HOOKC_BLESS").is_some() {
         let compiled = hookc::compile_paths(&[RULES], &hookc::Options::default()).unwrap();
-        std::fs::write(GOLDEN, compiled.table.to_bytes()).unwrap();
+        std::fs::write(&current, compiled.table.to_bytes()).unwrap();
     }
-    let bytes = std::fs::read(GOLDEN).expect("the golden table is committed");
-    match Table::from_bytes(&bytes) {
-        Ok(table) => check(&table),
-        Err(e) => assert!(
-            matches!(e.kind(), LoadErrorKind::Version { found: 2, .. }),
-            "a golden table may only stop loading with a version error: {e}"
-        ),
+    let mut seen_current = false;
+    for entry in std::fs::read_dir(DIR).unwrap() {
+        let dir = entry.unwrap().path();
+        let version: u32 = dir.file_name().unwrap().to_str().unwrap().trim_start_matches('v').parse().unwrap();
+        let path = dir.join("guard.tbl");
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        match Table::from_bytes(&bytes) {
+            Ok(table) => {
+                assert_eq!(version, hookc::table::VERSION, "{} loads but is not current", path.display());
+                check(&table);
+                seen_current = true;
+            }
+            Err(e) => assert!(
+                matches!(e.kind(), LoadErrorKind::Version { found, .. } if *found == version),
+                "{} may only fail with a version error: {e}",
+                path.display()
+            ),
+        }
     }
+    assert!(seen_current, "commit a golden table for the current format: HOOKC_BLESS=1 cargo test --test golden");
 }
 
 #[test]

@@ -165,7 +165,7 @@ fn build_dfa(patterns: &[String], limit: usize) -> Result<Vec<u8>, String> {
     Ok(bytes.get(padding..).unwrap_or(&[]).to_vec())
 }
 
-fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
+pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
     if entries.is_empty() {
         return StrMap::default();
     }

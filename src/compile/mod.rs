@@ -12,7 +12,7 @@ mod matchers;
 use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
-use crate::ir::{Atom, Bucket, Cond, FqlIndex, PointProgram, Program, Rule};
+use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
 use crate::load::{self, Loaded};
 use crate::span::SourceFile;
 use crate::table::Table;
@@ -318,10 +318,23 @@ fn fql_index(rules: &[Rule], atom_field: &[u32]) -> FqlIndex {
         }
     }
     FqlIndex {
-        exact: exact.into_iter().collect(),
-        scope: scope.into_iter().collect(),
-        target: target.into_iter().collect(),
+        exact: keyed(exact),
+        scope: keyed(scope),
+        target: keyed(target),
         any,
+    }
+}
+
+fn keyed(groups: BTreeMap<String, Bucket>) -> Keyed {
+    let mut keys = BTreeMap::new();
+    let mut buckets = Vec::with_capacity(groups.len());
+    for (i, (key, bucket)) in groups.into_iter().enumerate() {
+        keys.insert(key, vec![u32::try_from(i).unwrap_or(u32::MAX)]);
+        buckets.push(bucket);
+    }
+    Keyed {
+        map: matchers::str_map(keys),
+        buckets,
     }
 }
 

@@ -402,9 +402,9 @@ impl<'a> Run<'a> {
         let (scope, name) = split_component(target.component);
         let index = &self.point.index;
         let buckets: [Option<&Bucket>; 4] = [
-            lookup(&index.exact, target.component),
-            lookup(&index.scope, scope),
-            lookup(&index.target, name),
+            index.exact.get(target.component),
+            index.scope.get(scope),
+            index.target.get(name),
             Some(&index.any),
         ];
         self.collect(&buckets, None, scratch, ctx);
@@ -774,13 +774,4 @@ fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
         LogLevel::Warn => tracing::warn!(target: "hookc::rules", rule, point, "{message}"),
         LogLevel::Error => tracing::error!(target: "hookc::rules", rule, point, "{message}"),
     }
-}
-
-/// The bucket for `key` in a sorted `(key, bucket)` list.
-fn lookup<'a>(entries: &'a [(String, Bucket)], key: &str) -> Option<&'a Bucket> {
-    entries
-        .binary_search_by(|(k, _)| k.as_str().cmp(key))
-        .ok()
-        .and_then(|i| entries.get(i))
-        .map(|(_, b)| b)
 }

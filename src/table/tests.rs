@@ -127,7 +127,16 @@ fn inconsistent_programs_are_rejected() {
 
     let mut wrong_list = sample();
     wrong_list.points[0].index.any = Bucket { rules: vec![1], untriggered: vec![1], fields: 0 };
-    wrong_list.points[0].index.exact = vec![("a::b".into(), Bucket { rules: vec![0], untriggered: vec![0], fields: 0 })];
+    wrong_list.points[0].index.exact = crate::ir::Keyed {
+        map: crate::ir::StrMap {
+            keys: vec!["a::b".into()],
+            values: vec![vec![0]],
+            hash_key: 0,
+            disps: vec![(0, 0)],
+            map: vec![0],
+        },
+        buckets: vec![Bucket { rules: vec![0], untriggered: vec![0], fields: 0 }],
+    };
 
     let mut bad_trigger = sample();
     bad_trigger.points[0].rules[0].trigger = Some(0);

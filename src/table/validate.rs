@@ -81,13 +81,24 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         }
         Ok(())
     };
-    for (key, bucket) in &index.exact {
-        check_bucket(bucket, &|r| r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == *key)?;
+    for keyed in [&index.exact, &index.scope, &index.target] {
+        let map = &keyed.map;
+        let consistent = keyed.buckets.len() == map.keys.len()
+            && map.values.len() == map.keys.len()
+            && (map.keys.is_empty() || (!map.disps.is_empty() && map.map.len() == map.keys.len()))
+            && map.map.iter().all(|&k| (k as usize) < map.keys.len())
+            && map.keys.iter().enumerate().all(|(i, k)| map.get(k) == [u32::try_from(i).unwrap_or(u32::MAX)]);
+        if !consistent {
+            return Err(LoadError::invalid(format!("point `{name}`: inconsistent target index")));
+        }
     }
-    for (key, bucket) in &index.scope {
+    for (key, bucket) in index.exact.iter() {
+        check_bucket(bucket, &|r| r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == key)?;
+    }
+    for (key, bucket) in index.scope.iter() {
         check_bucket(bucket, &|r| r.target.scope.exact() == Some(key) && r.target.target == Segment::Any)?;
     }
-    for (key, bucket) in &index.target {
+    for (key, bucket) in index.target.iter() {
         check_bucket(bucket, &|r| r.target.scope == Segment::Any && r.target.target.exact() == Some(key))?;
     }
     check_bucket(&index.any, &|r| r.target.scope == Segment::Any && r.target.target == Segment::Any)?;
