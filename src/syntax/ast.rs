@@ -64,7 +64,7 @@ impl PartialEq for StrLit {
 }
 
 /// `schema NAME` (a built-in catalog) or `schema "path"` (a custom one).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SchemaDecl {
     /// Which schema.
     pub schema: SchemaRef,
@@ -82,7 +82,7 @@ pub enum SchemaRef {
 }
 
 /// `import "path"`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Import {
     /// The imported path, relative to the importing file.
     pub path: StrLit,
@@ -91,7 +91,7 @@ pub struct Import {
 }
 
 /// `list NAME = [v, …]`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ListDecl {
     /// The list's name.
     pub name: Ident,
@@ -102,7 +102,7 @@ pub struct ListDecl {
 }
 
 /// `pattern NAME = /re/flags`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PatternDecl {
     /// The pattern's name.
     pub name: Ident,
@@ -132,7 +132,7 @@ impl PartialEq for RegexLit {
 }
 
 /// `macro NAME = condition`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct MacroDecl {
     /// The macro's name.
     pub name: Ident,
@@ -143,7 +143,7 @@ pub struct MacroDecl {
 }
 
 /// A rule: `hook ID on POINTS [at FQL] [options] { conditions actions }`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Hook {
     /// The rule's id, unique across the compiled set.
     pub id: Ident,
@@ -164,7 +164,7 @@ pub struct Hook {
 }
 
 /// One header option.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct HookOption {
     /// Which option.
     pub kind: HookOptionKind,
@@ -186,7 +186,7 @@ pub enum HookOptionKind {
 }
 
 /// A `when` or `unless` line.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Condition {
     /// True for `unless` (the expression is negated).
     pub negated: bool,
@@ -348,5 +348,58 @@ impl ActionKind {
             ActionKind::Webhook(_) => "webhook",
             ActionKind::Call(_) => "call",
         }
+    }
+}
+
+impl PartialEq for SchemaDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.schema == other.schema
+    }
+}
+
+impl PartialEq for Import {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
+impl PartialEq for ListDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.items == other.items
+    }
+}
+
+impl PartialEq for PatternDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.regex == other.regex
+    }
+}
+
+impl PartialEq for MacroDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.body == other.body
+    }
+}
+
+impl PartialEq for Hook {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.points == other.points
+            && self.target == other.target
+            && self.options == other.options
+            && self.conditions == other.conditions
+            && self.actions == other.actions
+    }
+}
+
+impl PartialEq for HookOption {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl PartialEq for Condition {
+    fn eq(&self, other: &Self) -> bool {
+        self.negated == other.negated && self.expr == other.expr
     }
 }
