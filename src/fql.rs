@@ -177,17 +177,26 @@ impl FqlPattern {
         }
         // The instance is everything after the first `#`.
         let (body, instance) = match rest.find('#') {
-            Some(h) => (rest.get(..h).unwrap_or(""), Some((h, rest.get(h + 1..).unwrap_or("")))),
+            Some(h) => (
+                rest.get(..h).unwrap_or(""),
+                Some((h, rest.get(h + 1..).unwrap_or(""))),
+            ),
             None => (rest, None),
         };
         let (target, child) = match body.find('/') {
-            Some(s) => (body.get(..s).unwrap_or(""), Some((s, body.get(s + 1..).unwrap_or("")))),
+            Some(s) => (
+                body.get(..s).unwrap_or(""),
+                Some((s, body.get(s + 1..).unwrap_or(""))),
+            ),
             None => (body, None),
         };
         if target.is_empty() {
             return err(FqlErrorKind::EmptyTarget, rest_at);
         }
-        if let Some((i, c)) = target.char_indices().find(|&(_, c)| !valid_char(c) || c == '/') {
+        if let Some((i, c)) = target
+            .char_indices()
+            .find(|&(_, c)| !valid_char(c) || c == '/')
+        {
             return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + i);
         }
         let child = match child {
@@ -197,7 +206,10 @@ impl FqlPattern {
                     return err(FqlErrorKind::EmptyChildPath, rest_at + s);
                 }
                 if let Some((i, c)) = path.char_indices().find(|&(_, c)| !valid_char(c)) {
-                    return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + s + 1 + i);
+                    return err(
+                        FqlErrorKind::UnexpectedChar(describe(c)),
+                        rest_at + s + 1 + i,
+                    );
                 }
                 if let Some(i) = path.split('/').position(str::is_empty) {
                     let at = path.split('/').take(i).map(|p| p.len() + 1).sum::<usize>();
@@ -212,8 +224,14 @@ impl FqlPattern {
                 if name.is_empty() {
                     return err(FqlErrorKind::EmptyInstance, rest_at + h);
                 }
-                if let Some((i, c)) = name.char_indices().find(|&(_, c)| !valid_char(c) || c == '/') {
-                    return err(FqlErrorKind::UnexpectedChar(describe(c)), rest_at + h + 1 + i);
+                if let Some((i, c)) = name
+                    .char_indices()
+                    .find(|&(_, c)| !valid_char(c) || c == '/')
+                {
+                    return err(
+                        FqlErrorKind::UnexpectedChar(describe(c)),
+                        rest_at + h + 1 + i,
+                    );
                 }
                 Some(Segment::parse(name))
             }
@@ -370,10 +388,19 @@ mod tests {
         assert_eq!(p("builtin::llm").to_string(), "builtin::llm");
         assert_eq!(p("builtin::*").target, Segment::Any);
         assert_eq!(p("*::*"), FqlPattern::any());
-        assert_eq!(p("plugin::my-tool").target, Segment::Exact("my-tool".into()));
-        assert_eq!(p("builtin::llm/agent-1").child, Some(Segment::Exact("agent-1".into())));
+        assert_eq!(
+            p("plugin::my-tool").target,
+            Segment::Exact("my-tool".into())
+        );
+        assert_eq!(
+            p("builtin::llm/agent-1").child,
+            Some(Segment::Exact("agent-1".into()))
+        );
         assert_eq!(p("builtin::llm/*").child, Some(Segment::Any));
-        assert_eq!(p("lua::custom-comp#primary").instance, Some(Segment::Exact("primary".into())));
+        assert_eq!(
+            p("lua::custom-comp#primary").instance,
+            Some(Segment::Exact("primary".into()))
+        );
         assert_eq!(
             p("builtin::llm/agent-1/sub-worker").child,
             Some(Segment::Exact("agent-1/sub-worker".into()))
@@ -390,11 +417,20 @@ mod tests {
         assert_eq!(kind("builtin::llm/"), FqlErrorKind::EmptyChildPath);
         assert_eq!(kind("builtin::llm/a//b"), FqlErrorKind::EmptyChildPath);
         assert_eq!(kind("builtin::llm#"), FqlErrorKind::EmptyInstance);
-        assert_eq!(kind("builtin::llm::x"), FqlErrorKind::UnexpectedChar("`:`".into()));
-        assert_eq!(kind("built in::llm"), FqlErrorKind::UnexpectedChar("whitespace".into()));
+        assert_eq!(
+            kind("builtin::llm::x"),
+            FqlErrorKind::UnexpectedChar("`:`".into())
+        );
+        assert_eq!(
+            kind("built in::llm"),
+            FqlErrorKind::UnexpectedChar("whitespace".into())
+        );
         let e = FqlPattern::parse("builtin::llm/").unwrap_err();
         assert_eq!(e.offset(), 12);
-        assert_eq!(e.to_string(), "invalid FQL `builtin::llm/`: empty child path after `/`");
+        assert_eq!(
+            e.to_string(),
+            "invalid FQL `builtin::llm/`: empty child path after `/`"
+        );
     }
 
     #[test]

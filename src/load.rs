@@ -57,7 +57,10 @@ pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> V
         } else {
             diagnostics.push(Diagnostic::error(
                 "io",
-                format!("cannot read `{}`: no such file or directory", path.display()),
+                format!(
+                    "cannot read `{}`: no such file or directory",
+                    path.display()
+                ),
             ));
         }
     }
@@ -68,7 +71,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
-            diagnostics.push(Diagnostic::error("io", format!("cannot read `{}`: {e}", dir.display())));
+            diagnostics.push(Diagnostic::error(
+                "io",
+                format!("cannot read `{}`: {e}", dir.display()),
+            ));
             return;
         }
     };
@@ -91,8 +97,14 @@ pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
     let mut sources = Vec::new();
     for path in found {
         match std::fs::read_to_string(&path) {
-            Ok(text) => sources.push((SourceFile::new(path.display().to_string(), text), Some(path))),
-            Err(e) => diagnostics.push(Diagnostic::error("io", format!("cannot read `{}`: {e}", path.display()))),
+            Ok(text) => sources.push((
+                SourceFile::new(path.display().to_string(), text),
+                Some(path),
+            )),
+            Err(e) => diagnostics.push(Diagnostic::error(
+                "io",
+                format!("cannot read `{}`: {e}", path.display()),
+            )),
         }
     }
     let mut loaded = load(sources);
@@ -131,8 +143,13 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
     let mut next = 0;
     while next < loaded.files.len() {
         let imports: Vec<(ast::StrLit, Option<PathBuf>)> = {
-            let Some(file) = loaded.files.get(next) else { break };
-            let base = file.path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf));
+            let Some(file) = loaded.files.get(next) else {
+                break;
+            };
+            let base = file
+                .path
+                .as_ref()
+                .and_then(|p| p.parent().map(Path::to_path_buf));
             file.ast
                 .items
                 .iter()
@@ -141,7 +158,9 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
                     _ => None,
                 })
                 .map(|lit| {
-                    let target = base.as_ref().map_or_else(|| PathBuf::from(&lit.value), |b| b.join(&lit.value));
+                    let target = base
+                        .as_ref()
+                        .map_or_else(|| PathBuf::from(&lit.value), |b| b.join(&lit.value));
                     (lit, Some(target))
                 })
                 .collect()
@@ -166,12 +185,20 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
                     resolved.push(Some(i));
                 }
                 (_, result) => {
-                    let reason = result.err().map_or_else(|| "not found".to_string(), |e| e.to_string());
+                    let reason = result
+                        .err()
+                        .map_or_else(|| "not found".to_string(), |e| e.to_string());
                     if let Some(file) = loaded.files.get(next) {
-                        let d = Diagnostic::error("import-not-found", format!("cannot import `{}`: {reason}", lit.value))
-                            .in_file(&file.source)
-                            .with_primary(lit.span, "imported here")
-                            .with_help(format!("the path is relative to this file: `{}`", target.display()));
+                        let d = Diagnostic::error(
+                            "import-not-found",
+                            format!("cannot import `{}`: {reason}", lit.value),
+                        )
+                        .in_file(&file.source)
+                        .with_primary(lit.span, "imported here")
+                        .with_help(format!(
+                            "the path is relative to this file: `{}`",
+                            target.display()
+                        ));
                         loaded.diagnostics.push(d);
                     }
                     resolved.push(None);
@@ -208,7 +235,9 @@ fn report_cycles(loaded: &mut Loaded) {
         dfs(loaded, start, &mut state, &mut Vec::new(), &mut found);
     }
     for (file, nth, chain) in found {
-        let Some(f) = loaded.files.get(file) else { continue };
+        let Some(f) = loaded.files.get(file) else {
+            continue;
+        };
         let import = f
             .ast
             .items
@@ -222,13 +251,21 @@ fn report_cycles(loaded: &mut Loaded) {
             let d = Diagnostic::error("import-cycle", format!("import cycle: {chain}"))
                 .in_file(&f.source)
                 .with_primary(import.span, "this import closes the cycle")
-                .with_help("move the shared lists, patterns and macros into a file that imports nothing");
+                .with_help(
+                    "move the shared lists, patterns and macros into a file that imports nothing",
+                );
             loaded.diagnostics.push(d);
         }
     }
 }
 
-fn dfs(loaded: &Loaded, at: usize, state: &mut [u8], stack: &mut Vec<usize>, found: &mut Vec<(usize, usize, String)>) {
+fn dfs(
+    loaded: &Loaded,
+    at: usize,
+    state: &mut [u8],
+    stack: &mut Vec<usize>,
+    found: &mut Vec<(usize, usize, String)>,
+) {
     if state.get(at).copied() != Some(0) {
         return;
     }
@@ -236,7 +273,11 @@ fn dfs(loaded: &Loaded, at: usize, state: &mut [u8], stack: &mut Vec<usize>, fou
         *s = 1;
     }
     stack.push(at);
-    let imports = loaded.files.get(at).map(|f| f.imports.clone()).unwrap_or_default();
+    let imports = loaded
+        .files
+        .get(at)
+        .map(|f| f.imports.clone())
+        .unwrap_or_default();
     for (nth, target) in imports.into_iter().enumerate() {
         let Some(target) = target else { continue };
         match state.get(target).copied() {

@@ -14,17 +14,44 @@ const RULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v3/guard.
 
 fn check(table: &Table) {
     let mut scratch = table.scratch();
-    let mut ctx = HookContext::new(HookPoint::ToolPreExecute, "plugin::x", json!({"tool": "exec", "args": "rm -rf /"}));
-    let outcome = table.dispatch(&mut scratch, HookPoint::ToolPreExecute, &Target::new("plugin::x"), &mut ctx);
+    let mut ctx = HookContext::new(
+        HookPoint::ToolPreExecute,
+        "plugin::x",
+        json!({"tool": "exec", "args": "rm -rf /"}),
+    );
+    let outcome = table.dispatch(
+        &mut scratch,
+        HookPoint::ToolPreExecute,
+        &Target::new("plugin::x"),
+        &mut ctx,
+    );
     assert!(outcome.is_abort());
     assert_eq!(outcome.reason(), Some("blocked dangerous command"));
 
-    let mut ctx = HookContext::new(HookPoint::ChildPreSpawn, "builtin::llm", json!({"capabilities": 15}));
-    table.dispatch(&mut scratch, HookPoint::ChildPreSpawn, &Target::new("builtin::llm"), &mut ctx);
+    let mut ctx = HookContext::new(
+        HookPoint::ChildPreSpawn,
+        "builtin::llm",
+        json!({"capabilities": 15}),
+    );
+    table.dispatch(
+        &mut scratch,
+        HookPoint::ChildPreSpawn,
+        &Target::new("builtin::llm"),
+        &mut ctx,
+    );
     assert_eq!(ctx.payload["capabilities"], 7);
 
-    let mut ctx = HookContext::new(HookPoint::ToolPostExecute, "a::b", json!({"result": "k=AKIAABCDEFGHIJKLMNOP"}));
-    table.dispatch(&mut scratch, HookPoint::ToolPostExecute, &Target::new("a::b"), &mut ctx);
+    let mut ctx = HookContext::new(
+        HookPoint::ToolPostExecute,
+        "a::b",
+        json!({"result": "k=AKIAABCDEFGHIJKLMNOP"}),
+    );
+    table.dispatch(
+        &mut scratch,
+        HookPoint::ToolPostExecute,
+        &Target::new("a::b"),
+        &mut ctx,
+    );
     assert_eq!(ctx.payload["result"], "k=[REDACTED]");
 }
 
@@ -41,12 +68,26 @@ fn golden_tables_load_or_fail_with_a_version_error() {
     let mut seen_current = false;
     for entry in std::fs::read_dir(DIR).unwrap() {
         let dir = entry.unwrap().path();
-        let version: u32 = dir.file_name().unwrap().to_str().unwrap().trim_start_matches('v').parse().unwrap();
+        let version: u32 = dir
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_start_matches('v')
+            .parse()
+            .unwrap();
         let path = dir.join("guard.tbl");
-        let Ok(bytes) = std::fs::read(&path) else { continue };
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
         match Table::from_bytes(&bytes) {
             Ok(table) => {
-                assert_eq!(version, hookc::table::VERSION, "{} loads but is not current", path.display());
+                assert_eq!(
+                    version,
+                    hookc::table::VERSION,
+                    "{} loads but is not current",
+                    path.display()
+                );
                 check(&table);
                 seen_current = true;
             }
@@ -57,7 +98,10 @@ fn golden_tables_load_or_fail_with_a_version_error() {
             ),
         }
     }
-    assert!(seen_current, "commit a golden table for the current format: HOOKC_BLESS=1 cargo test --test golden");
+    assert!(
+        seen_current,
+        "commit a golden table for the current format: HOOKC_BLESS=1 cargo test --test golden"
+    );
 }
 
 #[test]

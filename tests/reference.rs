@@ -11,10 +11,28 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 const TOOLS: &[&str] = &["exec", "read", "write", "fetch"];
-const WORDS: &[&str] = &["rm", "-rf", "/tmp", "ls", "curl", "key", "AKIA1234", "été", "x"];
-const REGEXES: &[&str] = &[r"rm\s+-rf", r"^ls", r"curl .*", r"AKIA[0-9]+", r"\bkey\b", r"(?i)ÉTÉ", r"x$", r"[0-9]{3,}"];
+const WORDS: &[&str] = &[
+    "rm", "-rf", "/tmp", "ls", "curl", "key", "AKIA1234", "été", "x",
+];
+const REGEXES: &[&str] = &[
+    r"rm\s+-rf",
+    r"^ls",
+    r"curl .*",
+    r"AKIA[0-9]+",
+    r"\bkey\b",
+    r"(?i)ÉTÉ",
+    r"x$",
+    r"[0-9]{3,}",
+];
 const COMPONENTS: &[&str] = &["builtin::llm", "builtin::hil", "plugin::tools", "lua::comp"];
-const PATTERNS: &[&str] = &["builtin::llm", "builtin::*", "*::llm", "*::*", "plugin::tools", "*::tools"];
+const PATTERNS: &[&str] = &[
+    "builtin::llm",
+    "builtin::*",
+    "*::llm",
+    "*::*",
+    "plugin::tools",
+    "*::tools",
+];
 const FIELDS: &[&str] = &["tool", "cmd"];
 
 #[derive(Clone, Debug)]
@@ -60,9 +78,14 @@ fn leaf() -> impl Strategy<Value = C> {
     let field = 0..FIELDS.len();
     prop_oneof![
         (field.clone(), prop_oneof![tool(), word()]).prop_map(|(f, s)| C::Eq(f, s)),
-        (field.clone(), prop::collection::vec(prop_oneof![tool(), word()], 1..3)).prop_map(|(f, v)| C::In(f, v)),
+        (
+            field.clone(),
+            prop::collection::vec(prop_oneof![tool(), word()], 1..3)
+        )
+            .prop_map(|(f, v)| C::In(f, v)),
         (field.clone(), word()).prop_map(|(f, s)| C::Contains(f, s)),
-        (field.clone(), prop::collection::vec(word(), 1..4)).prop_map(|(f, v)| C::ContainsAny(f, v)),
+        (field.clone(), prop::collection::vec(word(), 1..4))
+            .prop_map(|(f, v)| C::ContainsAny(f, v)),
         (field.clone(), word()).prop_map(|(f, s)| C::Starts(f, s)),
         (field.clone(), word()).prop_map(|(f, s)| C::Ends(f, s)),
         (field.clone(), 0..REGEXES.len()).prop_map(|(f, r)| C::Matches(f, r)),
@@ -112,7 +135,11 @@ fn event() -> impl Strategy<Value = (usize, Value)> {
             if let Some(words) = cmd {
                 // Now and then the field is a list, not a string: the
                 // matchers must fall back to evaluating atoms one by one.
-                let v = if cmd_is_list && words.len() % 3 == 0 { json!(words) } else { json!(words.join(" ")) };
+                let v = if cmd_is_list && words.len() % 3 == 0 {
+                    json!(words)
+                } else {
+                    json!(words.join(" "))
+                };
                 payload.insert("cmd".into(), v);
             }
             payload.insert("n".into(), json!(n));
@@ -125,7 +152,10 @@ fn lit(s: &str) -> String {
 }
 
 fn list(v: &[String]) -> String {
-    format!("[{}]", v.iter().map(|s| lit(s)).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        v.iter().map(|s| lit(s)).collect::<Vec<_>>().join(", ")
+    )
 }
 
 fn render(c: &C) -> String {
@@ -149,7 +179,10 @@ fn render(c: &C) -> String {
 fn source(rules: &[R]) -> String {
     let mut out = String::new();
     for (i, r) in rules.iter().enumerate() {
-        out += &format!("hook r{i} on tool.pre_execute at \"{}\" priority {} {{\n", PATTERNS[r.target], r.priority);
+        out += &format!(
+            "hook r{i} on tool.pre_execute at \"{}\" priority {} {{\n",
+            PATTERNS[r.target], r.priority
+        );
         if let Some(c) = &r.cond {
             out += &format!("    when {}\n", render(c));
         }
@@ -187,8 +220,13 @@ fn eval(c: &C, payload: &Value) -> bool {
         C::ContainsAny(i, v) => v.iter().any(|s| contains(get(i), s)),
         C::Starts(i, s) => text(get(i)).is_some_and(|t| t.starts_with(s.as_str())),
         C::Ends(i, s) => text(get(i)).is_some_and(|t| t.ends_with(s.as_str())),
-        C::Matches(i, r) => text(get(i)).is_some_and(|t| regex::Regex::new(REGEXES[*r]).unwrap().is_match(t)),
-        C::Gt(k) => payload.get("n").and_then(Value::as_i64).is_some_and(|n| n > *k),
+        C::Matches(i, r) => {
+            text(get(i)).is_some_and(|t| regex::Regex::new(REGEXES[*r]).unwrap().is_match(t))
+        }
+        C::Gt(k) => payload
+            .get("n")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| n > *k),
         C::Exists(i) => get(i).is_some(),
         C::Not(c) => !eval(c, payload),
         C::And(a, b) => eval(a, payload) && eval(b, payload),

@@ -25,7 +25,12 @@ fn dispatch(table: &Table, point: &str, target: Target<'_>, payload: Value) -> R
 }
 
 fn run(rules: &str, point: &str, component: &str, payload: Value) -> Report {
-    dispatch(&table(&[("test.hooks", rules)]), point, Target::new(component), payload)
+    dispatch(
+        &table(&[("test.hooks", rules)]),
+        point,
+        Target::new(component),
+        payload,
+    )
 }
 
 fn fired(r: &Report) -> Vec<&str> {
@@ -86,14 +91,38 @@ fn fql_exact_wildcards_and_no_partial_globbing() {
         hook plugin on tool.pre_execute at plugin::* { continue }
     "#;
     let t = table(&[("t.hooks", rules)]);
-    let r = dispatch(&t, "tool.pre_execute", Target::new("builtin::llm"), json!({}));
+    let r = dispatch(
+        &t,
+        "tool.pre_execute",
+        Target::new("builtin::llm"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["exact", "scope", "name", "everything"]);
-    let r = dispatch(&t, "tool.pre_execute", Target::new("plugin::llm"), json!({}));
+    let r = dispatch(
+        &t,
+        "tool.pre_execute",
+        Target::new("plugin::llm"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["name", "everything", "plugin"]);
-    let r = dispatch(&t, "tool.pre_execute", Target::new("builtin::ll*"), json!({}));
+    let r = dispatch(
+        &t,
+        "tool.pre_execute",
+        Target::new("builtin::ll*"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["scope", "everything", "partial"]);
-    let r = dispatch(&t, "tool.pre_execute", Target::new("Builtin::llm"), json!({}));
-    assert_eq!(fired(&r), ["name", "everything"], "names are case-sensitive");
+    let r = dispatch(
+        &t,
+        "tool.pre_execute",
+        Target::new("Builtin::llm"),
+        json!({}),
+    );
+    assert_eq!(
+        fired(&r),
+        ["name", "everything"],
+        "names are case-sensitive"
+    );
 }
 
 #[test]
@@ -111,11 +140,26 @@ fn fql_child_paths_and_instances() {
     assert_eq!(fired(&r), ["no-child", "primary"]);
     let r = dispatch(&t, "child.pre_run", base.with_child("agent-1"), json!({}));
     assert_eq!(fired(&r), ["no-child", "any-child", "agent-1", "primary"]);
-    let r = dispatch(&t, "child.pre_run", base.with_child("agent-1/sub"), json!({}));
+    let r = dispatch(
+        &t,
+        "child.pre_run",
+        base.with_child("agent-1/sub"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["no-child", "any-child", "nested", "primary"]);
-    let r = dispatch(&t, "child.pre_run", base.with_instance("secondary"), json!({}));
+    let r = dispatch(
+        &t,
+        "child.pre_run",
+        base.with_instance("secondary"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["no-child"]);
-    let r = dispatch(&t, "child.pre_run", base.with_instance("primary"), json!({}));
+    let r = dispatch(
+        &t,
+        "child.pre_run",
+        base.with_instance("primary"),
+        json!({}),
+    );
     assert_eq!(fired(&r), ["no-child", "primary"]);
 }
 
@@ -131,16 +175,28 @@ fn abort_ends_the_chain_at_every_point_kind_and_drops_edits() {
         );
         let r = run(&rules, point, "builtin::llm", json!({"x": 1}));
         assert_eq!(r.outcome, OutcomeKind::Abort, "{point}");
-        assert_eq!(r.reason.as_deref(), Some(format!("stopped at {point}").as_str()));
+        assert_eq!(
+            r.reason.as_deref(),
+            Some(format!("stopped at {point}").as_str())
+        );
         assert_eq!(fired(&r), ["edit", "stop"]);
-        assert_eq!(r.context.payload, json!({"x": 1}), "edits before an abort are dropped");
+        assert_eq!(
+            r.context.payload,
+            json!({"x": 1}),
+            "edits before an abort are dropped"
+        );
         assert_eq!(r.decision, Some(hookc::Decision::Deny));
     }
 }
 
 #[test]
 fn deny_is_abort() {
-    let r = run(r#"hook d on tool.pre_execute { deny "no" }"#, "tool.pre_execute", "a::b", json!({}));
+    let r = run(
+        r#"hook d on tool.pre_execute { deny "no" }"#,
+        "tool.pre_execute",
+        "a::b",
+        json!({}),
+    );
     assert_eq!(r.outcome, OutcomeKind::Abort);
     assert_eq!(r.reason.as_deref(), Some("no"));
 }
@@ -160,7 +216,10 @@ fn skip_ends_the_chain_with_a_value() {
     assert_eq!(r.outcome, OutcomeKind::Skip);
     assert_eq!(r.value, Some(json!({"skipped": true, "op": "chat"})));
     assert_eq!(fired(&r), ["m", "s"]);
-    assert!(r.context.metadata.is_empty(), "metadata edits are dropped too");
+    assert!(
+        r.context.metadata.is_empty(),
+        "metadata edits are dropped too"
+    );
 }
 
 #[test]
@@ -185,8 +244,12 @@ fn replace_at_post_points_swaps_the_payload_and_goes_on() {
 #[test]
 fn replace_at_pre_or_event_points_is_an_error() {
     for point in ["tool.pre_execute", "bus.on_register"] {
-        let err = hookc::compile_str("t.hooks", &format!("hook r on {point} {{ replace {{}} }}")).unwrap_err();
-        assert!(err.iter().any(|d| d.code == "replace-not-post"), "{point}: {err}");
+        let err = hookc::compile_str("t.hooks", &format!("hook r on {point} {{ replace {{}} }}"))
+            .unwrap_err();
+        assert!(
+            err.iter().any(|d| d.code == "replace-not-post"),
+            "{point}: {err}"
+        );
     }
 }
 
@@ -229,7 +292,10 @@ fn rewrite_prepend_append_unset() {
         "x::y",
         json!({"result": "key AKIAABCDEFGHIJKLMNOP here", "note": "x", "debug": 1}),
     );
-    assert_eq!(r.context.payload, json!({"result": "key [REDACTED] here!", "note": "n:x"}));
+    assert_eq!(
+        r.context.payload,
+        json!({"result": "key [REDACTED] here!", "note": "n:x"})
+    );
 }
 
 #[test]
@@ -247,7 +313,11 @@ fn decisions_combine_most_restrictive_wins() {
     assert_eq!(allow_then_ask.outcome, OutcomeKind::Ask);
     assert_eq!(allow_then_ask.decision, Some(hookc::Decision::Ask));
     assert_eq!(allow_then_ask.reason.as_deref(), Some("sure?"));
-    assert_eq!(fired(&allow_then_ask), ["a", "b", "c"], "ask does not stop the chain");
+    assert_eq!(
+        fired(&allow_then_ask),
+        ["a", "b", "c"],
+        "ask does not stop the chain"
+    );
 
     let ask_then_abort = run(
         r#"
@@ -262,11 +332,21 @@ fn decisions_combine_most_restrictive_wins() {
     assert_eq!(ask_then_abort.decision, Some(hookc::Decision::Deny));
     assert_eq!(ask_then_abort.reason.as_deref(), Some("no"));
 
-    let allow_only = run("hook a on tool.pre_execute { allow }", "tool.pre_execute", "x::y", json!({}));
+    let allow_only = run(
+        "hook a on tool.pre_execute { allow }",
+        "tool.pre_execute",
+        "x::y",
+        json!({}),
+    );
     assert_eq!(allow_only.outcome, OutcomeKind::Continue);
     assert_eq!(allow_only.decision, Some(hookc::Decision::Allow));
 
-    let none = run("hook a on tool.pre_execute { continue }", "tool.pre_execute", "x::y", json!({}));
+    let none = run(
+        "hook a on tool.pre_execute { continue }",
+        "tool.pre_execute",
+        "x::y",
+        json!({}),
+    );
     assert_eq!(none.decision, None);
 }
 
@@ -282,15 +362,29 @@ fn depth_guard_stops_the_chain_with_a_warning() {
     let mut ctx = HookContext::new("tool.pre_execute", "x::y", json!({}));
     ctx.depth = 4;
     let mut scratch = t.scratch();
-    let outcome = t.dispatch(&mut scratch, "tool.pre_execute", &Target::new("x::y"), &mut ctx);
+    let outcome = t.dispatch(
+        &mut scratch,
+        "tool.pre_execute",
+        &Target::new("x::y"),
+        &mut ctx,
+    );
     assert_eq!(outcome.kind(), OutcomeKind::Continue);
     assert_eq!(outcome.fired().count(), 0);
     assert_eq!(outcome.warnings().len(), 1);
-    assert!(outcome.warnings()[0].contains("depth 4 reached the limit 4"), "{:?}", outcome.warnings());
+    assert!(
+        outcome.warnings()[0].contains("depth 4 reached the limit 4"),
+        "{:?}",
+        outcome.warnings()
+    );
 
     // Below the limit the chain runs.
     ctx.depth = 3;
-    let outcome = t.dispatch(&mut scratch, "tool.pre_execute", &Target::new("x::y"), &mut ctx);
+    let outcome = t.dispatch(
+        &mut scratch,
+        "tool.pre_execute",
+        &Target::new("x::y"),
+        &mut ctx,
+    );
     assert!(outcome.is_abort());
 }
 
@@ -323,10 +417,30 @@ fn conditions_and_operators() {
     );
     ctx.principal.id = "u1".into();
     let mut scratch = t.scratch();
-    let outcome = t.dispatch(&mut scratch, "tool.pre_execute", &Target::new("builtin::llm"), &mut ctx);
+    let outcome = t.dispatch(
+        &mut scratch,
+        "tool.pre_execute",
+        &Target::new("builtin::llm"),
+        &mut ctx,
+    );
     assert_eq!(
         outcome.additional_context(),
-        ["dangerous", "in", "not-in", "affix", "cmp", "arith", "bits", "exists", "unless", "or", "glob", "regex", "fields", "neg"]
+        [
+            "dangerous",
+            "in",
+            "not-in",
+            "affix",
+            "cmp",
+            "arith",
+            "bits",
+            "exists",
+            "unless",
+            "or",
+            "glob",
+            "regex",
+            "fields",
+            "neg"
+        ]
     );
 }
 
@@ -338,19 +452,32 @@ fn templates_fill_from_the_context() {
         "x::y",
         json!({"operation": "chat", "n": 3, "o": {"a": 1}}),
     );
-    assert_eq!(r.reason.as_deref(), Some(r#"op=chat n=3 obj={"a":1} missing=[] {literal}"#));
+    assert_eq!(
+        r.reason.as_deref(),
+        Some(r#"op=chat n=3 obj={"a":1} missing=[] {literal}"#)
+    );
 }
 
 #[test]
 fn points_without_rules_continue() {
-    let r = run("hook a on tool.pre_execute { abort }", "tool.post_execute", "x::y", json!({}));
+    let r = run(
+        "hook a on tool.pre_execute { abort }",
+        "tool.post_execute",
+        "x::y",
+        json!({}),
+    );
     assert_eq!(r.outcome, OutcomeKind::Continue);
     assert!(r.fired.is_empty());
 }
 
 #[test]
 fn effects_fail_open_or_closed_until_they_run() {
-    let open = run(r#"hook e on tool.pre_execute { exec "./check.sh" }"#, "tool.pre_execute", "x::y", json!({}));
+    let open = run(
+        r#"hook e on tool.pre_execute { exec "./check.sh" }"#,
+        "tool.pre_execute",
+        "x::y",
+        json!({}),
+    );
     assert_eq!(open.outcome, OutcomeKind::Continue);
     assert_eq!(open.warnings.len(), 1);
     let closed = run(
@@ -381,6 +508,11 @@ fn orcs_points_dispatch_by_enum_too() {
     let t = table(&[("t.hooks", "hook a on auth.on_grant { abort \"x\" }")]);
     let mut ctx = HookContext::new(hookc::HookPoint::AuthOnGrant, "x::y", json!({}));
     let mut scratch = t.scratch();
-    let outcome = t.dispatch(&mut scratch, hookc::HookPoint::AuthOnGrant, &Target::new("x::y"), &mut ctx);
+    let outcome = t.dispatch(
+        &mut scratch,
+        hookc::HookPoint::AuthOnGrant,
+        &Target::new("x::y"),
+        &mut ctx,
+    );
     assert!(outcome.is_abort());
 }

@@ -5,8 +5,11 @@ use super::names::{Def, DefKind, Scope};
 use super::{suggest, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
-use crate::ir::{self, Action, BinaryOp, Expr, FieldPath, LogLevel, RegexId, RegexSource, Root, Template, TemplatePart, UnaryOp};
-use crate::load::{LoadedFile, Loaded};
+use crate::ir::{
+    self, Action, BinaryOp, Expr, FieldPath, LogLevel, RegexId, RegexSource, Root, Template,
+    TemplatePart, UnaryOp,
+};
+use crate::load::{Loaded, LoadedFile};
 use crate::schema::{FieldType, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
@@ -69,7 +72,13 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_else(|| unreachable_file())
     }
 
-    fn error(&mut self, code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+    fn error(
+        &mut self,
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::error(code, message)
             .in_file(&self.src().source)
             .with_primary(span, label)
@@ -86,9 +95,12 @@ impl<'a> Lowerer<'a> {
             match self.schema.point(&point.name) {
                 Some(def) => {
                     if self.points.iter().any(|(n, _)| *n == point.name) {
-                        let d = Diagnostic::warning("duplicate-point", format!("point `{}` is listed twice", point.name))
-                            .in_file(&self.src().source)
-                            .with_primary(point.span, "listed again here");
+                        let d = Diagnostic::warning(
+                            "duplicate-point",
+                            format!("point `{}` is listed twice", point.name),
+                        )
+                        .in_file(&self.src().source)
+                        .with_primary(point.span, "listed again here");
                         self.emit(d);
                     } else {
                         self.points.push((def.name.clone(), def.kind));
@@ -101,9 +113,15 @@ impl<'a> Lowerer<'a> {
                         point.span,
                         format!("not a point of the `{}` schema", self.schema.name),
                     );
-                    d = match suggest(&point.name, self.schema.points.iter().map(|p| p.name.as_str())) {
+                    d = match suggest(
+                        &point.name,
+                        self.schema.points.iter().map(|p| p.name.as_str()),
+                    ) {
                         Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                        None => d.with_help(format!("run `hookc lint --help` for the points of the `{}` schema", self.schema.name)),
+                        None => d.with_help(format!(
+                            "run `hookc lint --help` for the points of the `{}` schema",
+                            self.schema.name
+                        )),
                     };
                     self.emit(d);
                 }
@@ -141,7 +159,12 @@ impl<'a> Lowerer<'a> {
             if let Some((_, first)) = seen.iter().find(|(d, _)| *d == disc) {
                 let first = *first;
                 let d = self
-                    .error("duplicate-option", "option given twice", opt.span, "given again here")
+                    .error(
+                        "duplicate-option",
+                        "option given twice",
+                        opt.span,
+                        "given again here",
+                    )
                     .with_secondary(first, "first given here");
                 self.emit(d);
                 continue;
@@ -151,14 +174,24 @@ impl<'a> Lowerer<'a> {
                 ast::HookOptionKind::Priority(p) => match i32::try_from(*p) {
                     Ok(p) => priority = p,
                     Err(_) => {
-                        let d = self.error("invalid-option", format!("priority {p} is out of range"), opt.span, "too large");
+                        let d = self.error(
+                            "invalid-option",
+                            format!("priority {p} is out of range"),
+                            opt.span,
+                            "too large",
+                        );
                         self.emit(d.with_help("priorities are 32-bit integers; lower runs first"));
                     }
                 },
                 ast::HookOptionKind::Disabled => enabled = false,
                 ast::HookOptionKind::Fail(mode) => fail = *mode,
                 ast::HookOptionKind::Timeout(0) => {
-                    let d = self.error("invalid-option", "timeout must be greater than zero", opt.span, "zero timeout");
+                    let d = self.error(
+                        "invalid-option",
+                        "timeout must be greater than zero",
+                        opt.span,
+                        "zero timeout",
+                    );
                     self.emit(d);
                 }
                 ast::HookOptionKind::Timeout(ms) => timeout_ms = Some(*ms),
@@ -167,8 +200,14 @@ impl<'a> Lowerer<'a> {
         // Conditions, ANDed; `unless` negates.
         let mut cond: Option<Expr> = None;
         for c in &hook.conditions {
-            let Some(e) = self.condition(&c.expr) else { continue };
-            let e = if c.negated { Expr::Unary(UnaryOp::Not, Box::new(e)) } else { e };
+            let Some(e) = self.condition(&c.expr) else {
+                continue;
+            };
+            let e = if c.negated {
+                Expr::Unary(UnaryOp::Not, Box::new(e))
+            } else {
+                e
+            };
             cond = Some(match cond {
                 None => e,
                 Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
@@ -181,7 +220,9 @@ impl<'a> Lowerer<'a> {
                 actions.push(a);
             }
         }
-        if self.diagnostics.count(crate::diag::Severity::Error) > errors_before || self.points.is_empty() {
+        if self.diagnostics.count(crate::diag::Severity::Error) > errors_before
+            || self.points.is_empty()
+        {
             return None;
         }
         let (line, col) = self.src().source.line_col(hook.span.start);
@@ -212,7 +253,12 @@ impl<'a> Lowerer<'a> {
             Ty::Bool | Ty::Any => Some(expr),
             other => {
                 let d = self
-                    .error("type-mismatch", format!("a condition must be a boolean, this is {}", other.name()), e.span, "not a boolean")
+                    .error(
+                        "type-mismatch",
+                        format!("a condition must be a boolean, this is {}", other.name()),
+                        e.span,
+                        "not a boolean",
+                    )
                     .with_help("compare it, e.g. `== \"value\"`, or test it with `exists`");
                 self.emit(d);
                 None
@@ -256,7 +302,11 @@ impl<'a> Lowerer<'a> {
             K::Unary(op, inner) => {
                 let (x, ty) = self.expr(inner, strings)?;
                 let want_bool = *op == UnaryOp::Not;
-                let ok = if want_bool { matches!(ty, Ty::Bool | Ty::Any) } else { ty.is_number() || ty == Ty::Any };
+                let ok = if want_bool {
+                    matches!(ty, Ty::Bool | Ty::Any)
+                } else {
+                    ty.is_number() || ty == Ty::Any
+                };
                 if !ok {
                     let op_text = match op {
                         UnaryOp::Not => "not",
@@ -272,7 +322,13 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                let result_ty = if want_bool { Ty::Bool } else if ty == Ty::Float { Ty::Float } else { Ty::Int };
+                let result_ty = if want_bool {
+                    Ty::Bool
+                } else if ty == Ty::Float {
+                    Ty::Float
+                } else {
+                    Ty::Int
+                };
                 (fold_unary(*op, x), result_ty)
             }
             K::Binary(op, a, b) => {
@@ -285,14 +341,25 @@ impl<'a> Lowerer<'a> {
                 let (x, tx) = self.expr(lhs, strings)?;
                 let (y, ty) = self.expr(list, strings)?;
                 if !matches!(ty, Ty::List | Ty::Any) {
-                    let kw = if matches!(e.kind, K::In(..)) { "in" } else { "contains any" };
+                    let kw = if matches!(e.kind, K::In(..)) {
+                        "in"
+                    } else {
+                        "contains any"
+                    };
                     let d = self
-                        .error("type-mismatch", format!("`{kw}` needs a list, this is {}", ty.name()), list.span, "not a list")
+                        .error(
+                            "type-mismatch",
+                            format!("`{kw}` needs a list, this is {}", ty.name()),
+                            list.span,
+                            "not a list",
+                        )
                         .with_help("write a list literal `[\"a\", \"b\"]` or the name of a `list`");
                     self.emit(d);
                     return None;
                 }
-                if matches!(e.kind, K::ContainsAny(..)) && !matches!(tx, Ty::String | Ty::List | Ty::Object | Ty::Any) {
+                if matches!(e.kind, K::ContainsAny(..))
+                    && !matches!(tx, Ty::String | Ty::List | Ty::Object | Ty::Any)
+                {
                     let d = self.error(
                         "type-mismatch",
                         format!("`contains any` cannot search {}", tx.name()),
@@ -328,7 +395,12 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => {
                     let d = self
-                        .error("type-mismatch", "`exists` needs a field path", inner.span, "not a field")
+                        .error(
+                            "type-mismatch",
+                            "`exists` needs a field path",
+                            inner.span,
+                            "not a field",
+                        )
                         .with_help("write e.g. `payload.args exists`");
                     self.emit(d);
                     return None;
@@ -353,7 +425,15 @@ impl<'a> Lowerer<'a> {
         None
     }
 
-    fn binary_type(&mut self, op: BinaryOp, a: Ty, b: Ty, ea: &ast::Expr, eb: &ast::Expr, span: Span) -> Option<Ty> {
+    fn binary_type(
+        &mut self,
+        op: BinaryOp,
+        a: Ty,
+        b: Ty,
+        ea: &ast::Expr,
+        eb: &ast::Expr,
+        span: Span,
+    ) -> Option<Ty> {
         let mismatch = |this: &mut Self, why: String| {
             let d = this
                 .error("type-mismatch", why, span, "")
@@ -367,14 +447,25 @@ impl<'a> Lowerer<'a> {
                 if matches!(a, Ty::Bool | Ty::Any) && matches!(b, Ty::Bool | Ty::Any) {
                     Some(Ty::Bool)
                 } else {
-                    mismatch(self, format!("`{}` needs booleans, found {} and {}", op.as_str(), a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!(
+                            "`{}` needs booleans, found {} and {}",
+                            op.as_str(),
+                            a.name(),
+                            b.name()
+                        ),
+                    )
                 }
             }
             BinaryOp::Eq | BinaryOp::Ne => {
                 if a.comparable(b) {
                     Some(Ty::Bool)
                 } else {
-                    mismatch(self, format!("{} and {} can never be equal", a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!("{} and {} can never be equal", a.name(), b.name()),
+                    )
                 }
             }
             BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
@@ -385,7 +476,15 @@ impl<'a> Lowerer<'a> {
                 if ok {
                     Some(Ty::Bool)
                 } else {
-                    mismatch(self, format!("`{}` cannot order {} and {}", op.as_str(), a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!(
+                            "`{}` cannot order {} and {}",
+                            op.as_str(),
+                            a.name(),
+                            b.name()
+                        ),
+                    )
                 }
             }
             BinaryOp::Contains => {
@@ -404,22 +503,54 @@ impl<'a> Lowerer<'a> {
                 if matches!(a, Ty::String | Ty::Any) && matches!(b, Ty::String | Ty::Any) {
                     Some(Ty::Bool)
                 } else {
-                    mismatch(self, format!("`{}` needs strings, found {} and {}", op.as_str(), a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!(
+                            "`{}` needs strings, found {} and {}",
+                            op.as_str(),
+                            a.name(),
+                            b.name()
+                        ),
+                    )
                 }
             }
             BinaryOp::Add if a == Ty::String && b == Ty::String => Some(Ty::String),
-            BinaryOp::BitOr | BinaryOp::BitXor | BinaryOp::BitAnd | BinaryOp::Shl | BinaryOp::Shr => {
+            BinaryOp::BitOr
+            | BinaryOp::BitXor
+            | BinaryOp::BitAnd
+            | BinaryOp::Shl
+            | BinaryOp::Shr => {
                 if matches!(a, Ty::Int | Ty::Any) && matches!(b, Ty::Int | Ty::Any) {
                     Some(Ty::Int)
                 } else {
-                    mismatch(self, format!("`{}` needs integers, found {} and {}", op.as_str(), a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!(
+                            "`{}` needs integers, found {} and {}",
+                            op.as_str(),
+                            a.name(),
+                            b.name()
+                        ),
+                    )
                 }
             }
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
                 if (a.is_number() || a == Ty::Any) && (b.is_number() || b == Ty::Any) {
-                    Some(if a == Ty::Float || b == Ty::Float { Ty::Float } else { Ty::Int })
+                    Some(if a == Ty::Float || b == Ty::Float {
+                        Ty::Float
+                    } else {
+                        Ty::Int
+                    })
                 } else {
-                    mismatch(self, format!("`{}` needs numbers, found {} and {}", op.as_str(), a.name(), b.name()))
+                    mismatch(
+                        self,
+                        format!(
+                            "`{}` needs numbers, found {} and {}",
+                            op.as_str(),
+                            a.name(),
+                            b.name()
+                        ),
+                    )
                 }
             }
         }
@@ -446,12 +577,18 @@ impl<'a> Lowerer<'a> {
         let scalar = !matches!(root, Root::Payload | Root::Metadata | Root::Principal);
         let principal_ok = root != Root::Principal
             || matches!(segments.as_slice(), [] | [ir::Segment::Field(_)])
-                && segments.iter().all(|s| matches!(s, ir::Segment::Field(f) if f == "type" || f == "id"));
+                && segments
+                    .iter()
+                    .all(|s| matches!(s, ir::Segment::Field(f) if f == "type" || f == "id"));
         if (scalar && !segments.is_empty()) || !principal_ok {
             let d = self
                 .error(
                     "unknown-field",
-                    format!("`{}` has no field `{}`", root.as_str(), display_segments(&segments)),
+                    format!(
+                        "`{}` has no field `{}`",
+                        root.as_str(),
+                        display_segments(&segments)
+                    ),
                     p.span,
                     "no such field",
                 )
@@ -487,12 +624,19 @@ impl<'a> Lowerer<'a> {
 
     fn name(&mut self, name: &ast::Ident, strings: Strings) -> Option<(Expr, Ty)> {
         let Some(def) = self.scope.get(&name.name).copied() else {
-            let mut d = self.error("unknown-name", format!("unknown name `{}`", name.name), name.span, "not defined");
+            let mut d = self.error(
+                "unknown-name",
+                format!("unknown name `{}`", name.name),
+                name.span,
+                "not defined",
+            );
             let known: Vec<&str> = self.scope.keys().map(String::as_str).collect();
             let roots = Root::ALL.iter().map(|r| r.as_str());
             d = match suggest(&name.name, known.iter().copied().chain(roots)) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                None => d.with_help("define it with `list`, `pattern` or `macro`, or import the file that does"),
+                None => d.with_help(
+                    "define it with `list`, `pattern` or `macro`, or import the file that does",
+                ),
             };
             self.emit(d);
             return None;
@@ -506,15 +650,22 @@ impl<'a> Lowerer<'a> {
                 if self.macro_stack.contains(&name.name) {
                     let chain = self.macro_stack.join(" -> ");
                     let d = self
-                        .error("macro-cycle", format!("macro `{}` refers to itself", name.name), name.span, "used here")
+                        .error(
+                            "macro-cycle",
+                            format!("macro `{}` refers to itself", name.name),
+                            name.span,
+                            "used here",
+                        )
                         .with_help(format!("the macros form a cycle: {chain} -> {}", name.name));
                     self.emit(d);
                     return None;
                 }
-                let body = self.def_file(def).and_then(|f| match f.ast.items.get(def.item) {
-                    Some(ast::Item::Macro(m)) => Some(m.body.clone()),
-                    _ => None,
-                })?;
+                let body = self
+                    .def_file(def)
+                    .and_then(|f| match f.ast.items.get(def.item) {
+                        Some(ast::Item::Macro(m)) => Some(m.body.clone()),
+                        _ => None,
+                    })?;
                 // The body resolves in the macro's own file.
                 let saved = (self.file, self.scope);
                 self.file = def.file;
@@ -533,7 +684,10 @@ impl<'a> Lowerer<'a> {
                         name.span,
                         "a regex",
                     )
-                    .with_help(format!("test a field against it: `payload.x matches {}`", name.name));
+                    .with_help(format!(
+                        "test a field against it: `payload.x matches {}`",
+                        name.name
+                    ));
                 self.emit(d);
                 None
             }
@@ -546,7 +700,9 @@ impl<'a> Lowerer<'a> {
 
     fn list_items(&mut self, def: Def) -> Option<Vec<Value>> {
         let file = self.def_file(def)?;
-        let Some(ast::Item::List(list)) = file.ast.items.get(def.item) else { return None };
+        let Some(ast::Item::List(list)) = file.ast.items.get(def.item) else {
+            return None;
+        };
         let mut out = Vec::new();
         for item in &list.items {
             match &item.kind {
@@ -573,7 +729,9 @@ impl<'a> Lowerer<'a> {
                 match def {
                     Some(def) if def.kind == DefKind::Pattern => {
                         let file = self.def_file(def)?;
-                        let Some(ast::Item::Pattern(p)) = file.ast.items.get(def.item) else { return None };
+                        let Some(ast::Item::Pattern(p)) = file.ast.items.get(def.item) else {
+                            return None;
+                        };
                         self.regex(&p.regex, def.file)
                     }
                     Some(def) => {
@@ -595,7 +753,12 @@ impl<'a> Lowerer<'a> {
                             .filter(|(_, d)| d.kind == DefKind::Pattern)
                             .map(|(n, _)| n.as_str())
                             .collect();
-                        let mut d = self.error("unknown-name", format!("unknown pattern `{}`", name.name), name.span, "not defined");
+                        let mut d = self.error(
+                            "unknown-name",
+                            format!("unknown pattern `{}`", name.name),
+                            name.span,
+                            "not defined",
+                        );
                         d = match suggest(&name.name, patterns.iter().copied()) {
                             Some(s) => d.with_help(format!("did you mean `{s}`?")),
                             None => d.with_help("define it with `pattern NAME = /regex/`"),
@@ -636,7 +799,8 @@ impl<'a> Lowerer<'a> {
             };
             let inner = span.map_or(lit.pattern_span, |s| {
                 let start = lit.pattern_span.start as usize + s.start.offset;
-                let end = (lit.pattern_span.start as usize + s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
+                let end = (lit.pattern_span.start as usize + s.end.offset.max(s.start.offset + 1))
+                    .min(lit.pattern_span.end as usize);
                 Span::new(start, end.max(start))
             });
             let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
@@ -655,7 +819,12 @@ impl<'a> Lowerer<'a> {
             .build()
         {
             let d = self
-                .error("invalid-regex", "regex is too large", lit.span, e.to_string())
+                .error(
+                    "invalid-regex",
+                    "regex is too large",
+                    lit.span,
+                    e.to_string(),
+                )
                 .with_help("split it into several rules or simplify it");
             self.emit(d);
             return None;
@@ -664,7 +833,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn glob(&mut self, glob: &ast::StrLit) -> Option<RegexId> {
-        match globset::GlobBuilder::new(&glob.value).literal_separator(true).build() {
+        match globset::GlobBuilder::new(&glob.value)
+            .literal_separator(true)
+            .build()
+        {
             Ok(g) => {
                 let re = g.regex();
                 let pattern = re.strip_prefix("(?-u)").unwrap_or(re).to_string();
@@ -673,7 +845,12 @@ impl<'a> Lowerer<'a> {
                     flags: String::new(),
                 };
                 if regex::Regex::new(&source.to_inline()).is_err() {
-                    let d = self.error("invalid-glob", format!("glob `{}` cannot be compiled", glob.value), glob.span, "here");
+                    let d = self.error(
+                        "invalid-glob",
+                        format!("glob `{}` cannot be compiled", glob.value),
+                        glob.span,
+                        "here",
+                    );
                     self.emit(d);
                     return None;
                 }
@@ -708,7 +885,12 @@ impl<'a> Lowerer<'a> {
             } else if let Some(tail) = after.strip_prefix('{') {
                 let Some(close) = tail.find('}') else {
                     let d = self
-                        .error("invalid-template", "unclosed `{` in template", lit.span, "in this string")
+                        .error(
+                            "invalid-template",
+                            "unclosed `{` in template",
+                            lit.span,
+                            "in this string",
+                        )
                         .with_help("write `{{` for a literal brace");
                     self.emit(d);
                     return None;
@@ -726,7 +908,12 @@ impl<'a> Lowerer<'a> {
                 rest = tail.get(close + 1..).unwrap_or("");
             } else {
                 let d = self
-                    .error("invalid-template", "unmatched `}` in template", lit.span, "in this string")
+                    .error(
+                        "invalid-template",
+                        "unmatched `}` in template",
+                        lit.span,
+                        "in this string",
+                    )
                     .with_help("write `}}` for a literal brace");
                 self.emit(d);
                 return None;
@@ -741,16 +928,24 @@ impl<'a> Lowerer<'a> {
 
     fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<FieldPath> {
         let raw = self.src().source.slice(lit.span);
-        let span = raw
-            .find(&format!("{{{hole}}}"))
-            .map_or(lit.span, |i| Span::new(lit.span.start as usize + i, lit.span.start as usize + i + hole.len() + 2));
+        let span = raw.find(&format!("{{{hole}}}")).map_or(lit.span, |i| {
+            Span::new(
+                lit.span.start as usize + i,
+                lit.span.start as usize + i + hole.len() + 2,
+            )
+        });
         let mut segments = Vec::new();
         let mut chars = hole.split('.');
         let root_text = chars.next().unwrap_or("");
         let (root_name, first_index) = split_index(root_text);
         let bad = |this: &mut Self, why: &str| {
             let d = this
-                .error("invalid-template", format!("invalid template hole `{{{hole}}}`"), span, why.to_string())
+                .error(
+                    "invalid-template",
+                    format!("invalid template hole `{{{hole}}}`"),
+                    span,
+                    why.to_string(),
+                )
                 .with_help("holes are field paths such as `{payload.args}` or `{principal.id}`");
             this.emit(d);
             None
@@ -763,7 +958,11 @@ impl<'a> Lowerer<'a> {
         }
         for part in chars {
             let (name, indices) = split_index(part);
-            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+            {
                 return bad(self, "not a field path");
             }
             segments.push(ir::Segment::Field(name.to_string()));
@@ -788,7 +987,12 @@ impl<'a> Lowerer<'a> {
             Some(path)
         } else {
             let d = self
-                .error("not-editable", format!("`{}` cannot be edited", path.root.as_str()), p.span, "read-only")
+                .error(
+                    "not-editable",
+                    format!("`{}` cannot be edited", path.root.as_str()),
+                    p.span,
+                    "read-only",
+                )
                 .with_help("rules may edit `payload` and `metadata`");
             self.emit(d);
             None
@@ -848,11 +1052,18 @@ impl<'a> Lowerer<'a> {
                     Action::Append(target?, t)
                 }
             }
-            A::Meta(key, value) => Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?.0),
+            A::Meta(key, value) => {
+                Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?.0)
+            }
             A::Log(level, message) => {
                 let Some(lvl) = LogLevel::from_name(&level.name) else {
                     let d = self
-                        .error("unknown-level", format!("unknown log level `{}`", level.name), level.span, "not a level")
+                        .error(
+                            "unknown-level",
+                            format!("unknown log level `{}`", level.name),
+                            level.span,
+                            "not a level",
+                        )
                         .with_help("levels are trace, debug, info, warn, error");
                     self.emit(d);
                     return None;
@@ -914,7 +1125,10 @@ fn display_segments(segments: &[ir::Segment]) -> String {
         root: Root::Payload,
         segments: segments.to_vec(),
     };
-    path.to_string().trim_start_matches("payload").trim_start_matches('.').to_string()
+    path.to_string()
+        .trim_start_matches("payload")
+        .trim_start_matches('.')
+        .to_string()
 }
 
 /// Arrays of constants fold into one constant.

@@ -69,7 +69,11 @@ pub struct Checked {
 /// Checks every root file of a load.
 pub fn check(loaded: &Loaded) -> Checked {
     let mut checked = Checked {
-        files: loaded.files.iter().map(|f| f.source.name.to_string()).collect(),
+        files: loaded
+            .files
+            .iter()
+            .map(|f| f.source.name.to_string())
+            .collect(),
         ..Checked::default()
     };
     let schema = resolve_schema(loaded, &mut checked.diagnostics);
@@ -96,12 +100,17 @@ pub fn check(loaded: &Loaded) -> Checked {
             }
             continue;
         }
-        let Some(scope) = scopes.get(fi) else { continue };
+        let Some(scope) = scopes.get(fi) else {
+            continue;
+        };
         for hook in hooks {
             if let Some((first_file, first_span)) = ids.get(&hook.id.name) {
-                let mut d = Diagnostic::error("duplicate-id", format!("duplicate hook id `{}`", hook.id.name))
-                    .in_file(&file.source)
-                    .with_primary(hook.id.span, "defined again here");
+                let mut d = Diagnostic::error(
+                    "duplicate-id",
+                    format!("duplicate hook id `{}`", hook.id.name),
+                )
+                .in_file(&file.source)
+                .with_primary(hook.id.span, "defined again here");
                 if *first_file == fi {
                     d = d.with_secondary(*first_span, "first defined here");
                 } else if let Some(other) = loaded.files.get(*first_file) {
@@ -111,7 +120,9 @@ pub fn check(loaded: &Loaded) -> Checked {
                         other.source.name
                     ));
                 }
-                checked.diagnostics.push(d.with_help_if_none("hook ids must be unique across the compiled set"));
+                checked
+                    .diagnostics
+                    .push(d.with_help_if_none("hook ids must be unique across the compiled set"));
             } else {
                 ids.insert(hook.id.name.clone(), (fi, hook.id.span));
             }
@@ -139,17 +150,25 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
     for (fi, file) in loaded.files.iter().enumerate().filter(|(_, f)| f.root) {
         for item in &file.ast.items {
-            let ast::Item::Schema(decl) = item else { continue };
+            let ast::Item::Schema(decl) = item else {
+                continue;
+            };
             let schema = match &decl.schema {
                 ast::SchemaRef::Builtin(name) => match Schema::builtin(&name.name) {
                     Some(s) => s,
                     None => {
-                        let mut d = Diagnostic::error("unknown-schema", format!("unknown schema `{}`", name.name))
-                            .in_file(&file.source)
-                            .with_primary(name.span, "not a built-in schema");
+                        let mut d = Diagnostic::error(
+                            "unknown-schema",
+                            format!("unknown schema `{}`", name.name),
+                        )
+                        .in_file(&file.source)
+                        .with_primary(name.span, "not a built-in schema");
                         d = match suggest(&name.name, Schema::BUILTIN.iter().copied()) {
                             Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                            None => d.with_help(format!("built-in schemas: {}", Schema::BUILTIN.join(", "))),
+                            None => d.with_help(format!(
+                                "built-in schemas: {}",
+                                Schema::BUILTIN.join(", ")
+                            )),
                         };
                         diagnostics.push(d);
                         continue;
@@ -157,10 +176,16 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
                 },
                 ast::SchemaRef::Path(path) => {
                     diagnostics.push(
-                        Diagnostic::error("unsupported-schema", format!("custom schema `{}` is not supported yet", path.value))
-                            .in_file(&file.source)
-                            .with_primary(path.span, "schema files are not read by this version")
-                            .with_help(format!("use a built-in schema: {}", Schema::BUILTIN.join(", "))),
+                        Diagnostic::error(
+                            "unsupported-schema",
+                            format!("custom schema `{}` is not supported yet", path.value),
+                        )
+                        .in_file(&file.source)
+                        .with_primary(path.span, "schema files are not read by this version")
+                        .with_help(format!(
+                            "use a built-in schema: {}",
+                            Schema::BUILTIN.join(", ")
+                        )),
                     );
                     continue;
                 }
@@ -169,14 +194,18 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
                 Some((first, ffi, fspan)) if first.name != schema.name => {
                     let mut d = Diagnostic::error(
                         "schema-conflict",
-                        format!("schema `{}` conflicts with schema `{}`", schema.name, first.name),
+                        format!(
+                            "schema `{}` conflicts with schema `{}`",
+                            schema.name, first.name
+                        ),
                     )
                     .in_file(&file.source)
                     .with_primary(decl.span, "declared here");
                     if *ffi == fi {
                         d = d.with_secondary(*fspan, "first declared here");
                     }
-                    diagnostics.push(d.with_help("all files compiled together must use one schema"));
+                    diagnostics
+                        .push(d.with_help("all files compiled together must use one schema"));
                 }
                 Some(_) => {}
                 None => chosen = Some((schema, fi, decl.span)),

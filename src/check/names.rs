@@ -54,16 +54,26 @@ pub(crate) fn scopes(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Vec<Scop
                 };
                 if let Some(first) = spans.get(&name.name) {
                     diagnostics.push(
-                        Diagnostic::error("duplicate-name", format!("`{}` is defined twice", name.name))
-                            .in_file(&file.source)
-                            .with_primary(name.span, "defined again here")
-                            .with_secondary(*first, "first defined here")
-                            .with_help("lists, patterns and macros share one namespace per file"),
+                        Diagnostic::error(
+                            "duplicate-name",
+                            format!("`{}` is defined twice", name.name),
+                        )
+                        .in_file(&file.source)
+                        .with_primary(name.span, "defined again here")
+                        .with_secondary(*first, "first defined here")
+                        .with_help("lists, patterns and macros share one namespace per file"),
                     );
                     continue;
                 }
                 spans.insert(name.name.clone(), name.span);
-                scope.insert(name.name.clone(), Def { kind, file: fi, item: ii });
+                scope.insert(
+                    name.name.clone(),
+                    Def {
+                        kind,
+                        file: fi,
+                        item: ii,
+                    },
+                );
             }
             scope
         })
@@ -77,7 +87,9 @@ pub(crate) fn scopes(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Vec<Scop
                 if std::mem::replace(seen.get_mut(f).unwrap_or(&mut true), true) {
                     continue;
                 }
-                let Some(file) = loaded.files.get(f) else { continue };
+                let Some(file) = loaded.files.get(f) else {
+                    continue;
+                };
                 for &import in file.imports.iter().flatten() {
                     if let Some(theirs) = own.get(import) {
                         for (name, def) in theirs {

@@ -30,10 +30,16 @@ fn unknown_point_suggests_the_closest() {
 
 #[test]
 fn invalid_fql_points_at_the_problem() {
-    let (d, at) = one("hook a on tool.pre_execute at builtin::llm/ { continue }", "invalid-fql");
+    let (d, at) = one(
+        "hook a on tool.pre_execute at builtin::llm/ { continue }",
+        "invalid-fql",
+    );
     assert_eq!(d.labels[0].message, "empty child path after `/`");
     assert_eq!(at, (1, 43));
-    let (d, at) = one(r#"hook a on tool.pre_execute at "::llm" { continue }"#, "invalid-fql");
+    let (d, at) = one(
+        r#"hook a on tool.pre_execute at "::llm" { continue }"#,
+        "invalid-fql",
+    );
     assert_eq!(d.labels[0].message, "empty scope before `::`");
     assert_eq!(at, (1, 32));
     for (fql, why) in [
@@ -41,25 +47,41 @@ fn invalid_fql_points_at_the_problem() {
         ("builtin::", "empty target after `::`"),
         ("builtin::llm#", "empty instance after `#`"),
     ] {
-        let (d, _) = one(&format!("hook a on tool.pre_execute at \"{fql}\" {{ continue }}"), "invalid-fql");
+        let (d, _) = one(
+            &format!("hook a on tool.pre_execute at \"{fql}\" {{ continue }}"),
+            "invalid-fql",
+        );
         assert_eq!(d.labels[0].message, why);
     }
 }
 
 #[test]
 fn invalid_regex_points_inside_the_regex() {
-    let (d, at) = one("hook a on tool.pre_execute { when payload.x matches /ab(c/ abort }", "invalid-regex");
+    let (d, at) = one(
+        "hook a on tool.pre_execute { when payload.x matches /ab(c/ abort }",
+        "invalid-regex",
+    );
     assert!(d.message.starts_with("invalid regex"), "{}", d.message);
     assert_eq!(at.0, 1);
-    assert!(at.1 >= 55 && at.1 <= 58, "column {} is inside the regex", at.1);
+    assert!(
+        at.1 >= 55 && at.1 <= 58,
+        "column {} is inside the regex",
+        at.1
+    );
     // Flags are checked by the parser.
-    let (d, _) = one("pattern p = /x/q\nhook a on tool.pre_execute { when payload.x matches p abort }", "syntax");
+    let (d, _) = one(
+        "pattern p = /x/q\nhook a on tool.pre_execute { when payload.x matches p abort }",
+        "syntax",
+    );
     assert_eq!(d.message, "unknown regex flag `q`");
 }
 
 #[test]
 fn duplicate_ids_name_the_first() {
-    let (d, at) = one("hook a on tool.pre_execute { continue }\nhook a on tool.post_execute { continue }", "duplicate-id");
+    let (d, at) = one(
+        "hook a on tool.pre_execute { continue }\nhook a on tool.post_execute { continue }",
+        "duplicate-id",
+    );
     assert_eq!(at, (2, 6));
     assert_eq!(d.labels.len(), 2);
 }
@@ -71,47 +93,97 @@ fn unknown_names_suggest() {
         "unknown-name",
     );
     assert_eq!(d.help.as_deref(), Some("did you mean `dangerous`?"));
-    let (d, _) = one("hook a on tool.pre_execute { when payload.x matches secret abort }", "unknown-name");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when payload.x matches secret abort }",
+        "unknown-name",
+    );
     assert_eq!(d.message, "unknown pattern `secret`");
-    let (d, _) = one("hook a on tool.pre_execute { when is_exec abort }", "unknown-name");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when is_exec abort }",
+        "unknown-name",
+    );
     assert_eq!(d.message, "unknown name `is_exec`");
 }
 
 #[test]
 fn replace_outside_post_points() {
-    let (d, at) = one("hook a on tool.post_execute, tool.pre_execute {\n  replace {}\n}", "replace-not-post");
-    assert!(d.message.contains("`tool.pre_execute` (pre)"), "{}", d.message);
+    let (d, at) = one(
+        "hook a on tool.post_execute, tool.pre_execute {\n  replace {}\n}",
+        "replace-not-post",
+    );
+    assert!(
+        d.message.contains("`tool.pre_execute` (pre)"),
+        "{}",
+        d.message
+    );
     assert_eq!(at, (2, 3));
 }
 
 #[test]
 fn type_mismatches_where_the_schema_knows() {
-    let (d, _) = one(r#"hook a on tool.pre_execute { when depth == "x" abort }"#, "type-mismatch");
+    let (d, _) = one(
+        r#"hook a on tool.pre_execute { when depth == "x" abort }"#,
+        "type-mismatch",
+    );
     assert_eq!(d.message, "an int and a string can never be equal");
-    one(r#"hook a on child.pre_spawn { when payload.capabilities contains "x" abort }"#, "type-mismatch");
-    one(r#"hook a on tool.pre_execute { when component > 3 abort }"#, "type-mismatch");
-    one(r#"hook a on tool.pre_execute { when depth matches /x/ abort }"#, "type-mismatch");
-    one(r#"hook a on tool.pre_execute { when payload.tool & 1 == 0 abort }"#, "type-mismatch");
-    one(r#"hook a on tool.pre_execute { when payload.tool in timestamp_ms abort }"#, "type-mismatch");
-    one(r#"hook a on tool.pre_execute { when depth abort }"#, "type-mismatch");
+    one(
+        r#"hook a on child.pre_spawn { when payload.capabilities contains "x" abort }"#,
+        "type-mismatch",
+    );
+    one(
+        r#"hook a on tool.pre_execute { when component > 3 abort }"#,
+        "type-mismatch",
+    );
+    one(
+        r#"hook a on tool.pre_execute { when depth matches /x/ abort }"#,
+        "type-mismatch",
+    );
+    one(
+        r#"hook a on tool.pre_execute { when payload.tool & 1 == 0 abort }"#,
+        "type-mismatch",
+    );
+    one(
+        r#"hook a on tool.pre_execute { when payload.tool in timestamp_ms abort }"#,
+        "type-mismatch",
+    );
+    one(
+        r#"hook a on tool.pre_execute { when depth abort }"#,
+        "type-mismatch",
+    );
     // Unknown payload fields are `any`: no finding.
-    assert!(diagnostics(r#"hook a on tool.pre_execute { when payload.whatever == 1 abort }"#).is_empty());
+    assert!(
+        diagnostics(r#"hook a on tool.pre_execute { when payload.whatever == 1 abort }"#)
+            .is_empty()
+    );
 }
 
 #[test]
 fn imports_not_found_and_cycles() {
-    let (d, at) = one("import \"nowhere/missing.hooks\"\nhook a on tool.pre_execute { continue }", "import-not-found");
-    assert!(d.message.starts_with("cannot import `nowhere/missing.hooks`"));
+    let (d, at) = one(
+        "import \"nowhere/missing.hooks\"\nhook a on tool.pre_execute { continue }",
+        "import-not-found",
+    );
+    assert!(d
+        .message
+        .starts_with("cannot import `nowhere/missing.hooks`"));
     assert_eq!(at, (1, 8));
 
     let dir = std::env::temp_dir().join(format!("hookc-cycle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("a.hooks"), "import \"b.hooks\"\nhook a on tool.pre_execute { continue }").unwrap();
+    std::fs::write(
+        dir.join("a.hooks"),
+        "import \"b.hooks\"\nhook a on tool.pre_execute { continue }",
+    )
+    .unwrap();
     std::fs::write(dir.join("b.hooks"), "import \"a.hooks\"\nlist l = [1]").unwrap();
     let err = crate::compile_paths(&[dir.join("a.hooks")], &crate::Options::default()).unwrap_err();
     let cycle: Vec<_> = err.iter().filter(|d| d.code == "import-cycle").collect();
     assert_eq!(cycle.len(), 1, "{err}");
-    assert!(cycle[0].message.contains("a.hooks -> b.hooks -> a.hooks"), "{}", cycle[0].message);
+    assert!(
+        cycle[0].message.contains("a.hooks -> b.hooks -> a.hooks"),
+        "{}",
+        cycle[0].message
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -119,13 +191,18 @@ fn imports_not_found_and_cycles() {
 fn imports_bring_definitions() {
     let dir = std::env::temp_dir().join(format!("hookc-import-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("common.hooks"), "list bad = [\"rm\"]\npattern key = /K[0-9]+/\nmacro is_exec = payload.tool == \"exec\"").unwrap();
+    std::fs::write(
+        dir.join("common.hooks"),
+        "list bad = [\"rm\"]\npattern key = /K[0-9]+/\nmacro is_exec = payload.tool == \"exec\"",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("main.hooks"),
         "import \"common.hooks\"\nhook a on tool.pre_execute { when is_exec and payload.args contains any bad and payload.args matches key abort }",
     )
     .unwrap();
-    let compiled = crate::compile_paths(&[dir.join("main.hooks")], &crate::Options::default()).unwrap();
+    let compiled =
+        crate::compile_paths(&[dir.join("main.hooks")], &crate::Options::default()).unwrap();
     assert_eq!(compiled.table.rule_count(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -136,20 +213,61 @@ fn all_errors_of_a_file_are_reported() {
         "hook a on tool.pre_exec { continue }\nhook b on tool.pre_execute at ::x { continue }\nhook a on tool.pre_execute { when depth == \"s\" abort }",
     );
     let codes: Vec<_> = all.iter().map(|d| d.code).collect();
-    assert_eq!(codes, ["unknown-point", "invalid-fql", "duplicate-id", "type-mismatch"]);
+    assert_eq!(
+        codes,
+        [
+            "unknown-point",
+            "invalid-fql",
+            "duplicate-id",
+            "type-mismatch"
+        ]
+    );
 }
 
 #[test]
 fn other_checks() {
-    one("macro a = b\nmacro b = a\nhook h on tool.pre_execute { when a abort }", "macro-cycle");
-    one("hook h on tool.pre_execute { set component = \"x\" }", "not-editable");
-    one("hook h on tool.pre_execute { log loud \"x\" }", "unknown-level");
-    one("hook h on tool.pre_execute { abort \"{nothing.here}\" }", "unknown-field");
-    one("hook h on tool.pre_execute { abort \"{payload.x\" }", "invalid-template");
-    one("hook h on tool.pre_execute priority 1 priority 2 { continue }", "duplicate-option");
-    one("schema orks\nhook h on tool.pre_execute { continue }", "unknown-schema");
-    one("list a = [1]\nlist a = [2]\nhook h on tool.pre_execute { continue }", "duplicate-name");
-    one("pattern p = /x/\nhook h on tool.pre_execute { when p abort }", "wrong-kind");
-    one("hook h on tool.pre_execute { when principal.name == \"x\" abort }", "unknown-field");
-    one("hook h on tool.pre_execute { when payload.p glob \"[\" abort }", "invalid-glob");
+    one(
+        "macro a = b\nmacro b = a\nhook h on tool.pre_execute { when a abort }",
+        "macro-cycle",
+    );
+    one(
+        "hook h on tool.pre_execute { set component = \"x\" }",
+        "not-editable",
+    );
+    one(
+        "hook h on tool.pre_execute { log loud \"x\" }",
+        "unknown-level",
+    );
+    one(
+        "hook h on tool.pre_execute { abort \"{nothing.here}\" }",
+        "unknown-field",
+    );
+    one(
+        "hook h on tool.pre_execute { abort \"{payload.x\" }",
+        "invalid-template",
+    );
+    one(
+        "hook h on tool.pre_execute priority 1 priority 2 { continue }",
+        "duplicate-option",
+    );
+    one(
+        "schema orks\nhook h on tool.pre_execute { continue }",
+        "unknown-schema",
+    );
+    one(
+        "list a = [1]\nlist a = [2]\nhook h on tool.pre_execute { continue }",
+        "duplicate-name",
+    );
+    one(
+        "pattern p = /x/\nhook h on tool.pre_execute { when p abort }",
+        "wrong-kind",
+    );
+    one(
+        "hook h on tool.pre_execute { when principal.name == \"x\" abort }",
+        "unknown-field",
+    );
+    one(
+        "hook h on tool.pre_execute { when payload.p glob \"[\" abort }",
+        "invalid-glob",
+    );
 }

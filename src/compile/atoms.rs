@@ -42,9 +42,9 @@ impl Atoms {
             },
             Expr::Const(Value::Bool(true)) => Cond::True,
             Expr::Const(Value::Bool(false)) => Cond::Not(Box::new(Cond::True)),
-            Expr::Binary(BinaryOp::Ne, a, b) => {
-                Cond::Not(Box::new(self.atom(leaf(&Expr::Binary(BinaryOp::Eq, a.clone(), b.clone())))))
-            }
+            Expr::Binary(BinaryOp::Ne, a, b) => Cond::Not(Box::new(
+                self.atom(leaf(&Expr::Binary(BinaryOp::Eq, a.clone(), b.clone()))),
+            )),
             _ => self.atom(leaf(e)),
         }
     }
@@ -78,24 +78,33 @@ fn leaf(e: &Expr) -> Atom {
     match e {
         Expr::Path(p) => Atom::Eq(p.clone(), Value::Bool(true)),
         Expr::Binary(op, a, b) => match (op, a.as_ref(), b.as_ref()) {
-            (BinaryOp::Eq, Expr::Path(p), Expr::Const(c)) | (BinaryOp::Eq, Expr::Const(c), Expr::Path(p)) => {
-                Atom::Eq(p.clone(), c.clone())
+            (BinaryOp::Eq, Expr::Path(p), Expr::Const(c))
+            | (BinaryOp::Eq, Expr::Const(c), Expr::Path(p)) => Atom::Eq(p.clone(), c.clone()),
+            (
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge,
+                Expr::Path(p),
+                Expr::Const(Value::Number(n)),
+            ) => match (cmp(*op), n.as_f64()) {
+                (Some(op), Some(n)) => Atom::Cmp(p.clone(), op, n),
+                _ => Atom::Expr(e.clone()),
+            },
+            (
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge,
+                Expr::Const(Value::Number(n)),
+                Expr::Path(p),
+            ) => match (cmp(*op).map(flip), n.as_f64()) {
+                (Some(op), Some(n)) => Atom::Cmp(p.clone(), op, n),
+                _ => Atom::Expr(e.clone()),
+            },
+            (BinaryOp::Contains, Expr::Path(p), Expr::Const(c)) => {
+                Atom::Contains(p.clone(), c.clone())
             }
-            (BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge, Expr::Path(p), Expr::Const(Value::Number(n))) => {
-                match (cmp(*op), n.as_f64()) {
-                    (Some(op), Some(n)) => Atom::Cmp(p.clone(), op, n),
-                    _ => Atom::Expr(e.clone()),
-                }
+            (BinaryOp::StartsWith, Expr::Path(p), Expr::Const(Value::String(s))) => {
+                Atom::StartsWith(p.clone(), s.clone())
             }
-            (BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge, Expr::Const(Value::Number(n)), Expr::Path(p)) => {
-                match (cmp(*op).map(flip), n.as_f64()) {
-                    (Some(op), Some(n)) => Atom::Cmp(p.clone(), op, n),
-                    _ => Atom::Expr(e.clone()),
-                }
+            (BinaryOp::EndsWith, Expr::Path(p), Expr::Const(Value::String(s))) => {
+                Atom::EndsWith(p.clone(), s.clone())
             }
-            (BinaryOp::Contains, Expr::Path(p), Expr::Const(c)) => Atom::Contains(p.clone(), c.clone()),
-            (BinaryOp::StartsWith, Expr::Path(p), Expr::Const(Value::String(s))) => Atom::StartsWith(p.clone(), s.clone()),
-            (BinaryOp::EndsWith, Expr::Path(p), Expr::Const(Value::String(s))) => Atom::EndsWith(p.clone(), s.clone()),
             _ => Atom::Expr(e.clone()),
         },
         Expr::In(a, b) => match (a.as_ref(), b.as_ref()) {
@@ -103,7 +112,9 @@ fn leaf(e: &Expr) -> Atom {
             _ => Atom::Expr(e.clone()),
         },
         Expr::ContainsAny(a, b) => match (a.as_ref(), b.as_ref()) {
-            (Expr::Path(p), Expr::Const(Value::Array(items))) => Atom::ContainsAny(p.clone(), items.clone()),
+            (Expr::Path(p), Expr::Const(Value::Array(items))) => {
+                Atom::ContainsAny(p.clone(), items.clone())
+            }
             _ => Atom::Expr(e.clone()),
         },
         Expr::Matches(a, re) => match a.as_ref() {

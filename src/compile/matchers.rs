@@ -45,19 +45,33 @@ struct Acc {
 }
 
 /// Builds the field matchers of one point's atoms.
-pub(super) fn build(atoms: &[Atom], regexes: &[RegexSource], first_dfa: u32, dfa_size_limit: usize) -> Result<Built, TooLarge> {
+pub(super) fn build(
+    atoms: &[Atom],
+    regexes: &[RegexSource],
+    first_dfa: u32,
+    dfa_size_limit: usize,
+) -> Result<Built, TooLarge> {
     let mut by_field: BTreeMap<FieldPath, Acc> = BTreeMap::new();
     let mut atom_field = vec![NO_FIELD; atoms.len()];
     for (i, atom) in atoms.iter().enumerate() {
         let id = u32::try_from(i).unwrap_or(u32::MAX);
         let Some(path) = atom.field() else { continue };
         let strings = |values: &[Value]| -> Option<Vec<String>> {
-            values.iter().map(|v| v.as_str().map(str::to_string)).collect()
+            values
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect()
         };
         let acc = || Acc::default();
         match atom {
             Atom::Eq(_, Value::String(s)) => {
-                by_field.entry(path.clone()).or_insert_with(acc).eq.entry(s.clone()).or_default().push(id);
+                by_field
+                    .entry(path.clone())
+                    .or_insert_with(acc)
+                    .eq
+                    .entry(s.clone())
+                    .or_default()
+                    .push(id);
             }
             Atom::In(_, values) => match strings(values) {
                 Some(keys) if !keys.is_empty() => {
@@ -72,23 +86,33 @@ pub(super) fn build(atoms: &[Atom], regexes: &[RegexSource], first_dfa: u32, dfa
                 _ => continue,
             },
             Atom::Matches(_, re) => {
-                let Some(source) = regexes.get(re.0 as usize) else { continue };
+                let Some(source) = regexes.get(re.0 as usize) else {
+                    continue;
+                };
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
                 a.patterns.push(source.to_inline());
                 a.dfa_atoms.push(id);
             }
             Atom::StartsWith(_, prefix) => {
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
-                a.patterns.push(format!("^{}", regex_syntax::escape(prefix)));
+                a.patterns
+                    .push(format!("^{}", regex_syntax::escape(prefix)));
                 a.dfa_atoms.push(id);
             }
             Atom::EndsWith(_, suffix) => {
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
-                a.patterns.push(format!("{}$", regex_syntax::escape(suffix)));
+                a.patterns
+                    .push(format!("{}$", regex_syntax::escape(suffix)));
                 a.dfa_atoms.push(id);
             }
             Atom::Contains(_, Value::String(needle)) if !needle.is_empty() => {
-                by_field.entry(path.clone()).or_insert_with(acc).literals.entry(needle.clone()).or_default().push(id);
+                by_field
+                    .entry(path.clone())
+                    .or_insert_with(acc)
+                    .literals
+                    .entry(needle.clone())
+                    .or_default()
+                    .push(id);
             }
             Atom::ContainsAny(_, values) => match strings(values) {
                 Some(needles) if !needles.is_empty() && needles.iter().all(|n| !n.is_empty()) => {
@@ -129,7 +153,8 @@ pub(super) fn build(atoms: &[Atom], regexes: &[RegexSource], first_dfa: u32, dfa
             dfas.push(bytes);
             Some(index)
         };
-        let (literals, literal_atoms): (Vec<String>, Vec<Vec<u32>>) = acc.literals.into_iter().unzip();
+        let (literals, literal_atoms): (Vec<String>, Vec<Vec<u32>>) =
+            acc.literals.into_iter().unzip();
         fields.push(FieldMatcher {
             path,
             bulk: acc.bulk,
@@ -176,6 +201,10 @@ pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
         values,
         hash_key: state.key,
         disps: state.disps,
-        map: state.map.into_iter().map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect(),
+        map: state
+            .map
+            .into_iter()
+            .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect(),
     }
 }

@@ -59,7 +59,10 @@ pub struct Compiled {
 ///
 /// Every diagnostic found (errors and warnings) when at least one is an
 /// error.
-pub fn compile_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Result<Compiled, Diagnostics> {
+pub fn compile_paths<P: AsRef<Path>>(
+    paths: &[P],
+    options: &Options,
+) -> Result<Compiled, Diagnostics> {
     compile_loaded(load::load_paths(paths), options)
 }
 
@@ -69,7 +72,10 @@ pub fn compile_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Result<C
 /// # Errors
 ///
 /// Every diagnostic found when at least one is an error.
-pub fn compile_sources(sources: Vec<SourceFile>, options: &Options) -> Result<Compiled, Diagnostics> {
+pub fn compile_sources(
+    sources: Vec<SourceFile>,
+    options: &Options,
+) -> Result<Compiled, Diagnostics> {
     compile_loaded(load::load_sources(sources), options)
 }
 
@@ -106,7 +112,15 @@ fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnos
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    let (program, dfas) = lower(schema, rules, regexes, files, &loaded, options, &mut diagnostics);
+    let (program, dfas) = lower(
+        schema,
+        rules,
+        regexes,
+        files,
+        &loaded,
+        options,
+        &mut diagnostics,
+    );
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -117,7 +131,10 @@ fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnos
             sources,
         }),
         Err(e) => {
-            diagnostics.push(Diagnostic::error("internal", format!("the compiled table does not validate: {e}")));
+            diagnostics.push(Diagnostic::error(
+                "internal",
+                format!("the compiled table does not validate: {e}"),
+            ));
             Err(diagnostics)
         }
     }
@@ -135,10 +152,15 @@ fn lower(
 ) -> (Program, Vec<Vec<u8>>) {
     // Rules arrive in declaration order; a stable sort by priority keeps
     // declaration order among ties.
-    let mut by_point: BTreeMap<String, (crate::schema::PointKind, Vec<&CheckedRule>)> = BTreeMap::new();
+    let mut by_point: BTreeMap<String, (crate::schema::PointKind, Vec<&CheckedRule>)> =
+        BTreeMap::new();
     for rule in &rules {
         for (point, kind) in &rule.points {
-            by_point.entry(point.clone()).or_insert_with(|| (*kind, Vec::new())).1.push(rule);
+            by_point
+                .entry(point.clone())
+                .or_insert_with(|| (*kind, Vec::new()))
+                .1
+                .push(rule);
         }
     }
     let mut points = Vec::new();
@@ -265,7 +287,11 @@ fn choose_triggers(rules: &mut [Rule], atoms: &[Atom], atom_field: &[u32]) -> Ve
         .map(|r| {
             let mut n = Vec::new();
             necessary(&r.cond, &mut n);
-            n.retain(|a| atom_field.get(*a as usize).is_some_and(|f| *f != crate::ir::NO_FIELD));
+            n.retain(|a| {
+                atom_field
+                    .get(*a as usize)
+                    .is_some_and(|f| *f != crate::ir::NO_FIELD)
+            });
             n.sort_unstable();
             n.dedup();
             n
@@ -286,10 +312,13 @@ fn choose_triggers(rules: &mut [Rule], atoms: &[Atom], atom_field: &[u32]) -> Ve
     };
     let mut triggers = vec![Vec::new(); atoms.len()];
     for (i, (rule, n)) in rules.iter_mut().zip(&needs).enumerate() {
-        rule.trigger = n
-            .iter()
-            .copied()
-            .min_by_key(|&a| (uses.get(a as usize).copied().unwrap_or(usize::MAX), cost(a), a));
+        rule.trigger = n.iter().copied().min_by_key(|&a| {
+            (
+                uses.get(a as usize).copied().unwrap_or(usize::MAX),
+                cost(a),
+                a,
+            )
+        });
         if let Some(list) = rule.trigger.and_then(|a| triggers.get_mut(a as usize)) {
             list.push(u32::try_from(i).unwrap_or(u32::MAX));
         }
@@ -354,9 +383,12 @@ fn template_over_limit(rule: &CheckedRule, limit: usize, loaded: &Loaded) -> Opt
         .actions
         .iter()
         .filter_map(|a| match a {
-            Action::Abort(t) | Action::Ask(t) | Action::Context(t) | Action::Log(_, t) | Action::Prepend(_, t) | Action::Append(_, t) => {
-                Some(len(t))
-            }
+            Action::Abort(t)
+            | Action::Ask(t)
+            | Action::Context(t)
+            | Action::Log(_, t)
+            | Action::Prepend(_, t)
+            | Action::Append(_, t) => Some(len(t)),
             _ => None,
         })
         .max()?;
@@ -365,10 +397,16 @@ fn template_over_limit(rule: &CheckedRule, limit: usize, loaded: &Loaded) -> Opt
     }
     let file = loaded.files.get(rule.file)?;
     Some(
-        Diagnostic::error("limit", format!("rule `{}` has a template of {longest} bytes, over the limit of {limit}", rule.id))
-            .in_file(&file.source)
-            .with_primary(rule.span, "in this rule")
-            .with_help("raise `max_template_len` or shorten the text"),
+        Diagnostic::error(
+            "limit",
+            format!(
+                "rule `{}` has a template of {longest} bytes, over the limit of {limit}",
+                rule.id
+            ),
+        )
+        .in_file(&file.source)
+        .with_primary(rule.span, "in this rule")
+        .with_help("raise `max_template_len` or shorten the text"),
     )
 }
 

@@ -12,17 +12,45 @@ fn limit_error(text: &str, options: Options) -> crate::diag::Diagnostic {
 
 #[test]
 fn too_many_rules_on_a_point() {
-    let text: String = (0..5).map(|i| format!("hook r{i} on tool.pre_execute {{ continue }}\n")).collect();
-    let d = limit_error(&text, Options { max_rules_per_point: 3, ..Options::default() });
-    assert_eq!(d.message, "point `tool.pre_execute` has 5 rules, more than the limit of 3");
-    assert_eq!(d.location().unwrap().1, 4, "points at the first rule over the limit");
-    assert!(crate::compile_sources(vec![SourceFile::new("t.hooks", text)], &Options { max_rules_per_point: 5, ..Options::default() }).is_ok());
+    let text: String = (0..5)
+        .map(|i| format!("hook r{i} on tool.pre_execute {{ continue }}\n"))
+        .collect();
+    let d = limit_error(
+        &text,
+        Options {
+            max_rules_per_point: 3,
+            ..Options::default()
+        },
+    );
+    assert_eq!(
+        d.message,
+        "point `tool.pre_execute` has 5 rules, more than the limit of 3"
+    );
+    assert_eq!(
+        d.location().unwrap().1,
+        4,
+        "points at the first rule over the limit"
+    );
+    assert!(crate::compile_sources(
+        vec![SourceFile::new("t.hooks", text)],
+        &Options {
+            max_rules_per_point: 5,
+            ..Options::default()
+        }
+    )
+    .is_ok());
 }
 
 #[test]
 fn dfa_over_the_size_limit() {
     let text = "hook small on tool.pre_execute { when payload.x matches /a/ abort }\nhook big on tool.pre_execute { when payload.x matches /[a-z]{30}[0-9]{30}/ abort }";
-    let d = limit_error(text, Options { dfa_size_limit: 1000, ..Options::default() });
+    let d = limit_error(
+        text,
+        Options {
+            dfa_size_limit: 1000,
+            ..Options::default()
+        },
+    );
     assert!(d.message.contains("the regexes on `payload.x` at `tool.pre_execute` need a DFA larger than the limit of 1000 bytes"), "{}", d.message);
     assert_eq!(d.location().unwrap().1, 1);
 }
@@ -30,8 +58,17 @@ fn dfa_over_the_size_limit() {
 #[test]
 fn template_over_the_length_limit() {
     let text = format!("hook ok on tool.pre_execute {{ abort \"short\" }}\nhook long on tool.pre_execute {{ abort \"{}\" }}", "x".repeat(100));
-    let d = limit_error(&text, Options { max_template_len: 50, ..Options::default() });
-    assert_eq!(d.message, "rule `long` has a template of 100 bytes, over the limit of 50");
+    let d = limit_error(
+        &text,
+        Options {
+            max_template_len: 50,
+            ..Options::default()
+        },
+    );
+    assert_eq!(
+        d.message,
+        "rule `long` has a template of 100 bytes, over the limit of 50"
+    );
     assert_eq!(d.location().unwrap().1, 2);
 }
 
@@ -48,7 +85,11 @@ fn identical_atoms_are_shared_and_triggers_chosen() {
     )
     .unwrap();
     let point = compiled.table.point("tool.pre_execute").unwrap();
-    assert_eq!(point.atoms.len(), 4, "`payload.tool == \"exec\"` is one atom");
+    assert_eq!(
+        point.atoms.len(),
+        4,
+        "`payload.tool == \"exec\"` is one atom"
+    );
     // The rarer regex atoms trigger `a` and `b`; `c` only has the shared
     // equality; `d` has no bulk atom and is a candidate for every event.
     let trigger = |i: usize| point.rules[i].trigger.map(|a| &point.atoms[a as usize]);
@@ -59,5 +100,9 @@ fn identical_atoms_are_shared_and_triggers_chosen() {
     assert_eq!(point.index.any.untriggered, [3]);
     let fields: Vec<String> = point.fields.iter().map(|f| f.path.to_string()).collect();
     assert_eq!(fields, ["payload.args", "payload.tool"]);
-    assert_eq!(point.fields[0].dfa_atoms.len(), 2, "both regexes in one DFA");
+    assert_eq!(
+        point.fields[0].dfa_atoms.len(),
+        2,
+        "both regexes in one DFA"
+    );
 }

@@ -64,7 +64,11 @@ pub struct HookContext {
 impl HookContext {
     /// A context for `point` on `component` with a payload; everything else
     /// defaulted (depth 0, max depth 4).
-    pub fn new(point: impl std::fmt::Display, component: impl Into<String>, payload: Value) -> HookContext {
+    pub fn new(
+        point: impl std::fmt::Display,
+        component: impl Into<String>,
+        payload: Value,
+    ) -> HookContext {
         HookContext {
             hook_point: point.to_string(),
             component_id: component.into(),
@@ -83,7 +87,13 @@ impl HookContext {
     /// Reads a field. Missing fields (and `child`/`instance` when absent) are
     /// `None`.
     pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {
-        let scalar = |v: Val<'static>| if path.segments.is_empty() { Some(v) } else { None };
+        let scalar = |v: Val<'static>| {
+            if path.segments.is_empty() {
+                Some(v)
+            } else {
+                None
+            }
+        };
         match path.root {
             Root::Payload => walk(&self.payload, &path.segments).map(Val::from_json),
             Root::Metadata => match path.segments.split_first() {
@@ -100,19 +110,29 @@ impl HookContext {
             Root::Point => str_field(&self.hook_point, path),
             Root::Principal => match path.segments.as_slice() {
                 [] => Some(Val::Principal(&self.principal)),
-                [Segment::Field(f)] if f == "type" => Some(Val::Str(Cow::Borrowed(&self.principal.kind))),
-                [Segment::Field(f)] if f == "id" => Some(Val::Str(Cow::Borrowed(&self.principal.id))),
+                [Segment::Field(f)] if f == "type" => {
+                    Some(Val::Str(Cow::Borrowed(&self.principal.kind)))
+                }
+                [Segment::Field(f)] if f == "id" => {
+                    Some(Val::Str(Cow::Borrowed(&self.principal.id)))
+                }
                 _ => None,
             },
             Root::Depth => scalar(Val::Int(i64::from(self.depth))),
             Root::MaxDepth => scalar(Val::Int(i64::from(self.max_depth))),
-            Root::TimestampMs => scalar(Val::Int(i64::try_from(self.timestamp_ms).unwrap_or(i64::MAX))),
+            Root::TimestampMs => scalar(Val::Int(
+                i64::try_from(self.timestamp_ms).unwrap_or(i64::MAX),
+            )),
         }
     }
 
     /// A mutable reference to an editable field (`payload…`, `metadata…`),
     /// creating objects along the way when `create` is set.
-    pub(crate) fn get_mut(&mut self, path: &FieldPath, create: bool) -> Result<&mut Value, EditError> {
+    pub(crate) fn get_mut(
+        &mut self,
+        path: &FieldPath,
+        create: bool,
+    ) -> Result<&mut Value, EditError> {
         let (mut cur, rest): (&mut Value, &[Segment]) = match path.root {
             Root::Payload => (&mut self.payload, &path.segments),
             Root::Metadata => match path.segments.split_first() {
@@ -120,7 +140,10 @@ impl HookContext {
                     if !create && !self.metadata.contains_key(key) {
                         return Err(EditError::Missing);
                     }
-                    (self.metadata.entry(key.clone()).or_insert(Value::Null), rest)
+                    (
+                        self.metadata.entry(key.clone()).or_insert(Value::Null),
+                        rest,
+                    )
                 }
                 _ => return Err(EditError::NotEditable),
             },
@@ -318,7 +341,9 @@ impl<'a> Val<'a> {
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Val::Int(i) => Some(*i),
-            Val::Float(f) if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 => Some(*f as i64),
+            Val::Float(f) if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 => {
+                Some(*f as i64)
+            }
             _ => None,
         }
     }
@@ -416,9 +441,13 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
             (Some(x), Some(y)) => x == y,
             _ => x.as_f64() == y.as_f64(),
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }

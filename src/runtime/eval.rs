@@ -70,7 +70,8 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &[Regex]) -> bool {
             let Some(re) = regexes.get(re.0 as usize) else {
                 return false;
             };
-            ctx.get(path).is_some_and(|v| v.as_str().is_some_and(|s| re.is_match(s)))
+            ctx.get(path)
+                .is_some_and(|v| v.as_str().is_some_and(|s| re.is_match(s)))
         }
         Atom::Exists(path) => ctx.get(path).is_some(),
         Atom::Expr(expr) => matches!(eval(expr, ctx, regexes), Ok(Val::Bool(true))),
@@ -84,9 +85,11 @@ fn contains(haystack: &Val<'_>, needle: &Value) -> bool {
         (Val::Str(s), Value::String(n)) => s.contains(n.as_str()),
         (Val::Json(Value::Object(map)), Value::String(n)) => map.contains_key(n),
         (Val::Map(map), Value::String(n)) => map.contains_key(n),
-        _ => haystack
-            .as_array()
-            .is_some_and(|items| items.iter().any(|item| super::context::json_eq(item, needle))),
+        _ => haystack.as_array().is_some_and(|items| {
+            items
+                .iter()
+                .any(|item| super::context::json_eq(item, needle))
+        }),
     }
 }
 
@@ -108,7 +111,11 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
 }
 
 /// Evaluates an expression to a value.
-pub(crate) fn eval<'a>(expr: &'a Expr, ctx: &'a HookContext, regexes: &[Regex]) -> Result<Val<'a>, EvalError> {
+pub(crate) fn eval<'a>(
+    expr: &'a Expr,
+    ctx: &'a HookContext,
+    regexes: &[Regex],
+) -> Result<Val<'a>, EvalError> {
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
@@ -140,12 +147,18 @@ pub(crate) fn eval<'a>(expr: &'a Expr, ctx: &'a HookContext, regexes: &[Regex]) 
         Expr::In(lhs, list) => {
             let lhs = eval(lhs, ctx, regexes)?;
             let list = eval(list, ctx, regexes)?;
-            Val::Bool(list.as_array().is_some_and(|items| items.iter().any(|i| lhs.eq_json(i))))
+            Val::Bool(
+                list.as_array()
+                    .is_some_and(|items| items.iter().any(|i| lhs.eq_json(i))),
+            )
         }
         Expr::ContainsAny(lhs, list) => {
             let lhs = eval(lhs, ctx, regexes)?;
             let list = eval(list, ctx, regexes)?;
-            Val::Bool(list.as_array().is_some_and(|items| items.iter().any(|n| contains(&lhs, n))))
+            Val::Bool(
+                list.as_array()
+                    .is_some_and(|items| items.iter().any(|n| contains(&lhs, n))),
+            )
         }
         Expr::Matches(lhs, re) => {
             let re = regexes.get(re.0 as usize).ok_or(EvalError::UnknownRegex)?;
@@ -167,7 +180,10 @@ fn unary(op: UnaryOp, v: Val<'_>) -> Result<Val<'_>, EvalError> {
     match op {
         UnaryOp::Not => Ok(Val::Bool(!truth(v, "not")?)),
         UnaryOp::Neg => match v {
-            Val::Int(i) => i.checked_neg().map(Val::Int).ok_or(EvalError::Overflow("-")),
+            Val::Int(i) => i
+                .checked_neg()
+                .map(Val::Int)
+                .ok_or(EvalError::Overflow("-")),
             Val::Float(f) => Ok(Val::Float(-f)),
             other => Err(EvalError::Operand {
                 op: "-",

@@ -26,12 +26,12 @@ pub use eval::EvalError;
 
 use crate::fql::split_component;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
+use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
+use crate::table::Table;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{Automaton, OverlappingState};
 use regex_automata::Input;
-use crate::schema::{HookPoint, PointKind};
-use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -185,7 +185,11 @@ impl Scratch {
     fn invalidate(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            for g in [&mut self.atom_generation, &mut self.hit_generation, &mut self.field_generation] {
+            for g in [
+                &mut self.atom_generation,
+                &mut self.hit_generation,
+                &mut self.field_generation,
+            ] {
                 g.iter_mut().for_each(|g| *g = 0);
             }
             self.generation = 1;
@@ -414,7 +418,11 @@ impl<'a> Run<'a> {
             let Some(rule) = self.point.rules.get(i as usize) else {
                 continue;
             };
-            if !rule.enabled || !rule.target.matches_parts(scope, name, target.child, target.instance) {
+            if !rule.enabled
+                || !rule
+                    .target
+                    .matches_parts(scope, name, target.child, target.instance)
+            {
                 continue;
             }
             if !self.cond(&rule.cond, scratch, ctx) {
@@ -454,7 +462,13 @@ impl<'a> Run<'a> {
     /// Fills `scratch.candidates` (ascending, after `after` if given): the
     /// untriggered rules of the target's groups, and the rules triggered by
     /// atoms found true on the fields those groups need.
-    fn collect(&self, buckets: &[Option<&Bucket>; 4], after: Option<u32>, scratch: &mut Scratch, ctx: &HookContext) {
+    fn collect(
+        &self,
+        buckets: &[Option<&Bucket>; 4],
+        after: Option<u32>,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) {
         scratch.candidates.clear();
         let mut fields = 0u64;
         for bucket in buckets.iter().flatten() {
@@ -485,7 +499,9 @@ impl<'a> Run<'a> {
     /// candidates.
     fn scan(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
         let generation = scratch.generation;
-        let Some(field) = self.point.fields.get(f) else { return };
+        let Some(field) = self.point.fields.get(f) else {
+            return;
+        };
         if scratch.field_generation.get(f) == Some(&generation) {
             if !collect {
                 return;
@@ -550,7 +566,12 @@ impl<'a> Run<'a> {
                 // The DFA gave up (a Unicode word boundary on non-ASCII
                 // text): decide its atoms with the regex engine instead.
                 for &a in &field.dfa_atoms {
-                    if self.point.atoms.get(a as usize).is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes)) {
+                    if self
+                        .point
+                        .atoms
+                        .get(a as usize)
+                        .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes))
+                    {
                         hit(a, scratch);
                     }
                 }
@@ -596,7 +617,10 @@ impl<'a> Run<'a> {
             .atoms
             .get(i)
             .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes));
-        if let (Some(g), Some(v)) = (scratch.atom_generation.get_mut(i), scratch.atom_value.get_mut(i)) {
+        if let (Some(g), Some(v)) = (
+            scratch.atom_generation.get_mut(i),
+            scratch.atom_value.get_mut(i),
+        ) {
             *g = scratch.generation;
             *v = value;
         }
@@ -621,7 +645,12 @@ impl<'a> Run<'a> {
     }
 
     /// Runs a rule's actions; `Some` when the chain must stop.
-    fn actions(&mut self, rule: &'a Rule, scratch: &mut Scratch, ctx: &mut HookContext) -> Option<Stop> {
+    fn actions(
+        &mut self,
+        rule: &'a Rule,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
         let regexes = &self.loaded.regexes;
         for action in &rule.actions {
             if action.is_edit() && scratch.backup.is_none() {
@@ -638,7 +667,9 @@ impl<'a> Run<'a> {
                     match eval::eval(value, ctx, regexes) {
                         Ok(v) => self.value = Some(v.to_json()),
                         Err(e) => {
-                            scratch.warnings.push(format!("rule `{}`: skip value: {e}", rule.id));
+                            scratch
+                                .warnings
+                                .push(format!("rule `{}`: skip value: {e}", rule.id));
                             self.value = Some(Value::Null);
                         }
                     }
@@ -654,7 +685,9 @@ impl<'a> Run<'a> {
                     }
                     match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
                         Ok(v) => ctx.payload = v,
-                        Err(e) => scratch.warnings.push(format!("rule `{}`: replace: {e}", rule.id)),
+                        Err(e) => scratch
+                            .warnings
+                            .push(format!("rule `{}`: replace: {e}", rule.id)),
                     }
                 }
                 Action::Set(path, value) => {
@@ -662,15 +695,21 @@ impl<'a> Run<'a> {
                     match result {
                         Ok(v) => {
                             if let Err(e) = ctx.set(path, v) {
-                                scratch.warnings.push(format!("rule `{}`: cannot set `{path}`: {e}", rule.id));
+                                scratch
+                                    .warnings
+                                    .push(format!("rule `{}`: cannot set `{path}`: {e}", rule.id));
                             }
                         }
-                        Err(e) => scratch.warnings.push(format!("rule `{}`: set `{path}`: {e}", rule.id)),
+                        Err(e) => scratch
+                            .warnings
+                            .push(format!("rule `{}`: set `{path}`: {e}", rule.id)),
                     }
                 }
                 Action::Unset(path) => {
                     if let Err(e) = ctx.unset(path) {
-                        scratch.warnings.push(format!("rule `{}`: cannot unset `{path}`: {e}", rule.id));
+                        scratch
+                            .warnings
+                            .push(format!("rule `{}`: cannot unset `{path}`: {e}", rule.id));
                     }
                 }
                 Action::Rewrite(path, re, replacement) => {
@@ -686,21 +725,29 @@ impl<'a> Run<'a> {
                     };
                     if let Some(new) = rewritten {
                         if let Err(e) = ctx.set(path, Value::String(new)) {
-                            scratch.warnings.push(format!("rule `{}`: cannot rewrite `{path}`: {e}", rule.id));
+                            scratch
+                                .warnings
+                                .push(format!("rule `{}`: cannot rewrite `{path}`: {e}", rule.id));
                         }
                     }
                 }
                 Action::Prepend(path, text) | Action::Append(path, text) => {
                     let text = eval::render(text, ctx).into_owned();
                     let edited = match ctx.get(path) {
-                        Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => Some(text + &s),
+                        Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => {
+                            Some(text + &s)
+                        }
                         Some(Val::Str(s)) => Some(s.into_owned() + &text),
                         None | Some(Val::Null) => Some(text),
                         Some(other) => {
                             scratch.warnings.push(format!(
                                 "rule `{}`: cannot {} to `{path}`: it is {}, not a string",
                                 rule.id,
-                                if matches!(action, Action::Prepend(..)) { "prepend" } else { "append" },
+                                if matches!(action, Action::Prepend(..)) {
+                                    "prepend"
+                                } else {
+                                    "append"
+                                },
                                 other.type_name()
                             ));
                             None
@@ -708,16 +755,22 @@ impl<'a> Run<'a> {
                     };
                     if let Some(new) = edited {
                         if let Err(e) = ctx.set(path, Value::String(new)) {
-                            scratch.warnings.push(format!("rule `{}`: cannot edit `{path}`: {e}", rule.id));
+                            scratch
+                                .warnings
+                                .push(format!("rule `{}`: cannot edit `{path}`: {e}", rule.id));
                         }
                     }
                 }
-                Action::Meta(key, value) => match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
-                    Ok(v) => {
-                        ctx.metadata.insert(key.clone(), v);
+                Action::Meta(key, value) => {
+                    match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
+                        Ok(v) => {
+                            ctx.metadata.insert(key.clone(), v);
+                        }
+                        Err(e) => scratch
+                            .warnings
+                            .push(format!("rule `{}`: meta `{key}`: {e}", rule.id)),
                     }
-                    Err(e) => scratch.warnings.push(format!("rule `{}`: meta `{key}`: {e}", rule.id)),
-                },
+                }
                 Action::Log(level, message) => {
                     let message = eval::render(message, ctx).into_owned();
                     emit_log(*level, &rule.id, &self.point.name, &message);
@@ -728,7 +781,8 @@ impl<'a> Run<'a> {
                     });
                 }
                 Action::Ask(reason) => {
-                    if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask) {
+                    if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask)
+                    {
                         self.reason = Some(eval::render(reason, ctx));
                     }
                     self.decide(Decision::Ask);
@@ -751,7 +805,10 @@ impl<'a> Run<'a> {
                             .warnings
                             .push(format!("rule `{}` failed open: {failure}", rule.id)),
                         FailMode::Closed => {
-                            self.reason = Some(Cow::Owned(format!("rule `{}` failed closed: {failure}", rule.id)));
+                            self.reason = Some(Cow::Owned(format!(
+                                "rule `{}` failed closed: {failure}",
+                                rule.id
+                            )));
                             self.decide(Decision::Deny);
                             return Some(Stop::Abort);
                         }

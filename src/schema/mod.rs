@@ -121,7 +121,9 @@ impl Schema {
     /// root itself). `None` when the schema does not know the field.
     pub fn field_type(&self, point: &str, root: &str, rest: &[&str]) -> Option<FieldType> {
         match (root, rest) {
-            ("component" | "child" | "instance" | "channel" | "point", []) => Some(FieldType::String),
+            ("component" | "child" | "instance" | "channel" | "point", []) => {
+                Some(FieldType::String)
+            }
             ("depth" | "max_depth" | "timestamp_ms", []) => Some(FieldType::Int),
             ("principal", []) => Some(FieldType::Object),
             ("principal", ["type" | "id"]) => Some(FieldType::String),

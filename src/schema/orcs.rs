@@ -176,8 +176,15 @@ mod tests {
         assert_eq!(HookPoint::ALL.len(), 25);
         assert_eq!(HookPoint::ALL.iter().filter(|p| p.is_pre()).count(), 11);
         assert_eq!(HookPoint::ALL.iter().filter(|p| p.is_post()).count(), 11);
-        let events: Vec<_> = HookPoint::ALL.iter().filter(|p| p.is_event()).map(|p| p.as_str()).collect();
-        assert_eq!(events, ["auth.on_grant", "bus.on_register", "bus.on_unregister"]);
+        let events: Vec<_> = HookPoint::ALL
+            .iter()
+            .filter(|p| p.is_event())
+            .map(|p| p.as_str())
+            .collect();
+        assert_eq!(
+            events,
+            ["auth.on_grant", "bus.on_register", "bus.on_unregister"]
+        );
     }
 
     #[test]
@@ -186,7 +193,10 @@ mod tests {
             assert_eq!(p.to_string().parse::<HookPoint>(), Ok(p));
             assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
         }
-        assert_eq!("request.pre_dispatch".parse(), Ok(HookPoint::RequestPreDispatch));
+        assert_eq!(
+            "request.pre_dispatch".parse(),
+            Ok(HookPoint::RequestPreDispatch)
+        );
         assert!("tool.pre_exec".parse::<HookPoint>().is_err());
     }
 }

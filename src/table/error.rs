@@ -74,7 +74,11 @@ impl LoadError {
     }
 
     pub(crate) fn too_short(what: &'static str, needed: usize, given: usize) -> LoadError {
-        LoadError::new(LoadErrorKind::TooShort { what, needed, given })
+        LoadError::new(LoadErrorKind::TooShort {
+            what,
+            needed,
+            given,
+        })
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> LoadError {

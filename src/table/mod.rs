@@ -118,7 +118,9 @@ impl Buffer {
         match self {
             Buffer::Static(b) => b,
             Buffer::Bytes(b) => b,
-            Buffer::Words(w, len) => bytemuck::cast_slice::<u32, u8>(w).get(..*len).unwrap_or(&[]),
+            Buffer::Words(w, len) => bytemuck::cast_slice::<u32, u8>(w)
+                .get(..*len)
+                .unwrap_or(&[]),
         }
     }
 }
@@ -246,12 +248,20 @@ impl Table {
     }
 
     pub(crate) fn point_index(&self, name: &str) -> Option<usize> {
-        self.program().points.binary_search_by(|p| p.name.as_str().cmp(name)).ok()
+        self.program()
+            .points
+            .binary_search_by(|p| p.name.as_str().cmp(name))
+            .ok()
     }
 
     pub(crate) fn orcs_point_index(&self, point: HookPoint) -> Option<usize> {
         let slot = HookPoint::ALL.iter().position(|p| *p == point)?;
-        self.loaded().by_orcs.get(slot).copied().flatten().map(usize::from)
+        self.loaded()
+            .by_orcs
+            .get(slot)
+            .copied()
+            .flatten()
+            .map(usize::from)
     }
 
     /// Total number of rules over all points.
@@ -267,8 +277,12 @@ impl Table {
     /// The matchers of each field of a point, with their sizes.
     pub fn field_stats(&self, point: &str) -> Vec<FieldStats> {
         let loaded = self.loaded();
-        let Some(pi) = self.point_index(point) else { return Vec::new() };
-        let Some(p) = loaded.program.points.get(pi) else { return Vec::new() };
+        let Some(pi) = self.point_index(point) else {
+            return Vec::new();
+        };
+        let Some(p) = loaded.program.points.get(pi) else {
+            return Vec::new();
+        };
         p.fields
             .iter()
             .enumerate()
@@ -277,7 +291,10 @@ impl Table {
                 atoms: f.bulk.len(),
                 eq_keys: f.eq.keys.len(),
                 dfa_patterns: f.dfa_atoms.len(),
-                dfa_bytes: f.dfa.and_then(|d| loaded.dfa_bytes.get(d as usize).copied()).unwrap_or(0),
+                dfa_bytes: f
+                    .dfa
+                    .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
+                    .unwrap_or(0),
                 literals: f.literals.len(),
                 ac_bytes: loaded
                     .acs
@@ -330,13 +347,17 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
-    let header = bytes
-        .get(..HEADER_LEN)
-        .ok_or(LoadError::too_short("header", HEADER_LEN, bytes.len()))?;
+    let header =
+        bytes
+            .get(..HEADER_LEN)
+            .ok_or(LoadError::too_short("header", HEADER_LEN, bytes.len()))?;
     if header.get(..LABEL.len()) != Some(&LABEL[..]) {
         return Err(LoadError::new(LoadErrorKind::Label));
     }
-    let endian: [u8; 4] = header.get(12..16).and_then(|w| w.try_into().ok()).unwrap_or_default();
+    let endian: [u8; 4] = header
+        .get(12..16)
+        .and_then(|w| w.try_into().ok())
+        .unwrap_or_default();
     if u32::from_ne_bytes(endian) != ENDIAN_CHECK {
         return Err(LoadError::new(LoadErrorKind::Endian));
     }
@@ -358,7 +379,11 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
     let dfa_count = u32_at(header, 28).unwrap_or(0) as usize;
     let rest = bytes.get(HEADER_LEN..).unwrap_or(&[]);
     if program_len > rest.len() {
-        return Err(LoadError::too_short("program", HEADER_LEN + program_len, bytes.len()));
+        return Err(LoadError::too_short(
+            "program",
+            HEADER_LEN + program_len,
+            bytes.len(),
+        ));
     }
     let found = crc32fast::hash(rest);
     if expected != found {
@@ -372,21 +397,38 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
     let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));
     let mut dfa_bytes = Vec::with_capacity(dfa_count.min(1 << 16));
     for i in 0..dfa_count {
-        let len = u32_at(bytes, at).ok_or(LoadError::too_short("DFA section", at + 4, bytes.len()))? as usize;
+        let len =
+            u32_at(bytes, at).ok_or(LoadError::too_short("DFA section", at + 4, bytes.len()))?
+                as usize;
         let start = at + 4;
         let section = bytes
             .get(start..start.saturating_add(len))
-            .ok_or(LoadError::too_short("DFA section", start.saturating_add(len), bytes.len()))?;
-        let (dfa, read) = DFA::from_bytes(section).map_err(|e| LoadError::new(LoadErrorKind::Dfa { index: i, error: e.to_string() }))?;
+            .ok_or(LoadError::too_short(
+                "DFA section",
+                start.saturating_add(len),
+                bytes.len(),
+            ))?;
+        let (dfa, read) = DFA::from_bytes(section).map_err(|e| {
+            LoadError::new(LoadErrorKind::Dfa {
+                index: i,
+                error: e.to_string(),
+            })
+        })?;
         if read != len {
-            return Err(LoadError::invalid(format!("DFA section {i} has {} trailing bytes", len - read)));
+            return Err(LoadError::invalid(format!(
+                "DFA section {i} has {} trailing bytes",
+                len - read
+            )));
         }
         dfas.push(dfa);
         dfa_bytes.push(len);
         at = (start + len).next_multiple_of(4);
     }
     if at != bytes.len() {
-        return Err(LoadError::invalid(format!("{} unexpected bytes after the last section", bytes.len().saturating_sub(at))));
+        return Err(LoadError::invalid(format!(
+            "{} unexpected bytes after the last section",
+            bytes.len().saturating_sub(at)
+        )));
     }
     validate::program(&program, &dfas)?;
     let regexes = program

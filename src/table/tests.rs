@@ -75,8 +75,17 @@ fn header_problems_are_typed_errors() {
     let bytes = Table::from_program(sample()).unwrap().to_bytes();
     let kind = |b: &[u8]| Table::from_bytes(b).unwrap_err().kind().clone();
 
-    assert!(matches!(kind(&bytes[..10]), LoadErrorKind::TooShort { what: "header", .. }));
-    assert!(matches!(kind(&bytes[..HEADER_LEN + 2]), LoadErrorKind::TooShort { what: "program", .. }));
+    assert!(matches!(
+        kind(&bytes[..10]),
+        LoadErrorKind::TooShort { what: "header", .. }
+    ));
+    assert!(matches!(
+        kind(&bytes[..HEADER_LEN + 2]),
+        LoadErrorKind::TooShort {
+            what: "program",
+            ..
+        }
+    ));
 
     let mut foreign = bytes.clone();
     foreign[0] = b'X';
@@ -88,7 +97,13 @@ fn header_problems_are_typed_errors() {
 
     let mut version = bytes.clone();
     version[16..20].copy_from_slice(&99u32.to_le_bytes());
-    assert_eq!(kind(&version), LoadErrorKind::Version { expected: VERSION, found: 99 });
+    assert_eq!(
+        kind(&version),
+        LoadErrorKind::Version {
+            expected: VERSION,
+            found: 99
+        }
+    );
 
     let mut huge = bytes.clone();
     huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -99,14 +114,20 @@ fn header_problems_are_typed_errors() {
     corrupt[last] ^= 0x55;
     assert!(matches!(kind(&corrupt), LoadErrorKind::Checksum { .. }));
 
-    assert!(matches!(kind(&with_body(&[0xff; 16])), LoadErrorKind::Decode(_)));
+    assert!(matches!(
+        kind(&with_body(&[0xff; 16])),
+        LoadErrorKind::Decode(_)
+    ));
 }
 
 #[test]
 fn every_truncation_is_an_error() {
     let bytes = Table::from_program(sample()).unwrap().to_bytes();
     for len in 0..bytes.len() {
-        assert!(Table::from_bytes(&bytes[..len]).is_err(), "truncated to {len} bytes");
+        assert!(
+            Table::from_bytes(&bytes[..len]).is_err(),
+            "truncated to {len} bytes"
+        );
     }
 }
 
@@ -114,7 +135,10 @@ fn every_truncation_is_an_error() {
 fn inconsistent_programs_are_rejected() {
     let mut bad_index = sample();
     bad_index.points[0].index.any.rules = vec![0, 5];
-    assert!(matches!(Table::from_program(bad_index).unwrap_err().kind(), LoadErrorKind::Invalid(_)));
+    assert!(matches!(
+        Table::from_program(bad_index).unwrap_err().kind(),
+        LoadErrorKind::Invalid(_)
+    ));
 
     let mut twice = sample();
     twice.points[0].index.any.rules = vec![0, 0];
@@ -126,7 +150,11 @@ fn inconsistent_programs_are_rejected() {
     assert!(Table::from_program(missing).is_err());
 
     let mut wrong_list = sample();
-    wrong_list.points[0].index.any = Bucket { rules: vec![1], untriggered: vec![1], fields: 0 };
+    wrong_list.points[0].index.any = Bucket {
+        rules: vec![1],
+        untriggered: vec![1],
+        fields: 0,
+    };
     wrong_list.points[0].index.exact = crate::ir::Keyed {
         map: crate::ir::StrMap {
             keys: vec!["a::b".into()],
@@ -135,12 +163,19 @@ fn inconsistent_programs_are_rejected() {
             disps: vec![(0, 0)],
             map: vec![0],
         },
-        buckets: vec![Bucket { rules: vec![0], untriggered: vec![0], fields: 0 }],
+        buckets: vec![Bucket {
+            rules: vec![0],
+            untriggered: vec![0],
+            fields: 0,
+        }],
     };
 
     let mut bad_trigger = sample();
     bad_trigger.points[0].rules[0].trigger = Some(0);
-    assert!(Table::from_program(bad_trigger).is_err(), "a trigger on an atom no field computes");
+    assert!(
+        Table::from_program(bad_trigger).is_err(),
+        "a trigger on an atom no field computes"
+    );
     assert!(Table::from_program(wrong_list).is_err());
 
     let mut bad_atom = sample();
@@ -152,7 +187,10 @@ fn inconsistent_programs_are_rejected() {
         pattern: "(".into(),
         flags: String::new(),
     });
-    assert!(matches!(Table::from_program(bad_regex).unwrap_err().kind(), LoadErrorKind::Regex { .. }));
+    assert!(matches!(
+        Table::from_program(bad_regex).unwrap_err().kind(),
+        LoadErrorKind::Regex { .. }
+    ));
 
     let mut unsorted = sample();
     let copy = unsorted.points[0].clone();
@@ -169,7 +207,10 @@ fn deep_nesting_in_a_crafted_table_is_an_error_not_a_crash() {
     program.points[0].rules[1].cond = Cond::Atom(marker);
     let body = postcard::to_allocvec(&program).unwrap();
     let encoded = postcard::to_allocvec(&Cond::Atom(marker)).unwrap();
-    let at = body.windows(encoded.len()).position(|w| w == encoded.as_slice()).unwrap();
+    let at = body
+        .windows(encoded.len())
+        .position(|w| w == encoded.as_slice())
+        .unwrap();
     let not = postcard::to_allocvec(&Cond::Not(Box::new(Cond::True))).unwrap();
     let mut crafted = body[..at].to_vec();
     crafted.extend(std::iter::repeat_n(not[0], 100_000));

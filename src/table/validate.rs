@@ -33,78 +33,121 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
     let rules = point.rules.len();
     let mut seen = vec![false; rules];
     let index = &point.index;
-    let mut check_bucket = |bucket: &Bucket, fits: &dyn Fn(&crate::ir::Rule) -> bool| -> Result<(), LoadError> {
-        for list in [&bucket.rules, &bucket.untriggered] {
-            for pair in list.windows(2) {
-                if let [a, b] = pair {
-                    if a >= b {
-                        return Err(LoadError::invalid(format!("point `{name}`: an index list is not ascending")));
+    let mut check_bucket =
+        |bucket: &Bucket, fits: &dyn Fn(&crate::ir::Rule) -> bool| -> Result<(), LoadError> {
+            for list in [&bucket.rules, &bucket.untriggered] {
+                for pair in list.windows(2) {
+                    if let [a, b] = pair {
+                        if a >= b {
+                            return Err(LoadError::invalid(format!(
+                                "point `{name}`: an index list is not ascending"
+                            )));
+                        }
                     }
                 }
             }
-        }
-        for &i in &bucket.rules {
-            let rule = point
-                .rules
-                .get(i as usize)
-                .ok_or_else(|| LoadError::invalid(format!("point `{name}`: rule index {i} out of range")))?;
-            match seen.get_mut(i as usize) {
-                Some(s) if !*s => *s = true,
-                _ => return Err(LoadError::invalid(format!("point `{name}`: rule `{}` indexed twice", rule.id))),
+            for &i in &bucket.rules {
+                let rule = point.rules.get(i as usize).ok_or_else(|| {
+                    LoadError::invalid(format!("point `{name}`: rule index {i} out of range"))
+                })?;
+                match seen.get_mut(i as usize) {
+                    Some(s) if !*s => *s = true,
+                    _ => {
+                        return Err(LoadError::invalid(format!(
+                            "point `{name}`: rule `{}` indexed twice",
+                            rule.id
+                        )))
+                    }
+                }
+                if !fits(rule) {
+                    return Err(LoadError::invalid(format!(
+                        "point `{name}`: rule `{}` is indexed under the wrong target",
+                        rule.id
+                    )));
+                }
+                let listed = bucket.untriggered.binary_search(&i).is_ok();
+                match rule.trigger {
+                    None if !listed => {
+                        return Err(LoadError::invalid(format!(
+                            "point `{name}`: rule `{}` is never a candidate",
+                            rule.id
+                        )))
+                    }
+                    Some(a) => {
+                        let field = point
+                            .atom_field
+                            .get(a as usize)
+                            .copied()
+                            .unwrap_or(NO_FIELD);
+                        let triggered = point
+                            .triggers
+                            .get(a as usize)
+                            .is_some_and(|t| t.binary_search(&i).is_ok());
+                        if listed
+                            || field == NO_FIELD
+                            || !triggered
+                            || bucket.fields & (1u64 << field.min(63)) == 0
+                        {
+                            return Err(LoadError::invalid(format!(
+                                "point `{name}`: rule `{}` has an inconsistent trigger",
+                                rule.id
+                            )));
+                        }
+                    }
+                    None => {}
+                }
             }
-            if !fits(rule) {
+            if bucket
+                .untriggered
+                .iter()
+                .any(|u| bucket.rules.binary_search(u).is_err())
+            {
                 return Err(LoadError::invalid(format!(
-                    "point `{name}`: rule `{}` is indexed under the wrong target",
-                    rule.id
+                    "point `{name}`: an untriggered rule is not in its group"
                 )));
             }
-            let listed = bucket.untriggered.binary_search(&i).is_ok();
-            match rule.trigger {
-                None if !listed => {
-                    return Err(LoadError::invalid(format!("point `{name}`: rule `{}` is never a candidate", rule.id)))
-                }
-                Some(a) => {
-                    let field = point.atom_field.get(a as usize).copied().unwrap_or(NO_FIELD);
-                    let triggered = point.triggers.get(a as usize).is_some_and(|t| t.binary_search(&i).is_ok());
-                    if listed || field == NO_FIELD || !triggered || bucket.fields & (1u64 << field.min(63)) == 0 {
-                        return Err(LoadError::invalid(format!(
-                            "point `{name}`: rule `{}` has an inconsistent trigger",
-                            rule.id
-                        )));
-                    }
-                }
-                None => {}
-            }
-        }
-        if bucket.untriggered.iter().any(|u| bucket.rules.binary_search(u).is_err()) {
-            return Err(LoadError::invalid(format!("point `{name}`: an untriggered rule is not in its group")));
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     for keyed in [&index.exact, &index.scope, &index.target] {
         let map = &keyed.map;
         let consistent = keyed.buckets.len() == map.keys.len()
             && map.values.len() == map.keys.len()
             && (map.keys.is_empty() || (!map.disps.is_empty() && map.map.len() == map.keys.len()))
             && map.map.iter().all(|&k| (k as usize) < map.keys.len())
-            && map.keys.iter().enumerate().all(|(i, k)| map.get(k) == [u32::try_from(i).unwrap_or(u32::MAX)]);
+            && map
+                .keys
+                .iter()
+                .enumerate()
+                .all(|(i, k)| map.get(k) == [u32::try_from(i).unwrap_or(u32::MAX)]);
         if !consistent {
-            return Err(LoadError::invalid(format!("point `{name}`: inconsistent target index")));
+            return Err(LoadError::invalid(format!(
+                "point `{name}`: inconsistent target index"
+            )));
         }
     }
     for (key, bucket) in index.exact.iter() {
-        check_bucket(bucket, &|r| r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == key)?;
+        check_bucket(bucket, &|r| {
+            r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == key
+        })?;
     }
     for (key, bucket) in index.scope.iter() {
-        check_bucket(bucket, &|r| r.target.scope.exact() == Some(key) && r.target.target == Segment::Any)?;
+        check_bucket(bucket, &|r| {
+            r.target.scope.exact() == Some(key) && r.target.target == Segment::Any
+        })?;
     }
     for (key, bucket) in index.target.iter() {
-        check_bucket(bucket, &|r| r.target.scope == Segment::Any && r.target.target.exact() == Some(key))?;
+        check_bucket(bucket, &|r| {
+            r.target.scope == Segment::Any && r.target.target.exact() == Some(key)
+        })?;
     }
-    check_bucket(&index.any, &|r| r.target.scope == Segment::Any && r.target.target == Segment::Any)?;
+    check_bucket(&index.any, &|r| {
+        r.target.scope == Segment::Any && r.target.target == Segment::Any
+    })?;
     if let Some(i) = seen.iter().position(|s| !s) {
         let id = point.rules.get(i).map_or("?", |r| r.id.as_str());
-        return Err(LoadError::invalid(format!("point `{name}`: rule `{id}` is not indexed")));
+        return Err(LoadError::invalid(format!(
+            "point `{name}`: rule `{id}` is not indexed"
+        )));
     }
     let atoms = point.atoms.len();
     for atom in &point.atoms {
@@ -116,12 +159,17 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
     }
     for rule in &point.rules {
         if files > 0 && rule.origin.file as usize >= files {
-            return Err(LoadError::invalid(format!("rule `{}`: file index out of range", rule.id)));
+            return Err(LoadError::invalid(format!(
+                "rule `{}`: file index out of range",
+                rule.id
+            )));
         }
         cond(&rule.cond, atoms, 0)?;
         for action in &rule.actions {
             match action {
-                Action::Skip(e) | Action::Replace(e) | Action::Set(_, e) | Action::Meta(_, e) => expr(e, regexes, 0)?,
+                Action::Skip(e) | Action::Replace(e) | Action::Set(_, e) | Action::Meta(_, e) => {
+                    expr(e, regexes, 0)?
+                }
                 Action::Rewrite(_, re, _) => regex(*re, regexes)?,
                 _ => {}
             }
@@ -134,7 +182,10 @@ fn regex(id: RegexId, regexes: usize) -> Result<(), LoadError> {
     if (id.0 as usize) < regexes {
         Ok(())
     } else {
-        Err(LoadError::invalid(format!("regex index {} out of range", id.0)))
+        Err(LoadError::invalid(format!(
+            "regex index {} out of range",
+            id.0
+        )))
     }
 }
 
@@ -190,7 +241,10 @@ fn matchers(point: &PointProgram, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError>
         let Some(f) = point.fields.get(*field as usize) else {
             return bad("atom field index out of range");
         };
-        if f.bulk.binary_search(&u32::try_from(a).unwrap_or(u32::MAX)).is_err() {
+        if f.bulk
+            .binary_search(&u32::try_from(a).unwrap_or(u32::MAX))
+            .is_err()
+        {
             return bad("an atom is missing from its field");
         }
         if point.atoms.get(a).and_then(Atom::field) != Some(&f.path) {
@@ -198,14 +252,17 @@ fn matchers(point: &PointProgram, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError>
         }
     }
     for list in &point.triggers {
-        if list.iter().any(|&r| r as usize >= rules) || list.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
+        if list.iter().any(|&r| r as usize >= rules)
+            || list.windows(2).any(|w| matches!(w, [a, b] if a >= b))
+        {
             return bad("trigger list out of range or not ascending");
         }
     }
     for (fi, f) in point.fields.iter().enumerate() {
         let fi = u32::try_from(fi).unwrap_or(u32::MAX);
         let in_field = |a: &u32| point.atom_field.get(*a as usize) == Some(&fi);
-        if f.bulk.windows(2).any(|w| matches!(w, [a, b] if a >= b)) || !f.bulk.iter().all(in_field) {
+        if f.bulk.windows(2).any(|w| matches!(w, [a, b] if a >= b)) || !f.bulk.iter().all(in_field)
+        {
             return bad("bulk atoms out of range or not ascending");
         }
         let eq = &f.eq;
@@ -216,7 +273,9 @@ fn matchers(point: &PointProgram, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError>
         {
             return bad("inconsistent equality map");
         }
-        if f.literal_atoms.len() != f.literals.len() || !f.literal_atoms.iter().flatten().all(in_field) {
+        if f.literal_atoms.len() != f.literals.len()
+            || !f.literal_atoms.iter().flatten().all(in_field)
+        {
             return bad("inconsistent literal table");
         }
         if !f.dfa_atoms.iter().all(in_field) {
