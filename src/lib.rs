@@ -56,6 +56,8 @@ pub mod span;
 pub mod table;
 
 #[cfg(feature = "compiler")]
+pub mod build;
+#[cfg(feature = "compiler")]
 pub mod check;
 #[cfg(feature = "compiler")]
 pub mod compile;
@@ -68,7 +70,9 @@ pub mod syntax;
 pub mod cli;
 
 pub use fql::{FqlError, FqlPattern};
-pub use runtime::{Decision, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target};
+pub use runtime::{
+    Decision, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,
+};
 pub use schema::{HookPoint, PointKind};
 pub use table::{LoadError, Table};
 

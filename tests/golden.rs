@@ -5,6 +5,11 @@
 //! `HOOKC_BLESS=1 cargo test --test golden` writes `tests/golden/v<VERSION>/guard.tbl`;
 //! keep the older directories.
 
+#![expect(
+    clippy::indexing_slicing,
+    reason = "test helpers index JSON payloads they just built"
+)]
+
 use hookc::table::LoadErrorKind;
 use hookc::{HookContext, HookPoint, Table, Target};
 use serde_json::json;

@@ -6,6 +6,12 @@
 //! directly on the JSON event, the way a seed registry would; it shares no
 //! code with the engine (regexes go through the `regex` crate's `is_match`).
 
+#![expect(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "generated indices are in range by construction"
+)]
+
 use hookc::{HookContext, OutcomeKind, Target};
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -2,6 +2,12 @@
 //! control, edits, decisions, the depth guard. Every test compiles real
 //! `.hooks` text, round-trips the table through bytes, and dispatches.
 
+#![expect(
+    clippy::panic,
+    clippy::expect_used,
+    reason = "test helpers fail the test on bad fixtures"
+)]
+
 use hookc::{HookContext, OutcomeKind, Report, Table, Target};
 use serde_json::{json, Value};
 

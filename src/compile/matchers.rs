@@ -10,6 +10,7 @@
 //! time, only when a candidate rule needs it.
 
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
+use crate::table::DfaKind;
 use regex_automata::dfa::dense;
 use regex_automata::util::syntax;
 use regex_automata::MatchKind;
@@ -20,9 +21,33 @@ use std::collections::BTreeMap;
 pub(super) struct Built {
     pub(super) fields: Vec<FieldMatcher>,
     pub(super) atom_field: Vec<u32>,
-    /// Serialized DFAs, in the order of their [`FieldMatcher::dfa`] indices
-    /// (numbered from the `first_dfa` given to [`build`]).
-    pub(super) dfas: Vec<Vec<u8>>,
+}
+
+/// The DFA sections of a table, each pattern set built once: a pattern set
+/// used on several fields or points shares one section.
+#[derive(Default)]
+pub(super) struct DfaPool {
+    /// Section bytes: a kind word (see [`crate::table::DfaKind`]), then the
+    /// serialized DFA.
+    pub(super) sections: Vec<Vec<u8>>,
+    by_patterns: std::collections::HashMap<Vec<String>, u32>,
+}
+
+impl DfaPool {
+    fn get_or_build(
+        &mut self,
+        patterns: Vec<String>,
+        limits: &super::Options,
+    ) -> Result<u32, String> {
+        if let Some(&i) = self.by_patterns.get(&patterns) {
+            return Ok(i);
+        }
+        let section = build_dfa(&patterns, limits)?;
+        let i = u32::try_from(self.sections.len()).unwrap_or(u32::MAX);
+        self.sections.push(section);
+        self.by_patterns.insert(patterns, i);
+        Ok(i)
+    }
 }
 
 /// A field whose DFA would exceed the size limit.
@@ -48,8 +73,8 @@ struct Acc {
 pub(super) fn build(
     atoms: &[Atom],
     regexes: &[RegexSource],
-    first_dfa: u32,
-    dfa_size_limit: usize,
+    pool: &mut DfaPool,
+    limits: &super::Options,
 ) -> Result<Built, TooLarge> {
     let mut by_field: BTreeMap<FieldPath, Acc> = BTreeMap::new();
     let mut atom_field = vec![NO_FIELD; atoms.len()];
@@ -133,9 +158,26 @@ pub(super) fn build(
         }
     }
     let mut fields = Vec::new();
-    let mut dfas = Vec::new();
-    for (fi, (path, acc)) in by_field.into_iter().enumerate() {
-        let field_id = u32::try_from(fi).unwrap_or(u32::MAX);
+    for (path, mut acc) in by_field {
+        // Patterns whose DFA alone would blow up (long counted repetitions
+        // under an unanchored, all-matches search) are left to the regex
+        // engine, one atom at a time, instead of bloating the field's DFA.
+        let expensive: Vec<usize> = (0..acc.patterns.len())
+            .filter(|&i| {
+                acc.patterns
+                    .get(i)
+                    .is_some_and(|p| too_costly(p, limits.pattern_dfa_budget))
+            })
+            .collect();
+        for &i in expensive.iter().rev() {
+            acc.patterns.remove(i);
+            let atom = acc.dfa_atoms.remove(i);
+            acc.bulk.retain(|&a| a != atom);
+        }
+        if acc.bulk.is_empty() {
+            continue;
+        }
+        let field_id = u32::try_from(fields.len()).unwrap_or(u32::MAX);
         for &a in &acc.bulk {
             if let Some(slot) = atom_field.get_mut(a as usize) {
                 *slot = field_id;
@@ -144,13 +186,13 @@ pub(super) fn build(
         let dfa = if acc.patterns.is_empty() {
             None
         } else {
-            let bytes = build_dfa(&acc.patterns, dfa_size_limit).map_err(|message| TooLarge {
-                field: path.clone(),
-                atom: acc.dfa_atoms.first().copied().unwrap_or(0),
-                message,
-            })?;
-            let index = first_dfa + u32::try_from(dfas.len()).unwrap_or(u32::MAX);
-            dfas.push(bytes);
+            let index = pool
+                .get_or_build(acc.patterns, limits)
+                .map_err(|message| TooLarge {
+                    field: path.clone(),
+                    atom: acc.dfa_atoms.first().copied().unwrap_or(0),
+                    message,
+                })?;
             Some(index)
         };
         let (literals, literal_atoms): (Vec<String>, Vec<Vec<u32>>) =
@@ -165,29 +207,69 @@ pub(super) fn build(
             literal_atoms,
         });
     }
-    Ok(Built {
-        fields,
-        atom_field,
-        dfas,
-    })
+    Ok(Built { fields, atom_field })
 }
 
-/// One dense DFA for all patterns, serialized native-endian without the
-/// leading alignment padding.
-fn build_dfa(patterns: &[String], limit: usize) -> Result<Vec<u8>, String> {
+/// True when a pattern has a long counted repetition and its DFA alone is
+/// larger than `budget` bytes. Only such patterns pay for a trial build.
+fn too_costly(pattern: &str, budget: usize) -> bool {
+    fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
+        use regex_syntax::hir::HirKind;
+        match hir.kind() {
+            HirKind::Repetition(r) => {
+                r.max.unwrap_or(r.min).max(r.min) >= 6 || long_repetition(&r.sub)
+            }
+            HirKind::Capture(c) => long_repetition(&c.sub),
+            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(long_repetition),
+            _ => false,
+        }
+    }
+    let Ok(hir) = regex_syntax::parse(pattern) else {
+        return false;
+    };
+    if !long_repetition(&hir) {
+        return false;
+    }
+    dense::Builder::new()
+        .configure(
+            dense::DFA::config()
+                .match_kind(MatchKind::All)
+                .unicode_word_boundary(true)
+                .dfa_size_limit(Some(budget))
+                .determinize_size_limit(Some(budget)),
+        )
+        .syntax(syntax::Config::new().utf8(true).unicode(true))
+        .build(pattern)
+        .is_err()
+}
+
+/// One DFA for all patterns, as a table section: dense (fastest) when its
+/// serialized form fits `dense_dfa_limit`, sparse (far smaller for patterns
+/// with long counted repetitions) otherwise.
+fn build_dfa(patterns: &[String], limits: &super::Options) -> Result<Vec<u8>, String> {
     let dfa = dense::Builder::new()
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(limit))
-                .determinize_size_limit(Some(limit)),
+                .dfa_size_limit(Some(limits.dfa_size_limit))
+                .determinize_size_limit(Some(limits.dfa_size_limit)),
         )
         .syntax(syntax::Config::new().utf8(true).unicode(true))
         .build_many(patterns)
         .map_err(|e| e.to_string())?;
     let (bytes, padding) = dfa.to_bytes_native_endian();
-    Ok(bytes.get(padding..).unwrap_or(&[]).to_vec())
+    let dense = bytes.get(padding..).unwrap_or(&[]);
+    let mut section = Vec::new();
+    if dense.len() <= limits.dense_dfa_limit {
+        section.extend_from_slice(&(DfaKind::Dense as u32).to_le_bytes());
+        section.extend_from_slice(dense);
+    } else {
+        let sparse = dfa.to_sparse().map_err(|e| e.to_string())?;
+        section.extend_from_slice(&(DfaKind::Sparse as u32).to_le_bytes());
+        section.extend_from_slice(&sparse.to_bytes_native_endian());
+    }
+    Ok(section)
 }
 
 pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {

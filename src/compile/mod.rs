@@ -29,6 +29,13 @@ pub struct Options {
     pub dfa_size_limit: usize,
     /// The longest template (in bytes) an action may hold.
     pub max_template_len: usize,
+    /// DFAs whose dense form is larger than this (in bytes) are stored in
+    /// regex-automata's sparse form: several times smaller, somewhat slower.
+    pub dense_dfa_limit: usize,
+    /// A regex with a long counted repetition (`[0-9A-Z]{16}`) whose DFA
+    /// alone would be larger than this (in bytes) is matched by the regex
+    /// engine on its own instead of joining the field's DFA.
+    pub pattern_dfa_budget: usize,
 }
 
 impl Default for Options {
@@ -37,6 +44,8 @@ impl Default for Options {
             max_rules_per_point: 100_000,
             dfa_size_limit: 64 << 20,
             max_template_len: 64 << 10,
+            dense_dfa_limit: 256 << 10,
+            pattern_dfa_budget: 64 << 10,
         }
     }
 }
@@ -164,7 +173,7 @@ fn lower(
         }
     }
     let mut points = Vec::new();
-    let mut dfas = Vec::new();
+    let mut dfas = matchers::DfaPool::default();
     for (name, (kind, mut list)) in by_point {
         list.sort_by_key(|r| r.priority);
         if list.len() > options.max_rules_per_point {
@@ -207,8 +216,7 @@ fn lower(
             });
         }
         let atoms = atoms.into_vec();
-        let first_dfa = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
-        let built = match matchers::build(&atoms, &regexes, first_dfa, options.dfa_size_limit) {
+        let built = match matchers::build(&atoms, &regexes, &mut dfas, options) {
             Ok(built) => built,
             Err(too_large) => {
                 let culprit = list
@@ -234,7 +242,6 @@ fn lower(
                 continue;
             }
         };
-        dfas.extend(built.dfas);
         let triggers = choose_triggers(&mut compiled, &atoms, &built.atom_field);
         let index = fql_index(&compiled, &built.atom_field);
         points.push(PointProgram {
@@ -255,7 +262,7 @@ fn lower(
             regexes,
             files,
         },
-        dfas,
+        dfas.sections,
     )
 }
 

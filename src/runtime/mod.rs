@@ -30,7 +30,7 @@ use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
 use crate::table::Table;
 use aho_corasick::AhoCorasick;
-use regex_automata::dfa::{Automaton, OverlappingState};
+use regex_automata::dfa::OverlappingState;
 use regex_automata::Input;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -553,7 +553,7 @@ impl<'a> Run<'a> {
             let mut state = OverlappingState::start();
             let mut failed = false;
             loop {
-                if dfa.try_search_overlapping_fwd(&input, &mut state).is_err() {
+                if dfa.search_overlapping(&input, &mut state).is_err() {
                     failed = true;
                     break;
                 }

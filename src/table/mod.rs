@@ -18,8 +18,9 @@
 //!     24     4  CRC-32 of everything after the header (u32 LE)
 //!     28     4  number of DFA sections D (u32 LE)
 //!     32     P  the program, postcard-encoded, then zero padding to 4
-//!      …        D times: DFA length L (u32 LE), L bytes of a native-endian
-//!               regex-automata dense DFA, zero padding to 4
+//!      …        D times: section length L (u32 LE), then L bytes: the DFA
+//!               kind (u32 LE: 0 dense, 1 sparse) and a native-endian
+//!               regex-automata DFA of that kind; zero padding to 4
 //! ```
 //!
 //! Every section starts 4-byte aligned relative to the start, so bytes that
@@ -35,7 +36,8 @@ use crate::ir::{PointProgram, Program};
 use crate::schema::HookPoint;
 use aho_corasick::AhoCorasick;
 use regex::Regex;
-use regex_automata::dfa::dense::DFA;
+use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
+use regex_automata::{Input, MatchError};
 
 /// The label every table starts with.
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
@@ -90,6 +92,46 @@ macro_rules! include_table {
     }};
 }
 
+/// How a DFA section is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum DfaKind {
+    /// regex-automata's dense form: a full transition table.
+    Dense = 0,
+    /// regex-automata's sparse form: only the transitions that lead somewhere.
+    Sparse = 1,
+}
+
+/// A loaded DFA section, borrowed from the table's bytes.
+#[derive(Clone, Debug)]
+pub(crate) enum Dfa<'a> {
+    Dense(dense::DFA<&'a [u32]>),
+    Sparse(sparse::DFA<&'a [u8]>),
+}
+
+impl Dfa<'_> {
+    /// One step of an overlapping search (see regex-automata's
+    /// `Automaton::try_search_overlapping_fwd`).
+    #[inline]
+    pub(crate) fn search_overlapping(
+        &self,
+        input: &Input<'_>,
+        state: &mut OverlappingState,
+    ) -> Result<(), MatchError> {
+        match self {
+            Dfa::Dense(d) => d.try_search_overlapping_fwd(input, state),
+            Dfa::Sparse(d) => d.try_search_overlapping_fwd(input, state),
+        }
+    }
+
+    pub(crate) fn pattern_len(&self) -> usize {
+        match self {
+            Dfa::Dense(d) => d.pattern_len(),
+            Dfa::Sparse(d) => d.pattern_len(),
+        }
+    }
+}
+
 /// Where a table's bytes live.
 #[derive(Debug)]
 enum Buffer {
@@ -108,9 +150,9 @@ impl Buffer {
         }
         let len = bytes.len();
         let mut words = vec![0u32; len.div_ceil(4)];
-        bytemuck::cast_slice_mut::<u32, u8>(&mut words)
-            .get_mut(..len)
-            .map(|dst| dst.copy_from_slice(&bytes));
+        if let Some(dst) = bytemuck::cast_slice_mut::<u32, u8>(&mut words).get_mut(..len) {
+            dst.copy_from_slice(&bytes);
+        }
         Buffer::Words(words, len)
     }
 
@@ -131,7 +173,7 @@ pub(crate) struct Loaded<'a> {
     pub(crate) program: Program,
     pub(crate) regexes: Vec<Regex>,
     /// DFA sections, by index.
-    pub(crate) dfas: Vec<DFA<&'a [u32]>>,
+    pub(crate) dfas: Vec<Dfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
     pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
     by_orcs: [Option<u16>; 25],
@@ -408,7 +450,20 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
                 start.saturating_add(len),
                 bytes.len(),
             ))?;
-        let (dfa, read) = DFA::from_bytes(section).map_err(|e| {
+        let dfa_error = |e: &dyn std::fmt::Display| {
+            LoadError::new(LoadErrorKind::Dfa {
+                index: i,
+                error: e.to_string(),
+            })
+        };
+        let kind = u32_at(section, 0).ok_or_else(|| dfa_error(&"missing kind"))?;
+        let body = section.get(4..).unwrap_or(&[]);
+        let (dfa, read) = match kind {
+            0 => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::Dense(d), n + 4)),
+            1 => sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::Sparse(d), n + 4)),
+            _ => return Err(dfa_error(&format!("unknown DFA kind {kind}"))),
+        }
+        .map_err(|e| {
             LoadError::new(LoadErrorKind::Dfa {
                 index: i,
                 error: e.to_string(),

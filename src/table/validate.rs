@@ -4,12 +4,11 @@
 use super::LoadError;
 use crate::fql::Segment;
 use crate::ir::{Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RegexId, NO_FIELD};
-use regex_automata::dfa::{dense::DFA, Automaton};
 
 /// Deepest condition or expression nesting accepted.
 pub(crate) const MAX_NESTING: usize = 256;
 
-pub(super) fn program(program: &Program, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError> {
+pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
     for pair in program.points.windows(2) {
         if let [a, b] = pair {
             if a.name >= b.name {
@@ -226,7 +225,7 @@ fn expr(e: &Expr, regexes: usize, depth: usize) -> Result<(), LoadError> {
 
 /// The field matchers, the atom → field map and the trigger lists agree with
 /// each other and with the DFA sections.
-fn matchers(point: &PointProgram, dfas: &[DFA<&[u32]>]) -> Result<(), LoadError> {
+fn matchers(point: &PointProgram, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
     let name = &point.name;
     let atoms = point.atoms.len();
     let rules = point.rules.len();

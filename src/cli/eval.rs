@@ -1,0 +1,377 @@
+//! `hookc eval`: run one event through the rules and print the outcome.
+
+use super::{
+    check_sources, did_you_mean, emit_diagnostics, has_io_errors, pretty_json, print_stdout,
+    Failure, Format, Status,
+};
+use crate::{HookContext, OutcomeKind, Table, Target};
+use serde_json::{Map, Value};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `hookc eval`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("rules").required(true).args(["paths", "table"])))]
+pub(crate) struct EvalArgs {
+    /// `.hooks` files or directories to compile and run (or use --table)
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// A table written by `hookc compile`, instead of rule files
+    #[arg(long, value_name = "FILE", conflicts_with = "paths")]
+    table: Option<PathBuf>,
+
+    /// The event: a HookContext JSON file, or `-` for stdin
+    #[arg(long, value_name = "FILE")]
+    event: PathBuf,
+
+    /// Dispatch at this hook point instead of the event's `hook_point`
+    #[arg(long, value_name = "POINT")]
+    point: Option<String>,
+
+    /// Target component instead of the event's, as `scope::name[/child][#instance]`
+    #[arg(long, value_name = "FQN")]
+    target: Option<String>,
+
+    /// Child id of the target (overrides the event's `child_id`)
+    #[arg(long, value_name = "ID")]
+    child: Option<String>,
+
+    /// Channel instance of the target (overrides the event's `instance`)
+    #[arg(long, value_name = "ID")]
+    instance: Option<String>,
+
+    /// Output: `json` (the outcome report) or `human` (a short summary)
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
+}
+
+/// Loads the rules, runs the event, prints the outcome; exit 1 on abort.
+pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
+    // The event first: it is cheap to check, and its errors do not depend
+    // on the rules.
+    let (name, text) = read_event(&args.event)?;
+    let mut event: Value = serde_json::from_str(&text).map_err(|e| {
+        Failure::new(format!("cannot parse event `{name}`: {e}"))
+            .help("an event is a JSON object (an ORCS HookContext)")
+    })?;
+    let Some(fields) = event.as_object_mut() else {
+        return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
+    };
+    apply_overrides(fields, &args)?;
+    for required in ["hook_point", "component_id"] {
+        if !fields.contains_key(required) {
+            return Err(
+                Failure::new(format!("event `{name}` has no `{required}` field")).help(EVENT_HELP),
+            );
+        }
+    }
+    let mut ctx: HookContext = serde_json::from_value(event).map_err(|e| {
+        Failure::new(format!("event `{name}` is not a valid hook context: {e}")).help(EVENT_HELP)
+    })?;
+
+    let table = match &args.table {
+        Some(path) => super::inspect::load_table(path)?.0,
+        None => {
+            check_sources(&args.paths)?;
+            match crate::compile_paths(&args.paths, &crate::Options::default()) {
+                Ok(compiled) => {
+                    emit_diagnostics(&compiled.warnings, Format::Human)?;
+                    compiled.table
+                }
+                Err(diags) => {
+                    emit_diagnostics(&diags, Format::Human)?;
+                    return Ok(if has_io_errors(&diags) {
+                        Status::Reported
+                    } else {
+                        Status::Findings
+                    });
+                }
+            }
+        }
+    };
+
+    check_point(&table, &ctx.hook_point, &name)?;
+
+    let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
+    let point = ctx.hook_point.clone();
+    let component = ctx.component_id.clone();
+    let child = ctx.child_id.clone();
+    let instance = ctx.instance.clone();
+    let mut target = Target::new(&component);
+    if let Some(child) = &child {
+        target = target.with_child(child);
+    }
+    if let Some(instance) = &instance {
+        target = target.with_instance(instance);
+    }
+
+    let mut scratch = table.scratch();
+    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+    let aborted = outcome.kind() == OutcomeKind::Abort;
+    let report = outcome.report(&ctx);
+    match args.format {
+        Format::Json => print_stdout(&pretty_json(&report)?),
+        Format::Human => {
+            let report = serde_json::to_value(&report)
+                .map_err(|e| Failure::new(format!("cannot serialize the outcome: {e}")))?;
+            print_stdout(&human_summary(&report, &before));
+        }
+    }
+    Ok(if aborted {
+        Status::Findings
+    } else {
+        Status::Ok
+    })
+}
+
+const EVENT_HELP: &str =
+    "an event is an ORCS HookContext JSON object with at least `hook_point` and \
+`component_id`, e.g. {\"hook_point\": \"tool.pre_execute\", \"component_id\": \"builtin::llm\", \
+\"payload\": {\"tool\": \"exec\", \"args\": \"ls\"}}";
+
+/// Reads the event file (or stdin for `-`): its display name and text.
+fn read_event(path: &Path) -> Result<(String, String), Failure> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            Failure::new(format!("cannot read `<stdin>`: {}", super::io_reason(&e)))
+        })?;
+        return Ok(("<stdin>".to_string(), text));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::cannot_read(path, &e))?;
+    Ok((path.display().to_string(), text))
+}
+
+/// Writes the command-line overrides into the event's JSON fields.
+fn apply_overrides(fields: &mut Map<String, Value>, args: &EvalArgs) -> Result<(), Failure> {
+    if let Some(point) = &args.point {
+        fields.insert("hook_point".into(), Value::from(point.as_str()));
+    }
+    if let Some(fqn) = &args.target {
+        let (component, child, instance) = split_fqn(fqn)?;
+        fields.insert("component_id".into(), Value::from(component));
+        if let Some(child) = child {
+            fields.insert("child_id".into(), Value::from(child));
+        }
+        if let Some(instance) = instance {
+            fields.insert("instance".into(), Value::from(instance));
+        }
+    }
+    if let Some(child) = &args.child {
+        fields.insert("child_id".into(), Value::from(child.as_str()));
+    }
+    if let Some(instance) = &args.instance {
+        fields.insert("instance".into(), Value::from(instance.as_str()));
+    }
+    Ok(())
+}
+
+/// Splits `scope::name[/child][#instance]` into its parts.
+fn split_fqn(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>), Failure> {
+    let invalid = |why: &str| {
+        Failure::new(format!("invalid --target `{fqn}`: {why}"))
+            .help("write a component as `scope::name`, optionally with `/child` and `#instance`, e.g. `builtin::llm/agent-1#primary`")
+    };
+    let (rest, instance) = match fqn.split_once('#') {
+        Some((rest, instance)) => (rest, Some(instance)),
+        None => (fqn, None),
+    };
+    let (component, child) = match rest.split_once('/') {
+        Some((component, child)) => (component, Some(child)),
+        None => (rest, None),
+    };
+    let Some((scope, name)) = component.split_once("::") else {
+        return Err(invalid("missing `::` between scope and name"));
+    };
+    if scope.is_empty() {
+        return Err(invalid("empty scope before `::`"));
+    }
+    if name.is_empty() {
+        return Err(invalid("empty name after `::`"));
+    }
+    if child == Some("") {
+        return Err(invalid("empty child after `/`"));
+    }
+    if instance == Some("") {
+        return Err(invalid("empty instance after `#`"));
+    }
+    Ok((component, child, instance))
+}
+
+/// The hook points the table knows: its schema's, plus any it has rules for.
+fn known_points(table: &Table) -> Vec<String> {
+    let program = table.program();
+    let mut names: Vec<String> = crate::schema::Schema::builtin(&program.schema)
+        .map(|schema| schema.points.into_iter().map(|p| p.name).collect())
+        .unwrap_or_default();
+    for point in &program.points {
+        if !names.contains(&point.name) {
+            names.push(point.name.clone());
+        }
+    }
+    names
+}
+
+/// Fails (exit 2) with a suggestion when `point` is not a known hook point.
+fn check_point(table: &Table, point: &str, event: &str) -> Result<(), Failure> {
+    let known = known_points(table);
+    if known.iter().any(|p| p == point) {
+        return Ok(());
+    }
+    let mut failure = Failure::new(format!("unknown hook point `{point}` in event `{event}`"));
+    if let Some(best) = did_you_mean(point, known.iter().map(String::as_str)) {
+        failure = failure.help(format!("did you mean `{best}`?"));
+    }
+    Err(failure.help(format!("known hook points: {}", known.join(", "))))
+}
+
+/// A few readable lines about an outcome report.
+fn human_summary(report: &Value, before: &Value) -> String {
+    let mut out = String::new();
+    let mut line = |key: &str, value: &str| out.push_str(&format!("{key:<9} {value}\n"));
+    let text = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    let list = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|items| items.iter().map(log_line).collect())
+            .unwrap_or_default()
+    };
+
+    line(
+        "outcome",
+        &text(report.get("outcome")).unwrap_or_else(|| "?".into()),
+    );
+    if let Some(reason) = text(report.get("reason")) {
+        line("reason", &reason);
+    }
+    if let Some(value) = text(report.get("value")) {
+        line("value", &value);
+    }
+    if let Some(decision) = text(report.get("decision")) {
+        line("decision", &decision);
+    }
+    let fired = list(report.get("fired"));
+    line(
+        "fired",
+        &if fired.is_empty() {
+            "(none)".to_string()
+        } else {
+            fired.join(", ")
+        },
+    );
+    if let Some(after) = report.get("context") {
+        let mut changes = Vec::new();
+        for root in ["payload", "metadata"] {
+            diff(root, before.get(root), after.get(root), &mut changes);
+        }
+        for change in changes {
+            line("changed", &change);
+        }
+    }
+    for (key, field) in [
+        ("context", "additional_context"),
+        ("log", "logs"),
+        ("warning", "warnings"),
+    ] {
+        for item in list(report.get(field)) {
+            line(key, &item);
+        }
+    }
+    out
+}
+
+/// One log line, warning or context entry as text.
+fn log_line(item: &Value) -> String {
+    match item {
+        Value::String(s) => s.clone(),
+        Value::Object(fields) => match (
+            fields.get("level"),
+            fields.get("rule"),
+            fields.get("message"),
+        ) {
+            (
+                Some(Value::String(level)),
+                Some(Value::String(rule)),
+                Some(Value::String(message)),
+            ) => {
+                format!("{level} [{rule}] {message}")
+            }
+            (Some(Value::String(level)), _, Some(Value::String(message))) => {
+                format!("{level} {message}")
+            }
+            _ => item.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Field-level differences between two JSON values, as `path: old -> new`.
+fn diff(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut Vec<String>) {
+    match (before, after) {
+        (Some(Value::Object(a)), Some(Value::Object(b))) => {
+            for (key, old) in a {
+                diff(&format!("{path}.{key}"), Some(old), b.get(key), out);
+            }
+            for (key, new) in b {
+                if !a.contains_key(key) {
+                    diff(&format!("{path}.{key}"), None, Some(new), out);
+                }
+            }
+        }
+        (Some(a), Some(b)) if a == b => {}
+        (None, None) => {}
+        (Some(a), Some(b)) => out.push(format!("{path}: {a} -> {b}")),
+        (Some(a), None) => out.push(format!("{path}: {a} -> (removed)")),
+        (None, Some(b)) => out.push(format!("{path}: (unset) -> {b}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fqn_parts() {
+        assert!(matches!(
+            split_fqn("builtin::llm"),
+            Ok(("builtin::llm", None, None))
+        ));
+        assert!(matches!(
+            split_fqn("builtin::llm/agent-1#primary"),
+            Ok(("builtin::llm", Some("agent-1"), Some("primary")))
+        ));
+        assert!(matches!(
+            split_fqn("lua::x#0"),
+            Ok(("lua::x", None, Some("0")))
+        ));
+        for bad in [
+            "llm",
+            "::llm",
+            "builtin::",
+            "builtin::llm/",
+            "builtin::llm#",
+        ] {
+            assert!(split_fqn(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn diffs() {
+        let a = serde_json::json!({"caps": 15, "keep": 1, "gone": true});
+        let b = serde_json::json!({"caps": 7, "keep": 1, "new": "x"});
+        let mut out = Vec::new();
+        diff("payload", Some(&a), Some(&b), &mut out);
+        assert_eq!(
+            out,
+            [
+                "payload.caps: 15 -> 7",
+                "payload.gone: true -> (removed)",
+                "payload.new: (unset) -> \"x\""
+            ]
+        );
+    }
+}

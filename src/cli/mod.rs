@@ -1,0 +1,412 @@
+//! The `hookc` command-line tool: lint, compile, evaluate and inspect rules.
+//!
+//! This is the top of the crate: it calls the library and never the other way
+//! round. One file per subcommand; this module holds the clap definitions,
+//! the exit-code policy and the small helpers the commands share (output that
+//! never panics on a closed pipe, `error: …` messages, did-you-mean).
+//!
+//! Exit codes: 0 ok; 1 findings (lint errors, warnings with
+//! `--deny-warnings`, rules that do not compile) or an `abort` outcome from
+//! `eval`; 2 usage or I/O errors (unreadable files, bad events, corrupt
+//! tables).
+
+mod compile;
+mod eval;
+mod inspect;
+mod lint;
+
+use crate::diag::{Diagnostics, Severity};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+const ROOT_AFTER_HELP: &str = "\
+Examples:
+  hookc lint rules/
+  hookc eval rules/ --event examples/events/tool_exec_rm.json
+  hookc compile rules/ -o rules.tbl && hookc inspect rules.tbl
+
+Exit codes: 0 ok, 1 findings or an abort outcome, 2 usage or I/O error.";
+
+/// Lint, compile, evaluate and inspect declarative hook rules.
+///
+/// `.hooks` files say at which lifecycle point, for which target, under which
+/// conditions, do what. hookc checks them like a compiler, compiles them into
+/// a static dispatch table, and runs events through them.
+#[derive(Debug, Parser)]
+#[command(name = "hookc", version, after_help = ROOT_AFTER_HELP)]
+struct Cli {
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG overrides)
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check rule files and report every finding
+    ///
+    /// Parses and checks `.hooks` files (directories are searched recursively,
+    /// in sorted order) against their schema: unknown hook points, invalid FQL
+    /// targets, bad regexes, duplicate ids, unknown names, type mismatches,
+    /// actions a point does not allow. Prints nothing when the rules are clean.
+    /// Human output goes to stderr, `--format json` to stdout.
+    ///
+    /// Exit status: 0 clean, 1 errors (or warnings with --deny-warnings),
+    /// 2 a path cannot be read.
+    #[command(
+        after_help = "Examples:\n  hookc lint rules/\n  hookc lint rules/guard.hooks --deny-warnings\n  hookc lint rules/ --format json"
+    )]
+    Lint(lint::LintArgs),
+
+    /// Compile rules into a binary dispatch table
+    ///
+    /// Checks the rules like `lint`, then writes the compiled table (versioned
+    /// and checksummed; load it with `Table::from_bytes`, or give it to
+    /// `eval --table` and `inspect`). Warnings are printed; when there are
+    /// errors nothing is written. A one-line summary goes to stderr.
+    ///
+    /// Exit status: 0 written, 1 the rules have errors, 2 a path cannot be
+    /// read or the output cannot be written.
+    #[command(
+        after_help = "Examples:\n  hookc compile rules/ -o rules.tbl\n  hookc compile rules/guard.hooks rules/redact.hooks -o guard.tbl"
+    )]
+    Compile(compile::CompileArgs),
+
+    /// Run one event through the rules and print the outcome
+    ///
+    /// Reads an ORCS HookContext JSON event (`hook_point`, `component_id`,
+    /// `channel_id`, `principal`, `timestamp_ms`, `payload`, `metadata`,
+    /// `depth`, `max_depth`; only the first two are required), dispatches it
+    /// at its hook point for the target built from `component_id`, `child_id`
+    /// and `instance`, and prints the outcome: continue, skip, abort or ask,
+    /// with the reason, the decision, the edited context, the rules that
+    /// fired, log lines and warnings. Command-line options override the
+    /// event's fields.
+    ///
+    /// Exit status: 0 the outcome is not an abort, 1 abort (or the rules do
+    /// not compile), 2 unreadable or invalid event, unknown hook point, or a
+    /// table that cannot be loaded.
+    #[command(
+        after_help = "Examples:\n  hookc eval rules/ --event examples/events/tool_exec_rm.json\n  hookc eval --table rules.tbl --event - < event.json\n  hookc eval rules/ --event event.json --target builtin::llm/agent-1 --format human"
+    )]
+    Eval(eval::EvalArgs),
+
+    /// Summarize a compiled table or a set of rule files
+    ///
+    /// Shows the schema, the source files, the table size, and per hook
+    /// point its kind, rule count and atom count, then its rules in execution
+    /// order: priority, id, target, enabled or disabled, fail mode, condition
+    /// atoms, actions, and where each rule was written. Given `.hooks` files
+    /// or directories, compiles them first.
+    ///
+    /// Exit status: 0 ok, 1 the rules have errors, 2 a path cannot be read or
+    /// the table cannot be loaded.
+    #[command(
+        after_help = "Examples:\n  hookc inspect rules.tbl\n  hookc inspect rules/ --format json"
+    )]
+    Inspect(inspect::InspectArgs),
+}
+
+/// Output formats: `human` for people, `json` for machines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Text for people
+    Human,
+    /// JSON for machines
+    Json,
+}
+
+/// How a command that ran to the end went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Exit 0.
+    Ok,
+    /// Exit 1: findings, or an abort outcome.
+    Findings,
+    /// Exit 2: an error that was already reported (e.g. as a diagnostic).
+    Reported,
+}
+
+/// A usage or I/O error: printed as `error: …` on stderr, exit 2.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    message: String,
+    help: Vec<String>,
+}
+
+impl Failure {
+    /// A failure with a message (lowercase, no trailing period).
+    pub(crate) fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            help: Vec::new(),
+        }
+    }
+
+    /// Adds a `help:` line.
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Failure {
+        self.help.push(help.into());
+        self
+    }
+
+    /// `cannot read `path`: reason`.
+    pub(crate) fn cannot_read(path: &Path, err: &io::Error) -> Failure {
+        Failure::new(format!(
+            "cannot read `{}`: {}",
+            path.display(),
+            io_reason(err)
+        ))
+    }
+
+    /// `cannot write `path`: reason`.
+    pub(crate) fn cannot_write(path: &Path, err: &io::Error) -> Failure {
+        Failure::new(format!(
+            "cannot write `{}`: {}",
+            path.display(),
+            io_reason(err)
+        ))
+    }
+
+    fn print(&self) {
+        let mut text = format!("error: {}\n", self.message);
+        for help in &self.help {
+            text.push_str(&format!("help: {help}\n"));
+        }
+        print_stderr(&text);
+    }
+}
+
+/// Runs the command line of this process and returns its exit code.
+///
+/// Parses `std::env::args`, sets up logging to stderr (`-v` or `RUST_LOG`),
+/// runs the subcommand and maps the result to an exit code: 0 ok, 1 findings
+/// or an abort outcome, 2 usage or I/O error. It never panics on bad input.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and version exit 0, usage errors exit 2.
+            let code = err.exit_code();
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
+    init_tracing(cli.verbose);
+    let result = match cli.command {
+        Command::Lint(args) => lint::run(args),
+        Command::Compile(args) => compile::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Inspect(args) => inspect::run(args),
+    };
+    match result {
+        Ok(Status::Ok) => ExitCode::SUCCESS,
+        Ok(Status::Findings) => ExitCode::from(1),
+        Ok(Status::Reported) => ExitCode::from(2),
+        Err(failure) => {
+            failure.print();
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let from_env = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .and_then(|s| EnvFilter::try_new(s).ok());
+    let filter = from_env.unwrap_or_else(|| {
+        EnvFilter::new(match verbose {
+            0 => "off",
+            1 => "info",
+            2 => "debug",
+            _ => "trace",
+        })
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(stderr_color())
+        .without_time()
+        .try_init();
+}
+
+/// True when stderr is a terminal and `NO_COLOR` is unset or empty.
+pub(crate) fn stderr_color() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && io::stderr().is_terminal()
+}
+
+/// Writes to stdout; a closed pipe is not an error worth a panic.
+pub(crate) fn print_stdout(text: &str) {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Writes to stderr, ignoring write errors.
+pub(crate) fn print_stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// Pretty JSON with a trailing newline.
+pub(crate) fn pretty_json(value: &impl serde::Serialize) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| Failure::new(format!("cannot serialize output: {e}")))
+}
+
+/// Reports diagnostics: rustc-like text on stderr (nothing when there are
+/// none), or the JSON form on stdout (always, so machines get a document).
+pub(crate) fn emit_diagnostics(diags: &Diagnostics, format: Format) -> Result<(), Failure> {
+    match format {
+        Format::Human => {
+            if !diags.is_empty() {
+                let mut text = crate::diag::render::human(diags, stderr_color());
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                print_stderr(&text);
+            }
+        }
+        Format::Json => print_stdout(&pretty_json(&crate::diag::render::json(diags))?),
+    }
+    Ok(())
+}
+
+/// True when a diagnostic is an I/O problem (a path that cannot be read).
+pub(crate) fn has_io_errors(diags: &Diagnostics) -> bool {
+    diags
+        .iter()
+        .any(|d| d.code == "io" && d.severity == Severity::Error)
+}
+
+/// Fails with `cannot read` for the first path that does not exist.
+pub(crate) fn check_paths(paths: &[std::path::PathBuf]) -> Result<(), Failure> {
+    for path in paths {
+        if let Err(err) = std::fs::metadata(path) {
+            return Err(Failure::cannot_read(path, &err));
+        }
+    }
+    Ok(())
+}
+
+/// Like [`check_paths`], and fails when a path is a compiled table rather
+/// than rule source (its first bytes are the table label).
+pub(crate) fn check_sources(paths: &[std::path::PathBuf]) -> Result<(), Failure> {
+    use std::io::Read;
+    check_paths(paths)?;
+    for path in paths.iter().filter(|p| p.is_file()) {
+        let mut head = [0u8; crate::table::LABEL.len()];
+        let is_table = std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| &head == crate::table::LABEL);
+        if is_table {
+            return Err(Failure::new(format!(
+                "`{}` is a compiled table, not a `.hooks` source",
+                path.display()
+            ))
+            .help(
+                "run it with `hookc eval --table FILE`, or summarize it with `hookc inspect FILE`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An I/O error's message without the `(os error N)` suffix, lowercase first.
+pub(crate) fn io_reason(err: &io::Error) -> String {
+    let text = err.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text.get(..at).unwrap_or(&text).to_string(),
+        _ => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// The candidate closest to `name`, if one is close enough to be a typo.
+pub(crate) fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev.get(j).copied().unwrap_or(usize::MAX - 1) + usize::from(ca != *cb);
+            let del = prev.get(j + 1).copied().unwrap_or(usize::MAX - 1) + 1;
+            let ins = cur.get(j).copied().unwrap_or(usize::MAX - 1) + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+/// `n thing` / `n things`.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn suggestions() {
+        let points = ["tool.pre_execute", "tool.post_execute", "child.pre_spawn"];
+        assert_eq!(
+            did_you_mean("tool.pre_exec", points),
+            Some("tool.pre_execute")
+        );
+        assert_eq!(
+            did_you_mean("tool.post_exec", points),
+            Some("tool.post_execute")
+        );
+        assert_eq!(did_you_mean("bus.on_whatever", points), None);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn io_reasons_are_short() {
+        let err = io::Error::from_raw_os_error(2);
+        assert_eq!(io_reason(&err), "no such file or directory");
+    }
+}
