@@ -54,6 +54,14 @@ pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> V
             }
         } else if path.is_file() {
             out.push(path.to_path_buf());
+        } else if path.exists() {
+            diagnostics.push(Diagnostic::error(
+                "io",
+                format!(
+                    "cannot read `{}`: not a regular file or directory",
+                    path.display()
+                ),
+            ));
         } else {
             diagnostics.push(Diagnostic::error(
                 "io",
@@ -73,7 +81,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
         Err(e) => {
             diagnostics.push(Diagnostic::error(
                 "io",
-                format!("cannot read `{}`: {e}", dir.display()),
+                format!("cannot read `{}`: {}", dir.display(), io_reason(&e)),
             ));
             return;
         }
@@ -103,7 +111,7 @@ pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
             )),
             Err(e) => diagnostics.push(Diagnostic::error(
                 "io",
-                format!("cannot read `{}`: {e}", path.display()),
+                format!("cannot read `{}`: {}", path.display(), io_reason(&e)),
             )),
         }
     }
@@ -187,7 +195,7 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
                 (_, result) => {
                     let reason = result
                         .err()
-                        .map_or_else(|| "not found".to_string(), |e| e.to_string());
+                        .map_or_else(|| "not found".to_string(), |e| io_reason(&e));
                     if let Some(file) = loaded.files.get(next) {
                         let d = Diagnostic::error(
                             "import-not-found",
@@ -298,5 +306,22 @@ fn dfs(
     stack.pop();
     if let Some(s) = state.get_mut(at) {
         *s = 2;
+    }
+}
+
+/// An I/O error as a lowercase phrase, without the OS error number.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".to_string(),
+        _ => {
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text);
+            let mut chars = text.chars();
+            chars
+                .next()
+                .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
+        }
     }
 }
