@@ -129,6 +129,10 @@ pub struct FieldMatcher {
     pub literals: Vec<String>,
     /// Literal index → atoms that hold when the field contains it.
     pub literal_atoms: Vec<Vec<u32>>,
+    /// Literal index → atoms to verify when the field contains it: regexes
+    /// kept out of the DFA (too many, or too costly), each prefiltered by a
+    /// literal every match of it contains. They are false unless verified.
+    pub literal_checks: Vec<Vec<u32>>,
 }
 
 /// A perfect-hash map from strings to atom lists, built at compile time.

@@ -15,7 +15,7 @@ use hookc::{HookContext, HookPoint, Table, Target};
 use serde_json::json;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
-const RULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v3/guard.hooks");
+const RULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/v4/guard.hooks");
 
 fn check(table: &Table) {
     let mut scratch = table.scratch();

@@ -282,10 +282,15 @@ proptest! {
         events in prop::collection::vec(event(), 1..6),
     ) {
         let text = source(&rules);
-        let compiled = hookc::compile_str("gen.hooks", &text).map_err(|d| TestCaseError::fail(format!("{d}\n{text}")))?;
+        // Default options (regexes in one DFA per field), and a zero DFA
+        // budget that sends every regex with a literal to the prefilter.
+        let prefilter = hookc::Options { field_dfa_budget: 0, ..hookc::Options::default() };
+        for options in [hookc::Options::default(), prefilter] {
+        let compiled = hookc::compile_sources(vec![hookc::span::SourceFile::new("gen.hooks", text.as_str())], &options)
+            .map_err(|d| TestCaseError::fail(format!("{d}\n{text}")))?;
         let table = hookc::Table::from_bytes(&compiled.table.to_bytes()).unwrap();
         let mut scratch = table.scratch();
-        for (c, payload) in events {
+        for (c, payload) in events.iter().cloned() {
             let component = COMPONENTS[c];
             let mut ctx = HookContext::new("tool.pre_execute", component, payload.clone());
             let outcome = table.dispatch(&mut scratch, hookc::HookPoint::ToolPreExecute, &Target::new(component), &mut ctx);
@@ -294,6 +299,7 @@ proptest! {
             prop_assert_eq!(&got, &fired, "fired differs for {} {}\n{}", component, payload, text);
             prop_assert_eq!(outcome.kind(), kind);
             prop_assert_eq!(&ctx.payload, &final_payload);
+        }
         }
     }
 }

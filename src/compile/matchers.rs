@@ -38,11 +38,12 @@ impl DfaPool {
         &mut self,
         patterns: Vec<String>,
         limits: &super::Options,
+        size_limit: usize,
     ) -> Result<u32, String> {
         if let Some(&i) = self.by_patterns.get(&patterns) {
             return Ok(i);
         }
-        let section = build_dfa(&patterns, limits)?;
+        let section = build_dfa(&patterns, limits, size_limit)?;
         let i = u32::try_from(self.sections.len()).unwrap_or(u32::MAX);
         self.sections.push(section);
         self.by_patterns.insert(patterns, i);
@@ -183,20 +184,69 @@ pub(super) fn build(
                 *slot = field_id;
             }
         }
-        let dfa = if acc.patterns.is_empty() {
-            None
-        } else {
-            let index = pool
-                .get_or_build(acc.patterns, limits)
-                .map_err(|message| TooLarge {
-                    field: path.clone(),
-                    atom: acc.dfa_atoms.first().copied().unwrap_or(0),
-                    message,
-                })?;
-            Some(index)
-        };
-        let (literals, literal_atoms): (Vec<String>, Vec<Vec<u32>>) =
-            acc.literals.into_iter().unzip();
+        // All patterns in one DFA when it stays small; otherwise the
+        // patterns that have a required literal move to the literal
+        // automaton as prefiltered checks, and the rest form the DFA.
+        let mut checks: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut dfa = None;
+        if !acc.patterns.is_empty() {
+            let small = if acc.patterns.len() <= MAX_PATTERNS_PER_DFA {
+                pool.get_or_build(
+                    acc.patterns.clone(),
+                    limits,
+                    limits.field_dfa_budget.min(limits.dfa_size_limit),
+                )
+                .ok()
+            } else {
+                None
+            };
+            dfa = match small {
+                Some(index) => Some(index),
+                None => {
+                    let mut i = acc.patterns.len();
+                    while i > 0 {
+                        i -= 1;
+                        let literal = acc.patterns.get(i).and_then(|p| required_literal(p));
+                        if let Some(literal) = literal {
+                            acc.patterns.remove(i);
+                            checks
+                                .entry(literal)
+                                .or_default()
+                                .push(acc.dfa_atoms.remove(i));
+                        }
+                    }
+                    if acc.patterns.is_empty() {
+                        None
+                    } else {
+                        let first = acc.dfa_atoms.first().copied().unwrap_or(0);
+                        let index = pool
+                            .get_or_build(acc.patterns, limits, limits.dfa_size_limit)
+                            .map_err(|message| TooLarge {
+                                field: path.clone(),
+                                atom: first,
+                                message,
+                            })?;
+                        Some(index)
+                    }
+                }
+            };
+        }
+        let mut keys: Vec<String> = acc.literals.keys().chain(checks.keys()).cloned().collect();
+        keys.sort();
+        keys.dedup();
+        let literal_atoms = keys
+            .iter()
+            .map(|k| acc.literals.get(k).cloned().unwrap_or_default())
+            .collect();
+        let literal_checks = keys
+            .iter()
+            .map(|k| {
+                let mut v = checks.get(k).cloned().unwrap_or_default();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        let literals = keys;
         fields.push(FieldMatcher {
             path,
             bulk: acc.bulk,
@@ -205,9 +255,37 @@ pub(super) fn build(
             dfa_atoms: acc.dfa_atoms,
             literals,
             literal_atoms,
+            literal_checks,
         });
     }
     Ok(Built { fields, atom_field })
+}
+
+/// The most patterns tried in one DFA before prefiltering by literals.
+const MAX_PATTERNS_PER_DFA: usize = 64;
+
+/// The shortest literal worth prefiltering on.
+const MIN_PREFILTER_LITERAL: usize = 3;
+
+/// A literal that every match of `pattern` contains, the longest one found
+/// in its top-level sequence; `None` when there is none long enough.
+fn required_literal(pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn longest(hir: &Hir) -> Option<Vec<u8>> {
+        match hir.kind() {
+            HirKind::Literal(lit) => Some(lit.0.to_vec()),
+            HirKind::Capture(c) => longest(&c.sub),
+            HirKind::Repetition(r) if r.min >= 1 => longest(&r.sub),
+            HirKind::Concat(parts) => parts.iter().filter_map(longest).max_by_key(Vec::len),
+            _ => None,
+        }
+    }
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let bytes = longest(&hir)?;
+    if bytes.len() < MIN_PREFILTER_LITERAL {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// True when a pattern has a long counted repetition and its DFA alone is
@@ -246,14 +324,18 @@ fn too_costly(pattern: &str, budget: usize) -> bool {
 /// One DFA for all patterns, as a table section: dense (fastest) when its
 /// serialized form fits `dense_dfa_limit`, sparse (far smaller for patterns
 /// with long counted repetitions) otherwise.
-fn build_dfa(patterns: &[String], limits: &super::Options) -> Result<Vec<u8>, String> {
+fn build_dfa(
+    patterns: &[String],
+    limits: &super::Options,
+    size_limit: usize,
+) -> Result<Vec<u8>, String> {
     let dfa = dense::Builder::new()
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(limits.dfa_size_limit))
-                .determinize_size_limit(Some(limits.dfa_size_limit)),
+                .dfa_size_limit(Some(size_limit))
+                .determinize_size_limit(Some(size_limit)),
         )
         .syntax(syntax::Config::new().utf8(true).unicode(true))
         .build_many(patterns)

@@ -36,16 +36,22 @@ pub struct Options {
     /// alone would be larger than this (in bytes) is matched by the regex
     /// engine on its own instead of joining the field's DFA.
     pub pattern_dfa_budget: usize,
+    /// The largest DFA (in bytes) for all the regexes of one field; above
+    /// it, regexes with a required literal are prefiltered by that literal
+    /// and checked one by one, and only the rest form the DFA (up to
+    /// `dfa_size_limit`).
+    pub field_dfa_budget: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             max_rules_per_point: 100_000,
-            dfa_size_limit: 64 << 20,
+            dfa_size_limit: 16 << 20,
             max_template_len: 64 << 10,
             dense_dfa_limit: 256 << 10,
             pattern_dfa_budget: 64 << 10,
+            field_dfa_budget: 1 << 20,
         }
     }
 }

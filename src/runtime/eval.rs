@@ -5,7 +5,7 @@
 
 use super::context::{HookContext, Val};
 use crate::ir::{Atom, BinaryOp, Expr, Template, TemplatePart, UnaryOp};
-use regex::Regex;
+use crate::table::LazyRegexes;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -43,7 +43,7 @@ pub enum EvalError {
 }
 
 /// Evaluates a field atom or an expression atom.
-pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &[Regex]) -> bool {
+pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &LazyRegexes) -> bool {
     match atom {
         Atom::Eq(path, value) => match ctx.get(path) {
             Some(v) => v.eq_json(value),
@@ -114,7 +114,7 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
 pub(crate) fn eval<'a>(
     expr: &'a Expr,
     ctx: &'a HookContext,
-    regexes: &[Regex],
+    regexes: &LazyRegexes,
 ) -> Result<Val<'a>, EvalError> {
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),

@@ -579,8 +579,28 @@ impl<'a> Run<'a> {
         }
         if let Some(ac) = self.acs.get(f).and_then(Option::as_ref) {
             for m in ac.find_overlapping_iter(text) {
-                if let Some(atoms) = field.literal_atoms.get(m.pattern().as_usize()) {
+                let p = m.pattern().as_usize();
+                if let Some(atoms) = field.literal_atoms.get(p) {
                     for &a in atoms {
+                        hit(a, scratch);
+                    }
+                }
+                for &a in field.literal_checks.get(p).map_or(&[][..], Vec::as_slice) {
+                    // Verify each prefiltered atom once per generation
+                    // (`atom_generation` marks it checked).
+                    let i = a as usize;
+                    if scratch.atom_generation.get(i) == Some(&generation) {
+                        continue;
+                    }
+                    if let Some(g) = scratch.atom_generation.get_mut(i) {
+                        *g = generation;
+                    }
+                    let holds = self
+                        .point
+                        .atoms
+                        .get(i)
+                        .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes));
+                    if holds {
                         hit(a, scratch);
                     }
                 }

@@ -59,13 +59,6 @@ pub enum LoadErrorKind {
         /// regex-automata's message.
         error: String,
     },
-    /// A regex in the table does not compile.
-    Regex {
-        /// The pattern.
-        pattern: String,
-        /// The regex engine's message.
-        error: String,
-    },
 }
 
 impl LoadError {
@@ -83,13 +76,6 @@ impl LoadError {
 
     pub(crate) fn invalid(message: impl Into<String>) -> LoadError {
         LoadError::new(LoadErrorKind::Invalid(message.into()))
-    }
-
-    pub(crate) fn regex(pattern: &str, error: &str) -> LoadError {
-        LoadError::new(LoadErrorKind::Regex {
-            pattern: pattern.to_string(),
-            error: error.to_string(),
-        })
     }
 
     /// What is wrong.
@@ -121,9 +107,6 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Invalid(e) => write!(f, "invalid table: {e}"),
             LoadErrorKind::Alignment => f.write_str("table bytes are not 4-byte aligned; embed them with `include_table!`"),
             LoadErrorKind::Dfa { index, error } => write!(f, "corrupted table: DFA section {index}: {error}"),
-            LoadErrorKind::Regex { pattern, error } => {
-                write!(f, "invalid table: regex `{pattern}` does not compile: {error}")
-            }
         }
     }
 }

@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 3)
+//! # Format (version 4)
 //!
 //! ```text
 //! offset  size  field
@@ -43,7 +43,7 @@ use regex_automata::{Input, MatchError};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;
@@ -132,6 +132,47 @@ impl Dfa<'_> {
     }
 }
 
+/// The table's regexes, each compiled on first use: loading a table with
+/// thousands of regexes must not compile them all, and most are decided by
+/// the DFAs and literal prefilters without ever running.
+#[derive(Debug)]
+pub(crate) struct LazyRegexes {
+    sources: Vec<String>,
+    cells: Vec<std::sync::OnceLock<Option<Regex>>>,
+}
+
+impl LazyRegexes {
+    fn new(program: &Program) -> LazyRegexes {
+        LazyRegexes {
+            sources: program
+                .regexes
+                .iter()
+                .map(crate::ir::RegexSource::to_inline)
+                .collect(),
+            cells: program
+                .regexes
+                .iter()
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// The compiled regex `id`; `None` when there is none, or when it does
+    /// not compile (the compiler checked it, so only a hand-made table gets
+    /// here, and a regex that does not compile matches nothing).
+    pub(crate) fn get(&self, id: usize) -> Option<&Regex> {
+        let cell = self.cells.get(id)?;
+        cell.get_or_init(|| {
+            let source = self.sources.get(id)?;
+            regex::RegexBuilder::new(source)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .ok()
+        })
+        .as_ref()
+    }
+}
+
 /// Where a table's bytes live.
 #[derive(Debug)]
 enum Buffer {
@@ -171,7 +212,7 @@ impl Buffer {
 #[derive(Debug)]
 pub(crate) struct Loaded<'a> {
     pub(crate) program: Program,
-    pub(crate) regexes: Vec<Regex>,
+    pub(crate) regexes: LazyRegexes,
     /// DFA sections, by index.
     pub(crate) dfas: Vec<Dfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
@@ -486,16 +527,7 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         )));
     }
     validate::program(&program, &dfas)?;
-    let regexes = program
-        .regexes
-        .iter()
-        .map(|r| {
-            regex::RegexBuilder::new(&r.to_inline())
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|e| LoadError::regex(&r.pattern, &e.to_string()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let regexes = LazyRegexes::new(&program);
     let acs = program
         .points
         .iter()

@@ -187,10 +187,9 @@ fn inconsistent_programs_are_rejected() {
         pattern: "(".into(),
         flags: String::new(),
     });
-    assert!(matches!(
-        Table::from_program(bad_regex).unwrap_err().kind(),
-        LoadErrorKind::Regex { .. }
-    ));
+    // Regexes compile on first use; one that does not compile matches nothing.
+    let table = Table::from_program(bad_regex).unwrap();
+    assert!(table.loaded().regexes.get(0).is_none());
 
     let mut unsorted = sample();
     let copy = unsorted.points[0].clone();

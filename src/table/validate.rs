@@ -273,7 +273,9 @@ fn matchers(point: &PointProgram, dfas: &[super::Dfa<'_>]) -> Result<(), LoadErr
             return bad("inconsistent equality map");
         }
         if f.literal_atoms.len() != f.literals.len()
+            || f.literal_checks.len() != f.literals.len()
             || !f.literal_atoms.iter().flatten().all(in_field)
+            || !f.literal_checks.iter().flatten().all(in_field)
         {
             return bad("inconsistent literal table");
         }
