@@ -1,1 +1,609 @@
-fn main() {}
+//! Dispatch benches: hookc's compiled table against a naive registry written
+//! the way the ORCS seed (ADR-002 §5.2) designs it, on the same generated
+//! rules and events.
+//!
+//! Groups:
+//!
+//! - `dispatch/{hookc,naive}/{no_match,one_match,one_percent}/{0,10,100,1000,10000}`
+//! - `load/from_bytes/10000` (ten samples)
+//!
+//! It also prints each table's size in bytes and bytes per rule (1,000 and
+//! 10,000 rules), and per rule count how many rules reach the event's
+//! target.
+//!
+//! What each iteration measures, for both engines: one dispatch of one event
+//! on `tool.pre_execute` for `builtin::llm`, starting from a context the host
+//! already built. hookc edits the context in place, so where no rule edits it
+//! (`no_match`, `one_match`) the same context is reused; where rules edit it
+//! (`one_percent`: `meta`) a fresh clone is made per iteration outside the
+//! timing (`iter_batched`). The naive registry takes the context by value
+//! (as the seed's `dispatch(.., ctx: HookContext)` does), so it always gets a
+//! fresh clone outside the timing, and its result is dropped outside the
+//! timing too.
+//!
+//! Before measuring, both engines are run on every event and must fire
+//! exactly the rules the generator says, in order, with the same final
+//! context; the bench panics otherwise.
+
+#![expect(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "benchmark setup: a broken generator or table must stop the bench"
+)]
+
+mod common;
+
+use common::{Event, GenAction, GenCond, RuleSet, COMPONENT};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
+use hookc::{HookContext, HookPoint, Table, Target};
+use regex::Regex;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Rule counts per point.
+const SIZES: [usize; 5] = [0, 10, 100, 1000, 10_000];
+
+// ---------------------------------------------------------------------------
+// The naive baseline: ORCS ADR-002 §3.3 FqlPattern, §4 Hook/HookAction,
+// §5.2 HookRegistry::dispatch.
+// ---------------------------------------------------------------------------
+
+mod naive {
+    use super::*;
+
+    /// `scope::name`, already split (ORCS's `ComponentId`).
+    #[derive(Clone, Debug)]
+    pub struct ComponentId {
+        pub namespace: String,
+        pub name: String,
+    }
+
+    impl ComponentId {
+        pub fn parse(fqn: &str) -> ComponentId {
+            let (namespace, name) = fqn.split_once("::").unwrap_or((fqn, ""));
+            ComponentId {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+            }
+        }
+    }
+
+    /// One FQL segment.
+    #[derive(Clone, Debug)]
+    pub enum PatternSegment {
+        Exact(String),
+        Wildcard,
+    }
+
+    impl PatternSegment {
+        fn parse(s: &str) -> PatternSegment {
+            if s == "*" {
+                PatternSegment::Wildcard
+            } else {
+                PatternSegment::Exact(s.to_string())
+            }
+        }
+
+        fn matches(&self, s: &str) -> bool {
+            match self {
+                PatternSegment::Wildcard => true,
+                PatternSegment::Exact(e) => e == s,
+            }
+        }
+    }
+
+    /// The seed's `FqlPattern`: string comparison per segment, no regex.
+    #[derive(Clone, Debug)]
+    pub struct FqlPattern {
+        scope: PatternSegment,
+        target: PatternSegment,
+        child_path: Option<PatternSegment>,
+    }
+
+    impl FqlPattern {
+        /// `scope::target[/child]` (the generator never writes `#instance`).
+        pub fn parse(fql: &str) -> FqlPattern {
+            let (scope, rest) = fql.split_once("::").expect("generated FQL has `::`");
+            let (target, child) = match rest.split_once('/') {
+                Some((t, c)) => (t, Some(c)),
+                None => (rest, None),
+            };
+            FqlPattern {
+                scope: PatternSegment::parse(scope),
+                target: PatternSegment::parse(target),
+                child_path: child.map(PatternSegment::parse),
+            }
+        }
+
+        pub fn matches(&self, component_id: &ComponentId, child_id: Option<&str>) -> bool {
+            if !self.scope.matches(&component_id.namespace)
+                || !self.target.matches(&component_id.name)
+            {
+                return false;
+            }
+            match (&self.child_path, child_id) {
+                (None, _) => true,
+                (Some(p), Some(c)) => p.matches(c),
+                (Some(_), None) => false,
+            }
+        }
+    }
+
+    /// The seed's `HookAction` (unboxed, as in the seed: moving the context
+    /// costs a memcpy, not an allocation).
+    #[derive(Debug)]
+    #[expect(
+        dead_code,
+        reason = "the seed's whole HookAction; generated rules never skip or replace"
+    )]
+    #[expect(
+        clippy::large_enum_variant,
+        reason = "the seed's HookAction moves the context by value"
+    )]
+    pub enum HookAction {
+        Continue(HookContext),
+        Skip(Value),
+        Abort { reason: String },
+        Replace(Value),
+    }
+
+    /// The seed's `Hook` trait. `execute` also says whether the hook's own
+    /// conditions matched (the seed's handlers decide that inside `execute`
+    /// and return `Continue(ctx)` otherwise); dispatch records it in the
+    /// fired list, as hookc does.
+    pub trait Hook: Send + Sync {
+        fn id(&self) -> &str;
+        fn fql_pattern(&self) -> &FqlPattern;
+        fn hook_point(&self) -> HookPoint;
+        fn priority(&self) -> i32;
+        fn execute(&self, ctx: HookContext) -> (HookAction, bool);
+    }
+
+    /// A condition over the payload, checked in order.
+    pub enum Cond {
+        ToolEq(String),
+        Matches(Regex),
+        ContainsAny(Arc<Vec<String>>),
+        SizeGt(i64),
+    }
+
+    impl Cond {
+        fn test(&self, ctx: &HookContext) -> bool {
+            let field = |name: &str| ctx.payload.get(name);
+            match self {
+                Cond::ToolEq(t) => field("tool").and_then(Value::as_str) == Some(t.as_str()),
+                Cond::Matches(re) => field("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| re.is_match(s)),
+                Cond::ContainsAny(items) => field("args")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| items.iter().any(|i| s.contains(i.as_str()))),
+                Cond::SizeGt(k) => field("size")
+                    .and_then(Value::as_f64)
+                    .is_some_and(|v| v > *k as f64),
+            }
+        }
+    }
+
+    /// A declarative rule as a seed-style hook (IronClaw's rule hooks, run by
+    /// ORCS's registry).
+    pub struct RuleHook {
+        pub id: String,
+        pub fql: FqlPattern,
+        pub point: HookPoint,
+        pub priority: i32,
+        pub conds: Vec<Cond>,
+        pub action: GenAction,
+    }
+
+    impl Hook for RuleHook {
+        fn id(&self) -> &str {
+            &self.id
+        }
+
+        fn fql_pattern(&self) -> &FqlPattern {
+            &self.fql
+        }
+
+        fn hook_point(&self) -> HookPoint {
+            self.point
+        }
+
+        fn priority(&self) -> i32 {
+            self.priority
+        }
+
+        fn execute(&self, mut ctx: HookContext) -> (HookAction, bool) {
+            if !self.conds.iter().all(|c| c.test(&ctx)) {
+                return (HookAction::Continue(ctx), false);
+            }
+            let action = match self.action {
+                GenAction::Abort => HookAction::Abort {
+                    reason: common::REASON.to_string(),
+                },
+                GenAction::Log => {
+                    tracing::warn!(hook_id = self.id.as_str(), "{}", common::LOG_MESSAGE);
+                    HookAction::Continue(ctx)
+                }
+                GenAction::Meta(key) => {
+                    ctx.metadata.insert(key.to_string(), Value::Bool(true));
+                    HookAction::Continue(ctx)
+                }
+                GenAction::Continue => HookAction::Continue(ctx),
+            };
+            (action, true)
+        }
+    }
+
+    struct RegisteredHook {
+        hook: Box<dyn Hook>,
+        enabled: bool,
+    }
+
+    /// The seed's `HookRegistry` (without the `RwLock`, which a benchmark
+    /// on one thread would only add an uncontended lock to).
+    pub struct HookRegistry {
+        hooks: HashMap<HookPoint, Vec<RegisteredHook>>,
+        empty: Vec<RegisteredHook>,
+    }
+
+    impl HookRegistry {
+        pub fn new() -> HookRegistry {
+            HookRegistry {
+                hooks: HashMap::new(),
+                empty: Vec::new(),
+            }
+        }
+
+        /// Registers a hook, keeping the point's list sorted by priority
+        /// (stable: ties stay in registration order).
+        pub fn register(&mut self, hook: Box<dyn Hook>) {
+            let list = self.hooks.entry(hook.hook_point()).or_default();
+            let at = list.partition_point(|rh| rh.hook.priority() <= hook.priority());
+            list.insert(
+                at,
+                RegisteredHook {
+                    hook,
+                    enabled: true,
+                },
+            );
+        }
+
+        /// The seed's §5.2 dispatch loop, recording fired hooks in `fired`
+        /// (cleared first; reused across calls like hookc's scratch).
+        pub fn dispatch(
+            &self,
+            point: HookPoint,
+            component_id: &ComponentId,
+            child_id: Option<&str>,
+            ctx: HookContext,
+            fired: &mut Vec<u32>,
+        ) -> HookAction {
+            fired.clear();
+            let hooks = self.hooks.get(&point).unwrap_or(&self.empty);
+            let mut current_ctx = ctx;
+
+            for (i, rh) in hooks.iter().enumerate().filter(|(_, rh)| rh.enabled) {
+                if !rh.hook.fql_pattern().matches(component_id, child_id) {
+                    continue;
+                }
+                if current_ctx.depth >= current_ctx.max_depth {
+                    tracing::warn!(
+                        hook_id = rh.hook.id(),
+                        "hook chain depth exceeded, skipping"
+                    );
+                    break;
+                }
+                let (action, hit) = rh.hook.execute(current_ctx.clone());
+                if hit {
+                    fired.push(i as u32);
+                }
+                match action {
+                    HookAction::Continue(new_ctx) => current_ctx = new_ctx,
+                    action @ (HookAction::Skip(_) | HookAction::Abort { .. }) => return action,
+                    HookAction::Replace(value) => {
+                        if point.kind() == hookc::PointKind::Post {
+                            current_ctx.payload = value;
+                        } else {
+                            tracing::warn!(
+                                hook_id = rh.hook.id(),
+                                "Replace returned from pre-hook, ignoring"
+                            );
+                        }
+                    }
+                }
+            }
+            HookAction::Continue(current_ctx)
+        }
+
+        /// Ids of `fired`, for checks.
+        pub fn ids(&self, point: HookPoint, fired: &[u32]) -> Vec<String> {
+            let hooks = self.hooks.get(&point).unwrap_or(&self.empty);
+            fired
+                .iter()
+                .filter_map(|&i| hooks.get(i as usize).map(|rh| rh.hook.id().to_string()))
+                .collect()
+        }
+    }
+
+    /// Builds the registry from the same generated rules hookc compiles.
+    pub fn build(set: &RuleSet) -> HookRegistry {
+        let lists: Vec<Arc<Vec<String>>> = set
+            .lists
+            .iter()
+            .map(|l| Arc::new(l.items.clone()))
+            .collect();
+        let mut registry = HookRegistry::new();
+        for rule in &set.rules {
+            let conds = rule
+                .conds
+                .iter()
+                .map(|c| match c {
+                    GenCond::ToolEq(t) => Cond::ToolEq(t.to_string()),
+                    GenCond::CommandMatches(re) => {
+                        Cond::Matches(Regex::new(re).expect("generated regex"))
+                    }
+                    GenCond::ArgsContainsAny(l) => {
+                        Cond::ContainsAny(lists.get(*l).expect("generated list").clone())
+                    }
+                    GenCond::SizeGt(k) => Cond::SizeGt(*k),
+                })
+                .collect();
+            registry.register(Box::new(RuleHook {
+                id: rule.id.clone(),
+                fql: FqlPattern::parse(&rule.target.fql()),
+                point: HookPoint::ToolPreExecute,
+                priority: i32::try_from(rule.priority).expect("priority fits i32"),
+                conds,
+                action: rule.action,
+            }));
+        }
+        registry
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Setup and checks
+// ---------------------------------------------------------------------------
+
+struct Fixture {
+    n: usize,
+    table: Table,
+    naive: naive::HookRegistry,
+    events: common::Events,
+}
+
+/// The fixture for `n` rules, or `None` (said loudly) when hookc cannot
+/// compile them, so that the other sizes are still measured.
+fn fixture(n: usize) -> Option<Fixture> {
+    let set = common::rule_set(n);
+    let text = set.render();
+    assert_eq!(text, common::rules(n), "the generator is deterministic");
+    let table = match common::try_compile(&text) {
+        Ok(table) => table,
+        Err(e) => {
+            eprintln!("SKIPPED dispatch/*/*/{n} (and load at this size): {e}");
+            return None;
+        }
+    };
+    eprintln!(
+        "rules: {n}: {} source bytes; {} rules reach {COMPONENT}, {} of them check `tool == \"exec\"`",
+        text.len(),
+        set.reaching(COMPONENT),
+        set.reaching_with_tool(COMPONENT, "exec"),
+    );
+    assert_eq!(table.rule_count(), n, "table rule count");
+    let naive = naive::build(&set);
+    let events = common::events(&set);
+    let fixture = Fixture {
+        n,
+        table,
+        naive,
+        events,
+    };
+    check(&fixture);
+    Some(fixture)
+}
+
+/// Both engines fire exactly the expected rules on every event, with the
+/// same outcome and the same final context.
+fn check(f: &Fixture) {
+    let component = naive::ComponentId::parse(COMPONENT);
+    for event in f.events.all() {
+        let fired = common::check_hookc(&f.table, event);
+        assert_eq!(fired, event.expected.len());
+        // hookc's final context.
+        let mut scratch = f.table.scratch();
+        let mut hookc_ctx = event.ctx.clone();
+        let outcome = f.table.dispatch(
+            &mut scratch,
+            HookPoint::ToolPreExecute,
+            &Target::new(COMPONENT),
+            &mut hookc_ctx,
+        );
+        let hookc_abort = outcome.is_abort();
+        // The naive registry.
+        let mut naive_fired = Vec::new();
+        let action = f.naive.dispatch(
+            HookPoint::ToolPreExecute,
+            &component,
+            None,
+            event.ctx.clone(),
+            &mut naive_fired,
+        );
+        let naive_ids = f.naive.ids(HookPoint::ToolPreExecute, &naive_fired);
+        assert_eq!(
+            naive_ids, event.expected,
+            "naive: event `{}` at {} rules",
+            event.name, f.n
+        );
+        match action {
+            naive::HookAction::Continue(ctx) => {
+                assert!(
+                    !hookc_abort,
+                    "event `{}`: hookc aborted, naive continued",
+                    event.name
+                );
+                assert_eq!(
+                    ctx, hookc_ctx,
+                    "event `{}`: final contexts differ",
+                    event.name
+                );
+            }
+            naive::HookAction::Abort { reason } => {
+                assert!(
+                    hookc_abort,
+                    "event `{}`: naive aborted, hookc did not",
+                    event.name
+                );
+                assert_eq!(reason, common::REASON);
+                assert_eq!(
+                    hookc_ctx, event.ctx,
+                    "event `{}`: an abort leaves the context as it was",
+                    event.name
+                );
+            }
+            other => panic!("event `{}`: unexpected naive action {other:?}", event.name),
+        }
+        eprintln!(
+            "check: {} rules, {:<11}: {} fired (hookc = naive = generator)",
+            f.n,
+            event.name,
+            event.expected.len()
+        );
+    }
+}
+
+fn edits(event: &Event) -> bool {
+    // `one_percent` runs `meta` rules; the others end with no edit.
+    event.name == "one_percent"
+}
+
+// ---------------------------------------------------------------------------
+// Benches
+// ---------------------------------------------------------------------------
+
+fn all(c: &mut Criterion) {
+    let fixtures: Vec<Fixture> = SIZES.iter().filter_map(|&n| fixture(n)).collect();
+    let mut bytes_10k = None;
+    for f in fixtures.iter().filter(|f| f.n >= 1000) {
+        let bytes = f.table.to_bytes();
+        eprintln!(
+            "table size: {} rules: {} bytes, {:.1} bytes/rule",
+            f.n,
+            bytes.len(),
+            bytes.len() as f64 / f.n as f64
+        );
+        if f.n == 10_000 {
+            bytes_10k = Some(bytes);
+        }
+    }
+
+    let mut group = c.benchmark_group("dispatch");
+    group.throughput(Throughput::Elements(1));
+    for f in &fixtures {
+        bench_fixture(&mut group, f);
+    }
+    group.finish();
+
+    let Some(bytes) = bytes_10k else {
+        eprintln!("SKIPPED load/from_bytes/10000: no 10,000-rule table");
+        return;
+    };
+    let loaded = Table::from_bytes(&bytes).expect("round trip");
+    assert_eq!(loaded.rule_count(), 10_000);
+    let mut group = c.benchmark_group("load");
+    // A load of the "before" table takes most of a second: ten samples.
+    group.sample_size(10);
+    group.bench_with_input(
+        BenchmarkId::new("from_bytes", 10_000),
+        &bytes,
+        |b, bytes| {
+            b.iter_with_large_drop(|| Table::from_bytes(black_box(bytes)).expect("loads"));
+        },
+    );
+    group.finish();
+}
+
+fn bench_fixture(group: &mut BenchmarkGroup<'_, WallTime>, f: &Fixture) {
+    let n = f.n;
+    let target = Target::new(COMPONENT);
+    let component = naive::ComponentId::parse(COMPONENT);
+    for event in f.events.all() {
+        let mut scratch = f.table.scratch();
+        let id = format!("hookc/{}", event.name);
+        if edits(event) {
+            group.bench_with_input(BenchmarkId::new(id, n), &n, |b, _| {
+                b.iter_batched(
+                    || event.ctx.clone(),
+                    |mut ctx| {
+                        let outcome = f.table.dispatch(
+                            &mut scratch,
+                            HookPoint::ToolPreExecute,
+                            black_box(&target),
+                            black_box(&mut ctx),
+                        );
+                        black_box(outcome.kind());
+                        ctx
+                    },
+                    BatchSize::SmallInput,
+                );
+            });
+        } else {
+            let mut ctx = event.ctx.clone();
+            group.bench_with_input(BenchmarkId::new(id, n), &n, |b, _| {
+                b.iter(|| {
+                    let outcome = f.table.dispatch(
+                        &mut scratch,
+                        HookPoint::ToolPreExecute,
+                        black_box(&target),
+                        black_box(&mut ctx),
+                    );
+                    black_box(outcome.kind())
+                });
+            });
+            assert_eq!(
+                ctx, event.ctx,
+                "a non-editing event leaves the context unchanged"
+            );
+        }
+
+        let mut fired = Vec::with_capacity(n);
+        group.bench_with_input(
+            BenchmarkId::new(format!("naive/{}", event.name), n),
+            &n,
+            |b, _| {
+                b.iter_batched(
+                    || event.ctx.clone(),
+                    |ctx| {
+                        f.naive.dispatch(
+                            HookPoint::ToolPreExecute,
+                            black_box(&component),
+                            None,
+                            black_box(ctx),
+                            &mut fired,
+                        )
+                    },
+                    BatchSize::SmallInput,
+                );
+            },
+        );
+    }
+}
+
+fn config() -> Criterion {
+    Criterion::default().warm_up_time(Duration::from_secs(1))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = all
+}
+criterion_main!(benches);
