@@ -4,7 +4,7 @@
 //! were found in, so they render anywhere without a lookup table.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A half-open byte range `start..end` into one source file.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,13 +56,24 @@ impl fmt::Debug for Span {
 }
 
 /// One `.hooks` source: its display name (usually a path) and its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// The name shown in diagnostics, e.g. `rules/guard.hooks`.
     pub name: Arc<str>,
     /// The full text of the file.
     pub text: Arc<str>,
+    /// Byte offsets of line starts, built on first use: `line_col` is called
+    /// once per rule, and scanning from the start each time is quadratic.
+    lines: Arc<OnceLock<Vec<u32>>>,
 }
+
+impl PartialEq for SourceFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.text == other.text
+    }
+}
+
+impl Eq for SourceFile {}
 
 impl SourceFile {
     /// A source file from a name and its text.
@@ -70,16 +81,22 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text: text.into(),
+            lines: Arc::default(),
         }
     }
 
     /// The 1-based line and column (in characters) of byte offset `at`.
     pub fn line_col(&self, at: u32) -> (u32, u32) {
         let at = (at as usize).min(self.text.len());
-        let before = self.text.get(..at).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        let starts = self.lines.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s as usize <= at).max(1);
+        let line_start = starts.get(line - 1).map_or(0, |&s| s as usize);
+        let col = self.text.get(line_start..at).map_or(0, |s| s.chars().count()) + 1;
         (
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(col).unwrap_or(u32::MAX),
@@ -89,5 +106,22 @@ impl SourceFile {
     /// The text a span covers, or `""` when the span is out of range.
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.range()).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_lines_and_characters() {
+        let f = SourceFile::new("t", "ab\nçd\n\nx");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(2), (1, 3));
+        assert_eq!(f.line_col(3), (2, 1));
+        assert_eq!(f.line_col(5), (2, 2), "columns count characters, not bytes");
+        assert_eq!(f.line_col(8), (3, 1));
+        assert_eq!(f.line_col(9), (4, 1));
+        assert_eq!(f.line_col(99), (4, 2), "past the end clamps");
     }
 }
