@@ -120,8 +120,8 @@ mod tests {
         assert_eq!(f.line_col(2), (1, 3));
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(5), (2, 2), "columns count characters, not bytes");
-        assert_eq!(f.line_col(8), (3, 1));
-        assert_eq!(f.line_col(9), (4, 1));
+        assert_eq!(f.line_col(7), (3, 1));
+        assert_eq!(f.line_col(8), (4, 1));
         assert_eq!(f.line_col(99), (4, 2), "past the end clamps");
     }
 }
