@@ -125,9 +125,13 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         }
     }
     for (key, bucket) in index.exact.iter() {
-        check_bucket(bucket, &|r| {
-            r.target.is_exact() && format!("{}::{}", r.target.scope, r.target.target) == key
-        })?;
+        check_bucket(
+            bucket,
+            &|r| match (r.target.scope.exact(), r.target.target.exact()) {
+                (Some(scope), Some(target)) => crate::fql::split_component(key) == (scope, target),
+                _ => false,
+            },
+        )?;
     }
     for (key, bucket) in index.scope.iter() {
         check_bucket(bucket, &|r| {
@@ -157,7 +161,11 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         }
     }
     for rule in &point.rules {
-        if files > 0 && rule.origin.file as usize >= files {
+        if files > 0
+            && std::iter::once(&rule.origin)
+                .chain(&rule.cond_origins)
+                .any(|o| o.file as usize >= files)
+        {
             return Err(LoadError::invalid(format!(
                 "rule `{}`: file index out of range",
                 rule.id
