@@ -1,10 +1,22 @@
-//! Hook-point catalogs: which points exist, their kind, and the types of the
-//! context fields rules can read.
+//! Hook-point catalogs: which points exist, their kind, whether they can
+//! block, and the types of the context fields rules can read.
 //!
-//! The built-in `orcs` schema has the 25 points of the ORCS lifecycle as the
-//! public [`HookPoint`] enum. A [`Schema`] is the checker's view of a catalog:
-//! point names with their [`PointKind`] and typed fields.
+//! A [`Schema`] is the checker's view of a catalog: point names with their
+//! [`PointKind`], whether rules there can block (`abort`, `deny`, `ask`,
+//! `skip`), and the typed fields of their payload. There are two built-in
+//! catalogs and custom ones:
+//!
+//! - `orcs` (the default): the 25 points of the ORCS lifecycle, also the
+//!   public [`HookPoint`] enum. Every ORCS point can block.
+//! - `claude-code`: every Claude Code hook event (`PreToolUse`,
+//!   `UserPromptSubmit`, `Stop`, …) with the fields of its input JSON under
+//!   `payload` (see [`claude_code`]).
+//! - custom schemas in TOML, `schema "app.schema.toml"` (see
+//!   `custom` for the format).
 
+pub mod claude_code;
+#[cfg(feature = "compiler")]
+pub mod custom;
 mod orcs;
 
 pub use orcs::HookPoint;
@@ -71,6 +83,24 @@ impl FieldType {
     pub fn is_number(self) -> bool {
         matches!(self, FieldType::Int | FieldType::Float)
     }
+
+    /// The type called `name` (`string`, `int`, …).
+    pub fn from_name(name: &str) -> Option<FieldType> {
+        Some(match name {
+            "string" => FieldType::String,
+            "int" => FieldType::Int,
+            "float" => FieldType::Float,
+            "bool" => FieldType::Bool,
+            "list" => FieldType::List,
+            "object" => FieldType::Object,
+            "any" => FieldType::Any,
+            _ => return None,
+        })
+    }
+
+    /// The names [`from_name`](Self::from_name) accepts.
+    pub const NAMES: [&'static str; 7] =
+        ["string", "int", "float", "bool", "list", "object", "any"];
 }
 
 impl fmt::Display for FieldType {
@@ -79,15 +109,69 @@ impl fmt::Display for FieldType {
     }
 }
 
+/// One typed payload field of a point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldDef {
+    /// The dotted path below `payload`, e.g. `tool_input.command`.
+    pub path: String,
+    /// Its type.
+    pub ty: FieldType,
+    /// True when events may lack the field (`string?` in a schema file).
+    pub optional: bool,
+    /// For objects: true when fields the schema does not declare may be
+    /// there too. `any` fields and objects with no declared fields are open
+    /// in any case.
+    pub open: bool,
+}
+
+impl FieldDef {
+    /// A field from a path and a type as written in schema files: a type
+    /// name, `?` for optional (`"int?"`).
+    pub fn parse(path: &str, ty: &str) -> Option<FieldDef> {
+        let (name, optional) = match ty.trim().strip_suffix('?') {
+            Some(name) => (name.trim_end(), true),
+            None => (ty.trim(), false),
+        };
+        Some(FieldDef {
+            path: path.to_string(),
+            ty: FieldType::from_name(name)?,
+            optional,
+            open: false,
+        })
+    }
+
+    /// The type as written in schema files, e.g. `int?`.
+    pub fn type_text(&self) -> String {
+        format!("{}{}", self.ty, if self.optional { "?" } else { "" })
+    }
+}
+
 /// One point of a schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointDef {
-    /// The dotted name, e.g. `tool.pre_execute`.
+    /// The name rules use, e.g. `tool.pre_execute` or `PreToolUse`.
     pub name: String,
     /// Pre, post or event.
     pub kind: PointKind,
-    /// Known payload fields: dotted path below `payload` and its type.
-    pub payload: Vec<(String, FieldType)>,
+    /// True when rules here can block the operation (`abort`/`deny`, `ask`,
+    /// `skip`); the checker refuses those actions at points that cannot.
+    pub blocking: bool,
+    /// Known payload fields, parents before children. Empty: the schema
+    /// says nothing about the payload, and every field is accepted.
+    pub payload: Vec<FieldDef>,
+}
+
+/// What a schema says about a payload path at one point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldLookup<'a> {
+    /// The point declares no payload fields: anything goes.
+    Undeclared,
+    /// A declared field.
+    Known(&'a FieldDef),
+    /// Below an open object, a list or an `any` field: accepted, type unknown.
+    Open,
+    /// Not declared, and not below an open field.
+    Unknown,
 }
 
 /// A catalog of hook points, as the checker sees it.
@@ -104,12 +188,13 @@ impl Schema {
     pub fn builtin(name: &str) -> Option<Schema> {
         match name {
             "orcs" => Some(orcs::schema()),
+            "claude-code" => Some(claude_code::schema()),
             _ => None,
         }
     }
 
     /// Names of the built-in schemas.
-    pub const BUILTIN: &'static [&'static str] = &["orcs"];
+    pub const BUILTIN: &'static [&'static str] = &["orcs", "claude-code"];
 
     /// The point called `name`.
     pub fn point(&self, name: &str) -> Option<&PointDef> {
@@ -128,15 +213,61 @@ impl Schema {
             ("principal", []) => Some(FieldType::Object),
             ("principal", ["type" | "id"]) => Some(FieldType::String),
             ("metadata", []) | ("payload", []) => Some(FieldType::Object),
-            ("payload", rest) => {
-                let joined = rest.join(".");
-                self.point(point)?
-                    .payload
-                    .iter()
-                    .find(|(name, _)| *name == joined)
-                    .map(|(_, ty)| *ty)
-            }
+            ("payload", rest) => match self.payload_field(point, rest) {
+                FieldLookup::Known(def) => Some(def.ty),
+                _ => None,
+            },
             _ => None,
         }
+    }
+
+    /// What the schema says about `payload.<rest>` at `point` (`rest` holds
+    /// the field names below `payload`; stop at the first index). An unknown
+    /// point is [`FieldLookup::Undeclared`].
+    pub fn payload_field(&self, point: &str, rest: &[&str]) -> FieldLookup<'_> {
+        let Some(def) = self.point(point) else {
+            return FieldLookup::Undeclared;
+        };
+        if def.payload.is_empty() {
+            return FieldLookup::Undeclared;
+        }
+        let find = |n: usize| -> Option<&FieldDef> {
+            let prefix = rest.get(..n)?;
+            def.payload
+                .iter()
+                .find(|f| f.path.split('.').eq(prefix.iter().copied()))
+        };
+        if let Some(found) = find(rest.len()) {
+            return FieldLookup::Known(found);
+        }
+        // The deepest declared ancestor decides.
+        for n in (1..rest.len()).rev() {
+            let Some(parent) = find(n) else {
+                continue;
+            };
+            let has_children = def.payload.iter().any(|f| {
+                f.path.len() > parent.path.len()
+                    && f.path.starts_with(parent.path.as_str())
+                    && f.path.as_bytes().get(parent.path.len()) == Some(&b'.')
+            });
+            let open = match parent.ty {
+                FieldType::Any | FieldType::List => true,
+                FieldType::Object => parent.open || !has_children,
+                _ => false,
+            };
+            return if open {
+                FieldLookup::Open
+            } else {
+                FieldLookup::Unknown
+            };
+        }
+        FieldLookup::Unknown
+    }
+
+    /// The declared payload paths of `point`, for suggestions.
+    pub fn payload_paths(&self, point: &str) -> impl Iterator<Item = &str> {
+        self.point(point)
+            .into_iter()
+            .flat_map(|p| p.payload.iter().map(|f| f.path.as_str()))
     }
 }

@@ -1,6 +1,6 @@
 //! The built-in `orcs` schema: the 25 lifecycle points of the ORCS runtime.
 
-use super::{FieldType, PointDef, PointKind, Schema};
+use super::{FieldDef, FieldType, PointDef, PointKind, Schema};
 use std::fmt;
 use std::str::FromStr;
 
@@ -29,9 +29,14 @@ macro_rules! hook_points {
                 match self { $( HookPoint::$variant => PointKind::$kind, )* }
             }
 
-            fn payload(self) -> Vec<(String, FieldType)> {
+            fn payload(self) -> Vec<FieldDef> {
                 match self {
-                    $( HookPoint::$variant => vec![$(($field.to_string(), FieldType::$ty)),*], )*
+                    $( HookPoint::$variant => vec![$(FieldDef {
+                        path: $field.to_string(),
+                        ty: FieldType::$ty,
+                        optional: false,
+                        open: false,
+                    }),*], )*
                 }
             }
         }
@@ -161,6 +166,8 @@ pub(super) fn schema() -> Schema {
             .map(|p| PointDef {
                 name: p.as_str().to_string(),
                 kind: p.kind(),
+                // ORCS chains stop on abort and skip at every kind of point.
+                blocking: true,
                 payload: p.payload(),
             })
             .collect(),

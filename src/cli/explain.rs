@@ -1,0 +1,140 @@
+//! `hookc explain`: why each rule of a point fired or did not, for an event.
+
+use super::eval::{check_point, read_event, split_fqn, EVENT_HELP};
+use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
+use super::{Failure, Format, Status};
+use crate::{HookContext, Table, Target};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// Arguments of `hookc explain`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("rules").required(true).args(["paths", "table"])))]
+pub(crate) struct ExplainArgs {
+    /// `.hooks` files or directories to compile and explain (or use --table)
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// A table written by `hookc compile`, instead of rule files
+    #[arg(long, value_name = "FILE", conflicts_with = "paths")]
+    table: Option<PathBuf>,
+
+    /// The event: a HookContext or Claude Code event JSON file, or `-` for stdin
+    #[arg(long, value_name = "FILE")]
+    event: PathBuf,
+
+    /// Explain this hook point instead of the event's
+    #[arg(long, value_name = "POINT")]
+    point: Option<String>,
+
+    /// Target component instead of the event's, as `scope::name[/child][#instance]`
+    #[arg(long, value_name = "FQN")]
+    target: Option<String>,
+
+    /// Output: `human` (rule by rule) or `json` (the explanation)
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+/// Loads the rules, explains the event, prints the explanation.
+pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
+    let (name, text) = read_event(&args.event)?;
+    let event: Value = serde_json::from_str(&text).map_err(|e| {
+        Failure::new(format!("cannot parse event `{name}`: {e}"))
+            .help("an event is a JSON object: an ORCS HookContext or a Claude Code hook event")
+    })?;
+    let Value::Object(mut fields) = event else {
+        return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
+    };
+    if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
+        fields = from_claude_event(fields);
+    }
+    if let Some(point) = &args.point {
+        fields.insert("hook_point".into(), Value::from(point.as_str()));
+    }
+    if let Some(fqn) = &args.target {
+        let (component, child, instance) = split_fqn(fqn)?;
+        fields.insert("component_id".into(), Value::from(component));
+        for (key, value) in [("child_id", child), ("instance", instance)] {
+            match value {
+                Some(v) => fields.insert(key.into(), Value::from(v)),
+                None => fields.remove(key),
+            };
+        }
+    }
+    for required in ["hook_point", "component_id"] {
+        if !fields.contains_key(required) {
+            return Err(
+                Failure::new(format!("event `{name}` has no `{required}` field")).help(EVENT_HELP),
+            );
+        }
+    }
+    let ctx: HookContext = serde_json::from_value(Value::Object(fields)).map_err(|e| {
+        Failure::new(format!("event `{name}` is not a valid hook context: {e}")).help(EVENT_HELP)
+    })?;
+
+    let table = match load(&args)? {
+        Ok(table) => table,
+        Err(status) => return Ok(status),
+    };
+    let builtin = crate::schema::Schema::builtin(&table.program().schema).is_some();
+    if builtin {
+        check_point(&table, &ctx.hook_point, &name)?;
+    }
+
+    let mut target = Target::new(&ctx.component_id);
+    if let Some(child) = &ctx.child_id {
+        target = target.with_child(child);
+    }
+    if let Some(instance) = &ctx.instance {
+        target = target.with_instance(instance);
+    }
+    let explanation = table.explain(ctx.hook_point.as_str(), &target, &ctx);
+    match args.format {
+        Format::Json => print_stdout(&pretty_json(&explanation)?),
+        Format::Human => print_stdout(&explanation.to_string()),
+    }
+    Ok(Status::Ok)
+}
+
+/// The table: loaded from `--table`, or compiled from the paths (warnings
+/// printed). `Err(status)` when the rules do not compile (already reported).
+fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
+    if let Some(path) = &args.table {
+        return Ok(Ok(super::inspect::load_table(path)?.0));
+    }
+    check_sources(&args.paths)?;
+    Ok(
+        match crate::compile_paths(&args.paths, &crate::Options::default()) {
+            Ok(compiled) => {
+                emit_diagnostics(&compiled.warnings, Format::Human)?;
+                Ok(compiled.table)
+            }
+            Err(diags) => {
+                emit_diagnostics(&diags, Format::Human)?;
+                Err(if has_io_errors(&diags) {
+                    Status::Reported
+                } else {
+                    Status::Findings
+                })
+            }
+        },
+    )
+}
+
+/// A Claude Code hook event as a hook context: the point is its
+/// `hook_event_name`, the whole event is the payload, and the component is
+/// `claude-code::<tool_name>` for tool events, `claude-code::session` for
+/// the others.
+fn from_claude_event(event: Map<String, Value>) -> Map<String, Value> {
+    let point = event.get("hook_event_name").cloned().unwrap_or(Value::Null);
+    let component = match event.get("tool_name").and_then(Value::as_str) {
+        Some(tool) if !tool.is_empty() => format!("claude-code::{tool}"),
+        _ => "claude-code::session".to_string(),
+    };
+    let mut fields = Map::new();
+    fields.insert("hook_point".into(), point);
+    fields.insert("component_id".into(), Value::from(component));
+    fields.insert("payload".into(), Value::Object(event));
+    fields
+}
