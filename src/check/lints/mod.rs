@@ -1,0 +1,827 @@
+//! Lints: findings about rules that compile but are probably wrong.
+//!
+//! The checker proper (names, types, lowering) says whether rules *can*
+//! compile. The lints run after it, on the checked rules and the syntax tree,
+//! and say whether they *mean* what their author wanted: a rule that can
+//! never run, conditions that can never hold, two rules whose edits depend on
+//! declaration order, definitions nobody uses, a webhook that could reach an
+//! internal address.
+//!
+//! Every lint is one file in this directory, declared with its stable
+//! kebab-case code, its default [`Level`] and its documentation. The doc
+//! comment of each lint *is* its user documentation (`## What it does`,
+//! `## Why is this bad?`, `## Example`); [`Lint::doc`] returns it, so
+//! `hookc lint --explain CODE` and the SARIF output show the same text.
+//!
+//! | code | default | finds |
+//! |---|---|---|
+//! | `unreachable-rule` | warn | a rule an earlier rule always ends the chain before |
+//! | `duplicate-condition` | warn | a condition tested twice, or implied by another of the rule |
+//! | `contradictory-condition` | warn | conditions that can never all hold |
+//! | `edit-conflict` | warn | two rules at one priority editing the same field |
+//! | `priority-tie` | note | two rules at one priority from different files |
+//! | `unused-definition` | warn | a list, pattern or macro nothing uses |
+//! | `unused-import` | warn | an import none of whose definitions are used |
+//! | `empty-list` | warn | `list x = []` |
+//! | `regex-matches-empty` | warn | a `matches` regex that matches every string |
+//! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
+//! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
+//!
+//! # Levels
+//!
+//! Each lint is `allow` (not reported), `warn` (a warning), or `deny` (an
+//! error: the rules do not compile and `hookc lint` exits 1); `note` reports
+//! without counting as a warning. The level is, from the most specific:
+//!
+//! 1. an inline comment on the line of the item (`hook`, `list`, `pattern`,
+//!    `macro`, `import`) or in the comment block right above it:
+//!
+//!    ```text
+//!    # hookc: allow(edit-conflict, priority-tie)
+//!    hook tag on tool.pre_execute { set payload.tag = "a" }
+//!    ```
+//!
+//!    `allow`, `warn`, `deny` and `note` take a comma-separated list of codes;
+//!    a lint about two rules (an edit conflict, a tie, an unreachable rule)
+//!    honours a comment on either;
+//! 2. the `[lints]` table of `hookc.toml` ([`crate::config`]);
+//! 3. the lint's default.
+//!
+//! An unknown code in a comment is a warning (`unknown-lint`) with a
+//! did-you-mean; so is a comment that does not parse (`malformed-directive`).
+
+use super::names::Scope;
+use super::{Checked, CheckedRule};
+use crate::diag::{Diagnostic, Diagnostics, Severity};
+use crate::ir::{RegexId, RegexSource};
+use crate::load::Loaded;
+use crate::schema::Schema;
+use crate::span::{SourceFile, Span};
+use crate::syntax::ast;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+mod logic;
+mod walk;
+
+mod contradictory_condition;
+mod duplicate_condition;
+mod edit_conflict;
+mod empty_list;
+mod glob_never_matches;
+mod insecure_webhook;
+mod priority_tie;
+mod regex_matches_empty;
+mod unreachable_rule;
+mod unused_definition;
+mod unused_import;
+
+pub use contradictory_condition::CONTRADICTORY_CONDITION;
+pub use duplicate_condition::DUPLICATE_CONDITION;
+pub use edit_conflict::EDIT_CONFLICT;
+pub use empty_list::EMPTY_LIST;
+pub use glob_never_matches::GLOB_NEVER_MATCHES;
+pub use insecure_webhook::INSECURE_WEBHOOK;
+pub use priority_tie::PRIORITY_TIE;
+pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
+pub use unreachable_rule::UNREACHABLE_RULE;
+pub use unused_definition::UNUSED_DEFINITION;
+pub use unused_import::UNUSED_IMPORT;
+
+/// Every lint, in the order they run (and are listed in docs and SARIF).
+pub static LINTS: &[&Lint] = &[
+    &UNREACHABLE_RULE,
+    &DUPLICATE_CONDITION,
+    &CONTRADICTORY_CONDITION,
+    &EDIT_CONFLICT,
+    &PRIORITY_TIE,
+    &UNUSED_DEFINITION,
+    &UNUSED_IMPORT,
+    &EMPTY_LIST,
+    &REGEX_MATCHES_EMPTY,
+    &GLOB_NEVER_MATCHES,
+    &INSECURE_WEBHOOK,
+];
+
+/// The lint with a code, if there is one.
+pub fn lint(code: &str) -> Option<&'static Lint> {
+    LINTS.iter().copied().find(|l| l.code == code)
+}
+
+/// The lints as SARIF rule descriptions: code, summary, documentation and
+/// default level.
+pub fn sarif_rules() -> Vec<crate::diag::sarif::RuleInfo> {
+    LINTS
+        .iter()
+        .map(|l| crate::diag::sarif::RuleInfo {
+            id: l.code.to_string(),
+            short: l.summary(),
+            help: l.doc(),
+            default: l.default.severity().unwrap_or(Severity::Warning),
+        })
+        .collect()
+}
+
+/// The lint codes, in registry order.
+pub fn codes() -> impl Iterator<Item = &'static str> {
+    LINTS.iter().map(|l| l.code)
+}
+
+/// How a lint's findings are reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported as a note: shown, never a failure.
+    Note,
+    /// Reported as a warning: the rules still compile (`--deny-warnings`
+    /// makes `hookc lint` fail on it).
+    Warn,
+    /// Reported as an error: the rules do not compile.
+    Deny,
+}
+
+impl Level {
+    /// The level named `name` (`allow`, `note`, `warn`, `deny`).
+    pub fn from_name(name: &str) -> Option<Level> {
+        Some(match name {
+            "allow" => Level::Allow,
+            "note" => Level::Note,
+            "warn" => Level::Warn,
+            "deny" => Level::Deny,
+            _ => return None,
+        })
+    }
+
+    /// The level's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Note => "note",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        }
+    }
+
+    /// The names accepted by [`Level::from_name`].
+    pub const NAMES: [&'static str; 4] = ["allow", "note", "warn", "deny"];
+
+    /// The severity a finding at this level is reported with; `None` for
+    /// `allow`.
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            Level::Allow => None,
+            Level::Note => Some(Severity::Note),
+            Level::Warn => Some(Severity::Warning),
+            Level::Deny => Some(Severity::Error),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Levels set for some lints (by `hookc.toml`), the others at their default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LintLevels {
+    levels: BTreeMap<&'static str, Level>,
+}
+
+impl LintLevels {
+    /// No lint set: every lint at its default.
+    pub fn new() -> LintLevels {
+        LintLevels::default()
+    }
+
+    /// Sets the level of the lint `code`; false (and nothing set) when no
+    /// lint has that code.
+    pub fn set(&mut self, code: &str, level: Level) -> bool {
+        match lint(code) {
+            Some(l) => {
+                self.levels.insert(l.code, level);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The level set for `code`, if one was.
+    pub fn get(&self, code: &str) -> Option<Level> {
+        self.levels.get(code).copied()
+    }
+
+    /// The level `lint` runs at: the one set, or its default.
+    pub fn level(&self, lint: &Lint) -> Level {
+        self.get(lint.code).unwrap_or(lint.default)
+    }
+
+    /// True when no level is set.
+    pub fn is_empty(&self) -> bool {
+        self.levels.is_empty()
+    }
+}
+
+/// One lint: a stable code, a default level, its documentation and the
+/// check that finds it.
+pub struct Lint {
+    /// The stable kebab-case code, e.g. `unreachable-rule`.
+    pub code: &'static str,
+    /// The level it runs at unless configured.
+    pub default: Level,
+    /// The doc comment, one line per `///` line.
+    raw_doc: &'static str,
+    /// Finds the lint's findings and hands them to the sink.
+    check: fn(&Cx<'_>, &mut Sink<'_>),
+}
+
+impl fmt::Debug for Lint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lint")
+            .field("code", &self.code)
+            .field("default", &self.default)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Lint {
+    /// The lint's documentation as Markdown: `## What it does`,
+    /// `## Why is this bad?`, `## Example`.
+    pub fn doc(&self) -> String {
+        let mut out = String::new();
+        for line in self.raw_doc.lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out.trim().to_string()
+    }
+
+    /// One line: the first sentence under `## What it does`, up to its
+    /// first colon.
+    pub fn summary(&self) -> String {
+        let doc = self.doc();
+        let body = doc
+            .split("## What it does")
+            .nth(1)
+            .unwrap_or(&doc)
+            .trim_start();
+        let para = body
+            .split("\n\n")
+            .next()
+            .unwrap_or("")
+            .lines()
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let end = [para.find(": "), para.find(". ")]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(para.len());
+        para.get(..end)
+            .unwrap_or(&para)
+            .trim_end_matches(['.', ':'])
+            .to_string()
+    }
+}
+
+/// Declares a lint: its doc comment (the user documentation), its static
+/// name, code, default level and check function.
+macro_rules! declare_lint {
+    (
+        $(#[doc = $doc:literal])+
+        pub static $name:ident = $code:literal, $level:ident, $check:path;
+    ) => {
+        $(#[doc = $doc])+
+        pub static $name: $crate::check::lints::Lint = $crate::check::lints::Lint {
+            code: $code,
+            default: $crate::check::lints::Level::$level,
+            raw_doc: concat!($($doc, "\n"),+),
+            check: $check,
+        };
+    };
+}
+pub(crate) use declare_lint;
+
+/// Runs every lint not allowed and returns its findings, sorted by file and
+/// position.
+pub(crate) fn run(
+    loaded: &Loaded,
+    schema: &Schema,
+    scopes: &[Scope],
+    checked: &Checked,
+    levels: &LintLevels,
+) -> Diagnostics {
+    let cx = Cx::new(loaded, schema, scopes, checked);
+    let mut sink = Sink {
+        levels,
+        loaded,
+        directives: Vec::new(),
+        out: Vec::new(),
+        seen: std::collections::HashSet::new(),
+    };
+    sink.directives = loaded
+        .files
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            if f.root {
+                directives(fi, &f.source, &mut sink.out)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let always = sink.out.len();
+    for lint in LINTS {
+        if levels.level(lint) == Level::Allow && !sink.may_be_raised(lint) {
+            continue;
+        }
+        (lint.check)(&cx, &mut sink);
+    }
+    let mut found = sink.out;
+    let rest = found.split_off(always);
+    let mut rest = rest;
+    rest.sort_by_key(|(file, d)| (*file, d.primary_span().map_or(0, |s| s.start)));
+    found.extend(rest);
+    Diagnostics(found.into_iter().map(|(_, d)| d).collect())
+}
+
+/// What the lints look at: the files, the schema, each file's scope, and the
+/// checked rules.
+pub(crate) struct Cx<'a> {
+    /// Every file, roots and imports.
+    pub(crate) loaded: &'a Loaded,
+    /// The schema the rules were checked against.
+    pub(crate) schema: &'a Schema,
+    /// The names each file sees.
+    pub(crate) scopes: &'a [Scope],
+    /// The checked rules (of the root files).
+    pub(crate) rules: &'a [CheckedRule],
+    /// Their regexes, by [`RegexId`].
+    regexes: &'a [RegexSource],
+    /// False when a file did not parse (or could not be read): then the
+    /// trees are partial, and a name a lost rule used would look unused.
+    pub(crate) complete: bool,
+    compiled: Vec<OnceCell<Option<regex::Regex>>>,
+    shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
+    hooks: HashMap<(usize, u32), &'a ast::Hook>,
+    by_point: OnceCell<Vec<PointRules>>,
+}
+
+/// What the regex parser says about a regex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RegexShape {
+    /// The length of the shortest match; `None` when nothing matches.
+    pub(crate) minimum_len: Option<usize>,
+    /// True when its only assertions are start-of-text ones, or only
+    /// end-of-text ones (or it has none).
+    pub(crate) one_end_only: bool,
+}
+
+/// The rules of one hook point in execution order.
+pub(crate) struct PointRules {
+    /// The point's name.
+    pub(crate) point: String,
+    /// Indices into [`Cx::rules`], in execution order (priority, then
+    /// declaration order).
+    pub(crate) rules: Vec<usize>,
+}
+
+impl<'a> Cx<'a> {
+    fn new(
+        loaded: &'a Loaded,
+        schema: &'a Schema,
+        scopes: &'a [Scope],
+        checked: &'a Checked,
+    ) -> Cx<'a> {
+        let mut hooks = HashMap::new();
+        for (fi, file) in loaded.files.iter().enumerate() {
+            for item in &file.ast.items {
+                if let ast::Item::Hook(h) = item {
+                    hooks.insert((fi, h.header_span.start), h);
+                }
+            }
+        }
+        Cx {
+            loaded,
+            schema,
+            scopes,
+            rules: &checked.rules,
+            regexes: &checked.regexes,
+            complete: !loaded.diagnostics.has_errors(),
+            compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
+            shapes: std::cell::RefCell::new(HashMap::new()),
+            hooks,
+            by_point: OnceCell::new(),
+        }
+    }
+
+    /// The syntax tree of a checked rule.
+    pub(crate) fn hook(&self, rule: &CheckedRule) -> Option<&'a ast::Hook> {
+        self.hooks.get(&(rule.file, rule.span.start)).copied()
+    }
+
+    /// A file's source.
+    pub(crate) fn source(&self, file: usize) -> Option<&'a SourceFile> {
+        self.loaded.files.get(file).map(|f| &f.source)
+    }
+
+    /// The root files with their index.
+    pub(crate) fn roots(&self) -> impl Iterator<Item = (usize, &'a crate::load::LoadedFile)> {
+        self.loaded.files.iter().enumerate().filter(|(_, f)| f.root)
+    }
+
+    /// A regex as written: pattern and flags.
+    pub(crate) fn regex_source(&self, id: RegexId) -> Option<&'a RegexSource> {
+        self.regexes.get(id.0 as usize)
+    }
+
+    /// A regex, compiled on first use; `None` when it does not compile.
+    pub(crate) fn regex(&self, id: RegexId) -> Option<&regex::Regex> {
+        let cell = self.compiled.get(id.0 as usize)?;
+        cell.get_or_init(|| {
+            let source = self.regexes.get(id.0 as usize)?;
+            regex::RegexBuilder::new(&source.to_inline())
+                .size_limit(crate::table::REGEX_SIZE_LIMIT)
+                .build()
+                .ok()
+        })
+        .as_ref()
+    }
+
+    /// What the parser says about a regex (parsed once per run); `None`
+    /// when it does not parse.
+    pub(crate) fn regex_shape(&self, source: &RegexSource) -> Option<RegexShape> {
+        if let Some(shape) = self.shapes.borrow().get(source) {
+            return *shape;
+        }
+        let shape = regex_syntax::parse(&source.to_inline()).ok().map(|hir| {
+            use regex_syntax::hir::Look;
+            let props = hir.properties();
+            let looks = props.look_set();
+            RegexShape {
+                minimum_len: props.minimum_len(),
+                one_end_only: looks
+                    .iter()
+                    .all(|l| matches!(l, Look::Start | Look::StartLF | Look::StartCRLF))
+                    || looks
+                        .iter()
+                        .all(|l| matches!(l, Look::End | Look::EndLF | Look::EndCRLF)),
+            }
+        });
+        self.shapes.borrow_mut().insert(source.clone(), shape);
+        shape
+    }
+
+    /// The rules of each point, in execution order.
+    pub(crate) fn points(&self) -> &[PointRules] {
+        self.by_point.get_or_init(|| {
+            let mut map: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for (i, rule) in self.rules.iter().enumerate() {
+                for (point, _) in &rule.points {
+                    map.entry(point.as_str()).or_default().push(i);
+                }
+            }
+            map.into_iter()
+                .map(|(point, mut rules)| {
+                    // Stable: declaration order among equal priorities.
+                    rules.sort_by_key(|&i| self.rules.get(i).map_or(0, |r| r.priority));
+                    PointRules {
+                        point: point.to_string(),
+                        rules,
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// The rule at an index of [`Cx::rules`].
+    pub(crate) fn rule(&self, i: usize) -> Option<&'a CheckedRule> {
+        self.rules.get(i)
+    }
+
+    /// `file:line:col` of a span, for help lines that point into another
+    /// file.
+    pub(crate) fn location(&self, file: usize, span: Span) -> String {
+        match self.source(file) {
+            Some(src) => {
+                let (line, col) = src.line_col(span.start);
+                format!("{}:{line}:{col}", src.name)
+            }
+            None => String::from("?"),
+        }
+    }
+}
+
+/// Where a finding is anchored for inline `# hookc:` comments: an item (its
+/// file and span).
+pub(crate) type Anchor = (usize, Span);
+
+/// Collects findings at their configured level.
+pub(crate) struct Sink<'a> {
+    levels: &'a LintLevels,
+    loaded: &'a Loaded,
+    directives: Vec<Vec<Directive>>,
+    out: Vec<(usize, Diagnostic)>,
+    seen: std::collections::HashSet<(&'static str, usize, u32, u32)>,
+}
+
+impl Sink<'_> {
+    /// True when an inline comment somewhere raises `lint` above `allow`, so
+    /// an allowed lint must still run.
+    fn may_be_raised(&self, lint: &Lint) -> bool {
+        self.directives
+            .iter()
+            .flatten()
+            .any(|d| d.level != Level::Allow && d.codes.iter().any(|c| c == lint.code))
+    }
+
+    /// The level of `lint` for a finding anchored at `anchors`: the first
+    /// anchor with an inline comment naming the lint decides, then the
+    /// configuration, then the default.
+    fn level(&self, lint: &Lint, anchors: &[Anchor]) -> Level {
+        for &(file, span) in anchors {
+            if let Some(level) = self.inline(lint.code, file, span) {
+                return level;
+            }
+        }
+        self.levels.level(lint)
+    }
+
+    fn inline(&self, code: &str, file: usize, span: Span) -> Option<Level> {
+        let list = self.directives.get(file)?;
+        if list.is_empty() {
+            return None;
+        }
+        let source = &self.loaded.files.get(file)?.source;
+        let (line, _) = source.line_col(span.start);
+        let lines: Vec<&str> = source.text.lines().collect();
+        // The item's own line, then the comment lines right above it.
+        let mut first = line;
+        while first > 1 {
+            let above = lines.get(first as usize - 2).map_or("", |l| l.trim_start());
+            if above.starts_with('#') {
+                first -= 1;
+            } else {
+                break;
+            }
+        }
+        list.iter()
+            .filter(|d| d.line >= first && d.line <= line)
+            .filter(|d| d.codes.iter().any(|c| c == code))
+            .map(|d| d.level)
+            .next_back()
+    }
+
+    /// Reports a finding of `lint` in `file`, at the level its anchors,
+    /// the configuration or its default give; dropped when that is `allow`
+    /// or when the same lint already reported at the same place.
+    pub(crate) fn report(
+        &mut self,
+        lint: &'static Lint,
+        file: usize,
+        anchors: &[Anchor],
+        mut d: Diagnostic,
+    ) {
+        let Some(severity) = self.level(lint, anchors).severity() else {
+            return;
+        };
+        let span = d.primary_span().unwrap_or(Span::new(0, 0));
+        if !self.seen.insert((lint.code, file, span.start, span.end)) {
+            return;
+        }
+        d.code = lint.code;
+        d.severity = severity;
+        if d.file.is_none() {
+            if let Some(f) = self.loaded.files.get(file) {
+                d.file = Some(f.source.clone());
+            }
+        }
+        self.out.push((file, d));
+    }
+}
+
+/// A `# hookc: level(code, …)` comment.
+#[derive(Clone, Debug)]
+struct Directive {
+    /// Its 1-based line.
+    line: u32,
+    level: Level,
+    codes: Vec<String>,
+}
+
+/// The directives of a file; unknown codes and malformed directives are
+/// reported into `out`.
+fn directives(
+    file: usize,
+    source: &SourceFile,
+    out: &mut Vec<(usize, Diagnostic)>,
+) -> Vec<Directive> {
+    let mut found = Vec::new();
+    let mut offset = 0usize;
+    for (n, line) in source.text.split('\n').enumerate() {
+        let line_no = u32::try_from(n + 1).unwrap_or(u32::MAX);
+        let line_start = offset;
+        offset += line.len() + 1;
+        let Some(at) = find_directive(line) else {
+            continue;
+        };
+        let rest_start = line_start + at;
+        let rest = line.get(at..).unwrap_or("");
+        parse_directive(file, source, line_no, rest, rest_start, &mut found, out);
+    }
+    found
+}
+
+/// The byte offset just past `hookc:` in a `# hookc:` comment on this line.
+fn find_directive(line: &str) -> Option<usize> {
+    let mut search = 0;
+    while let Some(i) = line.get(search..)?.find('#') {
+        let hash = search + i;
+        let after = line.get(hash + 1..)?;
+        let trimmed = after.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("hookc:") {
+            return Some(line.len() - rest.len());
+        }
+        search = hash + 1;
+    }
+    None
+}
+
+fn parse_directive(
+    file: usize,
+    source: &SourceFile,
+    line: u32,
+    text: &str,
+    start: usize,
+    found: &mut Vec<Directive>,
+    out: &mut Vec<(usize, Diagnostic)>,
+) {
+    let malformed = |out: &mut Vec<(usize, Diagnostic)>, why: &str| {
+        let end = start + text.trim_end().len();
+        out.push((
+            file,
+            Diagnostic::warning("malformed-directive", "malformed `hookc:` comment")
+                .in_file(source)
+                .with_primary(Span::new(start, end.max(start)), why.to_string())
+                .with_help(
+                    "write `# hookc: allow(code, …)`, with `allow`, `warn`, `deny` or `note`",
+                ),
+        ));
+    };
+    let mut rest = text;
+    let mut pos = start;
+    let mut any = false;
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t', ',']);
+        pos += rest.len() - trimmed.len();
+        rest = trimmed;
+        if rest.is_empty() || rest.starts_with('#') {
+            break;
+        }
+        let word_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(rest.len());
+        let word = rest.get(..word_len).unwrap_or("");
+        let after = rest.get(word_len..).unwrap_or("").trim_start();
+        let Some(args) = after.strip_prefix('(') else {
+            malformed(out, "expected `level(code, …)`");
+            return;
+        };
+        let Some(close) = args.find(')') else {
+            malformed(out, "missing `)`");
+            return;
+        };
+        let Some(level) = Level::from_name(word) else {
+            let mut d = Diagnostic::warning("unknown-lint", format!("unknown lint level `{word}`"))
+                .in_file(source)
+                .with_primary(Span::new(pos, pos + word_len), "not a level");
+            d = match super::suggest(word, Level::NAMES) {
+                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                None => d.with_help("levels are `allow`, `warn`, `deny` and `note`"),
+            };
+            out.push((file, d));
+            return;
+        };
+        let args_start = pos + (rest.len() - args.len());
+        let mut codes = Vec::new();
+        let mut at = args_start;
+        for part in args.get(..close).unwrap_or("").split(',') {
+            let code = part.trim();
+            let code_start = at + (part.len() - part.trim_start().len());
+            at += part.len() + 1;
+            if code.is_empty() {
+                continue;
+            }
+            if lint(code).is_some() {
+                codes.push(code.to_string());
+            } else {
+                out.push((
+                    file,
+                    unknown_lint(
+                        code,
+                        Some((source, Span::new(code_start, code_start + code.len()))),
+                    ),
+                ));
+            }
+        }
+        found.push(Directive { line, level, codes });
+        any = true;
+        let consumed = rest.len() - args.get(close + 1..).unwrap_or("").len();
+        pos += consumed;
+        rest = args.get(close + 1..).unwrap_or("");
+    }
+    if !any {
+        malformed(out, "no level given");
+    }
+}
+
+/// The warning for an unknown lint code, with a did-you-mean; in a file at
+/// a span, or file-less.
+pub(crate) fn unknown_lint(code: &str, at: Option<(&SourceFile, Span)>) -> Diagnostic {
+    let mut d = Diagnostic::warning("unknown-lint", format!("unknown lint `{code}`"));
+    if let Some((source, span)) = at {
+        d = d
+            .in_file(source)
+            .with_primary(span, "no lint has this code");
+    }
+    match super::suggest(code, codes()) {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d.with_help(format!(
+            "the lints are: {}",
+            codes().collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// `rule `id`` in messages, with a location when it is in another file than
+/// `here`.
+pub(crate) fn rule_ref(cx: &Cx<'_>, rule: &CheckedRule, here: usize) -> String {
+    if rule.file == here {
+        format!("`{}`", rule.id)
+    } else {
+        format!("`{}` ({})", rule.id, cx.location(rule.file, rule.span))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lint_has_its_doc_sections_and_a_unique_code() {
+        let mut seen = std::collections::HashSet::new();
+        for lint in LINTS {
+            assert!(seen.insert(lint.code), "duplicate code {}", lint.code);
+            let doc = lint.doc();
+            for section in ["## What it does", "## Why is this bad?", "## Example"] {
+                assert!(doc.contains(section), "{} lacks {section}", lint.code);
+            }
+            assert!(!lint.summary().is_empty(), "{}", lint.code);
+            assert!(lint
+                .code
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-'));
+        }
+    }
+
+    #[test]
+    fn directives_parse() {
+        let src = SourceFile::new(
+            "t.hooks",
+            "# hookc: allow(edit-conflict, priority-tie) deny(empty-list)\n# hookc: alow(x)\n#hookc: allow(edit-confict)\n# hookc: nonsense\n",
+        );
+        let mut out = Vec::new();
+        let found = directives(0, &src, &mut out);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found[0].codes, ["edit-conflict", "priority-tie"]);
+        assert_eq!(found[0].level, Level::Allow);
+        assert_eq!(found[1].level, Level::Deny);
+        assert_eq!(found[1].codes, ["empty-list"]);
+        let messages: Vec<_> = out.iter().map(|(_, d)| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown lint level `alow`",
+                "unknown lint `edit-confict`",
+                "malformed `hookc:` comment"
+            ]
+        );
+        let (_, d) = &out[1];
+        assert_eq!(d.help.as_deref(), Some("did you mean `edit-conflict`?"));
+        assert_eq!(src.slice(d.primary_span().unwrap()), "edit-confict");
+    }
+
+    #[test]
+    fn levels_reject_unknown_codes() {
+        let mut levels = LintLevels::new();
+        assert!(levels.set("empty-list", Level::Deny));
+        assert!(!levels.set("empty-lists", Level::Deny));
+        assert_eq!(levels.level(&EMPTY_LIST), Level::Deny);
+        assert_eq!(levels.level(&PRIORITY_TIE), Level::Note);
+    }
+}

@@ -1,0 +1,136 @@
+//! Walking the syntax tree: every expression node, every name used.
+
+use crate::check::names::{Def, DefKind, Scope};
+use crate::load::Loaded;
+use crate::syntax::ast;
+
+/// Calls `f` on `e` and every expression below it, parents first.
+pub(crate) fn exprs<'e>(e: &'e ast::Expr, f: &mut dyn FnMut(&'e ast::Expr)) {
+    use ast::ExprKind as K;
+    f(e);
+    match &e.kind {
+        K::Array(items) => items.iter().for_each(|i| exprs(i, f)),
+        K::Object(fields) => fields.iter().for_each(|(_, v)| exprs(v, f)),
+        K::Unary(_, x) | K::Matches(x, _) | K::Glob(x, _) | K::Exists(x) => exprs(x, f),
+        K::Binary(_, a, b) | K::ContainsAny(a, b) | K::In(a, b) => {
+            exprs(a, f);
+            exprs(b, f);
+        }
+        _ => {}
+    }
+}
+
+/// The expressions of a rule: its conditions, then the values of its
+/// actions.
+pub(crate) fn hook_exprs(hook: &ast::Hook) -> Vec<&ast::Expr> {
+    let mut out: Vec<&ast::Expr> = hook.conditions.iter().map(|c| &c.expr).collect();
+    for action in &hook.actions {
+        match &action.kind {
+            ast::ActionKind::Skip(Some(e))
+            | ast::ActionKind::Replace(e)
+            | ast::ActionKind::Set(_, e)
+            | ast::ActionKind::Meta(_, e) => out.push(e),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A name used by an item: a value name (list or macro) or a pattern name.
+pub(crate) fn names<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Ident>) {
+    exprs(e, &mut |x| match &x.kind {
+        ast::ExprKind::Name(name) => out.push(name),
+        ast::ExprKind::Matches(_, ast::RegexRef::Name(name)) => out.push(name),
+        _ => {}
+    });
+}
+
+/// Every name an item uses (a rule's conditions and actions, a macro's
+/// body, a test's event and expectations).
+pub(crate) fn item_names(item: &ast::Item) -> Vec<&ast::Ident> {
+    let mut out = Vec::new();
+    match item {
+        ast::Item::Hook(h) => {
+            for e in hook_exprs(h) {
+                names(e, &mut out);
+            }
+            for action in &h.actions {
+                if let ast::ActionKind::Rewrite(_, ast::RegexRef::Name(name), _) = &action.kind {
+                    out.push(name);
+                }
+            }
+        }
+        ast::Item::Macro(m) => names(&m.body, &mut out),
+        // A test's expectations may use the file's names too.
+        ast::Item::Test(t) => {
+            names(&t.event, &mut out);
+            for expect in &t.expects {
+                match &expect.kind {
+                    ast::ExpectKind::Skip(Some(e))
+                    | ast::ExpectKind::Fired(e)
+                    | ast::ExpectKind::Condition(e) => names(e, &mut out),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The definition a name resolves to in a file's scope.
+pub(crate) fn resolve(scopes: &[Scope], file: usize, name: &str) -> Option<Def> {
+    scopes.get(file)?.get(name).copied()
+}
+
+/// Calls `f` on every condition expression node a rule evaluates, following
+/// macros into their bodies; `f` gets the index of the file the node is
+/// written in.
+pub(crate) fn conditions_through_macros<'a>(
+    loaded: &'a Loaded,
+    scopes: &[Scope],
+    file: usize,
+    hook: &'a ast::Hook,
+    f: &mut dyn FnMut(usize, &'a ast::Expr),
+) {
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for c in &hook.conditions {
+        follow(loaded, scopes, file, &c.expr, &mut stack, f);
+    }
+}
+
+fn follow<'a>(
+    loaded: &'a Loaded,
+    scopes: &[Scope],
+    file: usize,
+    e: &'a ast::Expr,
+    stack: &mut Vec<(usize, usize)>,
+    f: &mut dyn FnMut(usize, &'a ast::Expr),
+) {
+    let mut macros = Vec::new();
+    exprs(e, &mut |x| {
+        f(file, x);
+        if let ast::ExprKind::Name(name) = &x.kind {
+            if let Some(def) = resolve(scopes, file, &name.name) {
+                if def.kind == DefKind::Macro {
+                    macros.push(def);
+                }
+            }
+        }
+    });
+    for def in macros {
+        if stack.contains(&(def.file, def.item)) || stack.len() > 64 {
+            continue;
+        }
+        let Some(ast::Item::Macro(m)) = loaded
+            .files
+            .get(def.file)
+            .and_then(|f| f.ast.items.get(def.item))
+        else {
+            continue;
+        };
+        stack.push((def.file, def.item));
+        follow(loaded, scopes, def.file, &m.body, stack, f);
+        stack.pop();
+    }
+}

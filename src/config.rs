@@ -1,0 +1,296 @@
+//! `hookc.toml`: project settings, for now the level of each lint.
+//!
+//! `hookc lint` and `hookc compile` look for a file named `hookc.toml` in
+//! the directory of the first path they are given (or that path itself, when
+//! it is a directory) and then in each parent directory, and use the first
+//! one found; `--config FILE` names one explicitly. Without one, every lint
+//! runs at its default level.
+//!
+//! ```toml
+//! # hookc.toml
+//! [lints]
+//! unreachable-rule = "deny"     # an error: the rules do not compile
+//! priority-tie = "allow"        # not reported
+//! empty-list = "warn"           # a warning (the default for most lints)
+//! ```
+//!
+//! The `[lints]` table maps lint codes (see [`crate::check::lints`]) to a
+//! level: `"allow"`, `"warn"`, `"deny"` or `"note"`. A comment
+//! `# hookc: allow(code)` on a rule (on its `hook` line or in the comment
+//! block right above it) overrides the file for that rule.
+//!
+//! Problems in the file are diagnostics pointing into it: invalid TOML, a
+//! `[lints]` that is not a table and an unknown level are errors; an unknown
+//! lint code (with a did-you-mean) and an unknown top-level key are
+//! warnings.
+
+use crate::check::lints::{self, Level, LintLevels};
+use crate::check::suggest;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::span::{SourceFile, Span};
+use std::path::{Path, PathBuf};
+
+/// The name of the configuration file.
+pub const FILE_NAME: &str = "hookc.toml";
+
+/// Settings read from a `hookc.toml`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// The file they were read from; `None` for the defaults.
+    pub path: Option<PathBuf>,
+    /// Lint levels set by `[lints]`.
+    pub lints: LintLevels,
+}
+
+impl Config {
+    /// The nearest `hookc.toml` at or above `start` (a file's directory, or
+    /// a directory).
+    pub fn find(start: &Path) -> Option<PathBuf> {
+        let dir = if start.is_dir() {
+            start.to_path_buf()
+        } else {
+            start.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let absolute = std::path::absolute(&dir).unwrap_or(dir);
+        let cwd = std::env::current_dir().ok();
+        absolute
+            .ancestors()
+            .map(|d| d.join(FILE_NAME))
+            .find(|p| p.is_file())
+            .map(|p| match &cwd {
+                Some(cwd) => p
+                    .strip_prefix(cwd)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(p.clone()),
+                None => p,
+            })
+    }
+
+    /// The configuration for a run on `paths`: the file given explicitly,
+    /// or the one [`Config::find`] finds from the first path, or the
+    /// defaults; with the problems found in it.
+    pub fn discover<P: AsRef<Path>>(paths: &[P], explicit: Option<&Path>) -> (Config, Diagnostics) {
+        let path = match explicit {
+            Some(p) => Some(p.to_path_buf()),
+            None => paths.first().and_then(|p| Config::find(p.as_ref())),
+        };
+        match path {
+            Some(p) => Config::load(&p),
+            None => (Config::default(), Diagnostics::new()),
+        }
+    }
+
+    /// Reads and parses a configuration file.
+    pub fn load(path: &Path) -> (Config, Diagnostics) {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (mut config, diags) = Config::parse(&path.display().to_string(), &text);
+                config.path = Some(path.to_path_buf());
+                (config, diags)
+            }
+            Err(e) => {
+                let mut diags = Diagnostics::new();
+                diags.push(Diagnostic::error(
+                    "io",
+                    format!("cannot read `{}`: {}", path.display(), io_reason(&e)),
+                ));
+                (Config::default(), diags)
+            }
+        }
+    }
+
+    /// Parses the text of a configuration file named `name` (for
+    /// diagnostics). Whatever is valid is kept; every problem is a
+    /// diagnostic.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use hookc::check::lints::Level;
+    /// let (config, diags) = hookc::config::Config::parse(
+    ///     "hookc.toml",
+    ///     "[lints]\nunreachable-rule = \"deny\"\n",
+    /// );
+    /// assert!(diags.is_empty());
+    /// assert_eq!(config.lints.get("unreachable-rule"), Some(Level::Deny));
+    /// ```
+    pub fn parse(name: &str, text: &str) -> (Config, Diagnostics) {
+        let source = SourceFile::new(name, text);
+        let mut diags = Diagnostics::new();
+        let mut config = Config::default();
+        let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
+        let doc = match toml::de::DeTable::parse(text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let mut d = Diagnostic::error(
+                    "invalid-config",
+                    format!("invalid `{FILE_NAME}`: {}", first_line(e.message())),
+                )
+                .in_file(&source);
+                if let Some(r) = e.span() {
+                    d = d.with_primary(span(r), "here");
+                }
+                diags.push(d.with_help(
+                    "the file is TOML: `[lints]` then lines such as `unreachable-rule = \"deny\"`",
+                ));
+                return (config, diags);
+            }
+        };
+        // Maps iterate in key order; report in source order.
+        let mut entries: Vec<_> = doc.get_ref().iter().collect();
+        entries.sort_by_key(|(k, _)| k.span().start);
+        for (key, value) in entries {
+            let key_text: &str = key.get_ref();
+            if key_text != "lints" {
+                let d = Diagnostic::warning(
+                    "unknown-config-key",
+                    format!("unknown key `{key_text}` in `{FILE_NAME}`"),
+                )
+                .in_file(&source)
+                .with_primary(span(key.span()), "not a setting")
+                .with_help("the settings are in the `[lints]` table");
+                diags.push(d);
+                continue;
+            }
+            let toml::de::DeValue::Table(table) = value.get_ref() else {
+                diags.push(
+                    Diagnostic::error("invalid-config", "`lints` must be a table")
+                        .in_file(&source)
+                        .with_primary(span(value.span()), "not a table")
+                        .with_help(
+                            "write `[lints]` on a line of its own, then `code = \"level\"` lines",
+                        ),
+                );
+                continue;
+            };
+            let mut entries: Vec<_> = table.iter().collect();
+            entries.sort_by_key(|(k, _)| k.span().start);
+            for (code, level) in entries {
+                let code_text: &str = code.get_ref();
+                let code_span = span(code.span());
+                let toml::de::DeValue::String(level_text) = level.get_ref() else {
+                    diags.push(
+                        Diagnostic::error(
+                            "invalid-config",
+                            format!("the level of `{code_text}` must be a string"),
+                        )
+                        .in_file(&source)
+                        .with_primary(span(level.span()), "not a string")
+                        .with_help("levels are \"allow\", \"warn\", \"deny\" and \"note\""),
+                    );
+                    continue;
+                };
+                let Some(parsed) = Level::from_name(level_text) else {
+                    let mut d = Diagnostic::error(
+                        "invalid-config",
+                        format!("unknown lint level `{level_text}`"),
+                    )
+                    .in_file(&source)
+                    .with_primary(span(level.span()), "not a level");
+                    d = match suggest(level_text, Level::NAMES) {
+                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                        None => {
+                            d.with_help("levels are \"allow\", \"warn\", \"deny\" and \"note\"")
+                        }
+                    };
+                    diags.push(d);
+                    continue;
+                };
+                if !config.lints.set(code_text, parsed) {
+                    diags.push(lints::unknown_lint(code_text, Some((&source, code_span))));
+                }
+            }
+        }
+        (config, diags)
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("");
+    let mut chars = line.chars();
+    match chars.next() {
+        Some(c) => c
+            .to_lowercase()
+            .chain(chars)
+            .collect::<String>()
+            .trim_end_matches('.')
+            .to_string(),
+        None => String::from("syntax error"),
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let text = e.to_string();
+            text.split(" (os error")
+                .next()
+                .unwrap_or(&text)
+                .to_lowercase()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(diags: &Diagnostics) -> Vec<String> {
+        diags
+            .iter()
+            .map(|d| format!("{}: {}", d.severity, d.message))
+            .collect()
+    }
+
+    #[test]
+    fn levels_are_read() {
+        let (config, diags) = Config::parse(
+            "hookc.toml",
+            "[lints]\nunreachable-rule = \"deny\"\npriority-tie = \"allow\"\n\"empty-list\" = \"warn\"\n",
+        );
+        assert!(diags.is_empty(), "{diags}");
+        assert_eq!(config.lints.get("unreachable-rule"), Some(Level::Deny));
+        assert_eq!(config.lints.get("priority-tie"), Some(Level::Allow));
+        assert_eq!(config.lints.get("empty-list"), Some(Level::Warn));
+        assert_eq!(config.lints.get("edit-conflict"), None);
+    }
+
+    #[test]
+    fn problems_point_into_the_file() {
+        let text = "lint = 1\n[lints]\nunreachable-rules = \"deny\"\nempty-list = \"dney\"\nedit-conflict = 3\n";
+        let (config, diags) = Config::parse("hookc.toml", text);
+        assert_eq!(
+            messages(&diags),
+            [
+                "warning: unknown key `lint` in `hookc.toml`",
+                "warning: unknown lint `unreachable-rules`",
+                "error: unknown lint level `dney`",
+                "error: the level of `edit-conflict` must be a string",
+            ]
+        );
+        let unknown = &diags.0[1];
+        assert_eq!(
+            unknown.help.as_deref(),
+            Some("did you mean `unreachable-rule`?")
+        );
+        assert_eq!(unknown.location().map(|l| (l.1, l.2)), Some((3, 1)));
+        assert_eq!(diags.0[2].help.as_deref(), Some("did you mean `deny`?"));
+        assert!(config.lints.is_empty());
+    }
+
+    #[test]
+    fn invalid_toml_is_an_error() {
+        let (_, diags) = Config::parse("hookc.toml", "[lints\n");
+        assert_eq!(diags.0.len(), 1);
+        assert!(diags.has_errors());
+        assert!(
+            diags.0[0].message.starts_with("invalid `hookc.toml`: "),
+            "{}",
+            diags.0[0].message
+        );
+        let (_, diags) = Config::parse("hookc.toml", "lints = 3\n");
+        assert_eq!(messages(&diags), ["error: `lints` must be a table"]);
+    }
+}
