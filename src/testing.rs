@@ -1,0 +1,475 @@
+//! Running the tests written next to the rules: `test` blocks.
+//!
+//! ```text
+//! test "rm is blocked" {
+//!     event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm",
+//!            "payload": {"tool": "exec", "args": "rm -rf /"}}
+//!     expect abort "blocked dangerous command: rm -rf /"
+//!     expect fired ["block-dangerous"]
+//!     expect decision deny
+//!     expect payload.args == "rm -rf /"
+//! }
+//! ```
+//!
+//! [`run_tests`] compiles the rules of every file given (tests are not part
+//! of the table), then runs each test: it builds the test's hook context
+//! from its `event` (with `target`, when given, as the component, child and
+//! instance), dispatches it at the event's `hook_point` through the compiled
+//! table, and checks every `expect` line against the outcome:
+//!
+//! | form | passes when |
+//! |---|---|
+//! | `expect abort` / `expect abort "r"` | the outcome is an abort (with reason `r`) |
+//! | `expect continue` | the outcome is a continue |
+//! | `expect skip` / `expect skip <json>` | the outcome is a skip (with that value) |
+//! | `expect ask` / `expect ask "r"` | the outcome is an ask (with reason `r`) |
+//! | `expect fired ["a", "b"]` | exactly these rules fired, in this order |
+//! | `expect decision allow\|ask\|deny\|none` | the combined decision |
+//! | `expect <condition>` | the condition holds on the final context |
+//!
+//! A condition is checked by the same machinery as a rule's `when`: each one
+//! is compiled as a rule at the event's point (in the test's file, so its
+//! lists, patterns and macros resolve) into a second table, which is
+//! dispatched on the final context; the condition holds when its rule fires.
+//! There is no second evaluator.
+//!
+//! The checker validates tests (see `hookc lint`): a test with a malformed
+//! event or expectation is a compile error, reported by [`run_tests`] with
+//! the rest of the rules' diagnostics.
+
+use crate::check::lints::{self, Level};
+use crate::check::rule_tests::test_context;
+use crate::check::LintLevels;
+use crate::compile::{compile_loaded, Options};
+use crate::diag::Diagnostics;
+use crate::load::{self, Loaded};
+use crate::runtime::{json_eq, Decision, OutcomeKind, Report};
+use crate::span::{SourceFile, Span};
+use crate::syntax::ast::{self, ExpectKind, ExprKind};
+use crate::syntax::pretty;
+use crate::{HookContext, Table, Target};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The results of a test run, in file and declaration order.
+#[derive(Clone, Debug, Default)]
+pub struct TestReport {
+    /// One result per test.
+    pub tests: Vec<TestResult>,
+    /// Warnings found while compiling the rules.
+    pub warnings: Diagnostics,
+}
+
+impl TestReport {
+    /// How many tests passed.
+    pub fn passed(&self) -> usize {
+        self.tests.iter().filter(|t| t.passed).count()
+    }
+
+    /// How many tests failed.
+    pub fn failed(&self) -> usize {
+        self.tests.len() - self.passed()
+    }
+
+    /// True when no test failed.
+    pub fn ok(&self) -> bool {
+        self.tests.iter().all(|t| t.passed)
+    }
+}
+
+/// The result of one test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TestResult {
+    /// The file the test is written in, as named on the command line.
+    pub file: String,
+    /// The test's name.
+    pub name: String,
+    /// 1-based line of the `test` keyword.
+    pub line: u32,
+    /// 1-based column of the `test` keyword.
+    pub col: u32,
+    /// True when every expectation held.
+    pub passed: bool,
+    /// One message per expectation that did not hold, each starting with
+    /// the `file:line:col` of its `expect` line.
+    pub failures: Vec<String>,
+}
+
+impl TestResult {
+    /// `file::name`, how the test is reported.
+    pub fn full_name(&self) -> String {
+        format!("{}::{}", self.file, self.name)
+    }
+}
+
+/// Compiles the `.hooks` files under `paths` (files, or directories searched
+/// recursively) and runs the tests they hold.
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_tests<P: AsRef<Path>>(paths: &[P]) -> Result<TestReport, Diagnostics> {
+    run_tests_with(paths, &Options::default())
+}
+
+/// Like [`run_tests`], compiling the rules with `options` (limits and lint
+/// levels, e.g. from `hookc.toml`).
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_tests_with<P: AsRef<Path>>(
+    paths: &[P],
+    options: &Options,
+) -> Result<TestReport, Diagnostics> {
+    run_loaded(load::load_paths(paths), options)
+}
+
+/// Like [`run_tests`], for in-memory sources (imports are read from disk
+/// relative to each source's name).
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_test_sources(sources: Vec<SourceFile>) -> Result<TestReport, Diagnostics> {
+    run_loaded(load::load_sources(sources), &Options::default())
+}
+
+/// One test of a root file.
+struct Case<'a> {
+    file: usize,
+    source: &'a SourceFile,
+    test: &'a ast::TestDecl,
+}
+
+/// The id of the rule that checks condition `n` (never a valid written id,
+/// so it cannot clash with the user's rules).
+fn expect_id(n: usize) -> String {
+    format!("expect#{n}")
+}
+
+fn run_loaded(loaded: Loaded, options: &Options) -> Result<TestReport, Diagnostics> {
+    let compiled = compile_loaded(loaded.clone(), options)?;
+    // The rules that check conditions are not the user's: no lint applies.
+    let mut quiet = options.clone();
+    quiet.lints = LintLevels::new();
+    for code in lints::codes() {
+        quiet.lints.set(code, Level::Allow);
+    }
+    let cases: Vec<Case<'_>> = loaded
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.root)
+        .flat_map(|(fi, f)| {
+            f.ast.items.iter().filter_map(move |item| match item {
+                ast::Item::Test(test) => Some(Case {
+                    file: fi,
+                    source: &f.source,
+                    test,
+                }),
+                _ => None,
+            })
+        })
+        .collect();
+
+    // Number the conditions; those of tests whose context is at the depth
+    // limit get a table each (a rule at the limit stops the chain).
+    let mut conditions: Vec<Cond<'_>> = Vec::new();
+    for case in &cases {
+        let Ok(ctx) = test_context(case.test) else {
+            continue;
+        };
+        for expect in &case.test.expects {
+            if let ExpectKind::Condition(expr) = &expect.kind {
+                conditions.push(Cond {
+                    file: case.file,
+                    point: ctx.hook_point.clone(),
+                    expr,
+                    span: expect.span,
+                    alone: ctx.depth >= ctx.max_depth,
+                });
+            }
+        }
+    }
+    let shared: Vec<usize> = (0..conditions.len())
+        .filter(|&n| conditions.get(n).is_some_and(|c| !c.alone))
+        .collect();
+    let shared_table = if shared.is_empty() {
+        None
+    } else {
+        Some(condition_table(&loaded, &conditions, &shared, &quiet)?)
+    };
+    let mut tables: HashMap<usize, Table> = HashMap::new();
+    for (n, c) in conditions.iter().enumerate() {
+        if c.alone {
+            tables.insert(n, condition_table(&loaded, &conditions, &[n], &quiet)?);
+        }
+    }
+
+    let mut report = TestReport {
+        tests: Vec::new(),
+        warnings: compiled.warnings,
+    };
+    let mut next_cond = 0;
+    for case in &cases {
+        let (line, col) = case.source.line_col(case.test.span.start);
+        let mut result = TestResult {
+            file: case.source.name.to_string(),
+            name: case.test.name.value.clone(),
+            line,
+            col,
+            passed: true,
+            failures: Vec::new(),
+        };
+        let at = |span: Span| {
+            let (l, c) = case.source.line_col(span.start);
+            format!("{}:{l}:{c}", case.source.name)
+        };
+        let mut ctx = match test_context(case.test) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                result.passed = false;
+                result
+                    .failures
+                    .push(format!("{}: invalid event: {e}", at(case.test.event.span)));
+                report.tests.push(result);
+                continue;
+            }
+        };
+        let run = dispatch(&compiled.table, &mut ctx);
+        for expect in &case.test.expects {
+            let failure = match &expect.kind {
+                ExpectKind::Condition(expr) => {
+                    let n = next_cond;
+                    next_cond += 1;
+                    let table = tables.get(&n).or(shared_table.as_ref());
+                    let holds = table.is_some_and(|t| condition_holds(t, &run.context, n));
+                    (!holds).then(|| {
+                        format!(
+                            "expected `{}` to hold on the final context\n  final payload: {}\n  final metadata: {}",
+                            pretty::expr_to_string(expr),
+                            compact(&run.context.payload),
+                            compact(&Value::Object(run.context.metadata.clone())),
+                        )
+                    })
+                }
+                kind => check_outcome(kind, &run),
+            };
+            if let Some(message) = failure {
+                result.passed = false;
+                result
+                    .failures
+                    .push(format!("{}: {message}", at(expect.span)));
+            }
+        }
+        if !result.passed && !run.warnings.is_empty() {
+            for w in &run.warnings {
+                result.failures.push(format!("  dispatch warning: {w}"));
+            }
+        }
+        report.tests.push(result);
+    }
+    Ok(report)
+}
+
+/// One `expect <condition>` line.
+struct Cond<'a> {
+    /// The file of the test.
+    file: usize,
+    /// The event's hook point.
+    point: String,
+    expr: &'a ast::Expr,
+    span: Span,
+    /// True when it needs a table of its own.
+    alone: bool,
+}
+
+/// A table with one rule per condition in `which`: at the test's point, in
+/// the test's file (so names resolve as in the file), with no other rules.
+fn condition_table(
+    loaded: &Loaded,
+    conds: &[Cond<'_>],
+    which: &[usize],
+    options: &Options,
+) -> Result<Table, Diagnostics> {
+    let mut loaded = loaded.clone();
+    for file in loaded.files.iter_mut().filter(|f| f.root) {
+        file.ast
+            .items
+            .retain(|i| !matches!(i, ast::Item::Hook(_) | ast::Item::Test(_)));
+    }
+    for &n in which {
+        let Some(c) = conds.get(n) else { continue };
+        let Some(file) = loaded.files.get_mut(c.file) else {
+            continue;
+        };
+        let ident = |name: String| ast::Ident { name, span: c.span };
+        file.ast.items.push(ast::Item::Hook(ast::Hook {
+            id: ident(expect_id(n)),
+            points: vec![ident(c.point.clone())],
+            target: None,
+            options: Vec::new(),
+            conditions: vec![ast::Condition {
+                negated: false,
+                expr: c.expr.clone(),
+                span: c.span,
+            }],
+            actions: vec![ast::Action {
+                kind: ast::ActionKind::Continue,
+                span: c.span,
+            }],
+            span: c.span,
+            header_span: c.span,
+        }));
+    }
+    compile_loaded(loaded, options).map(|c| c.table)
+}
+
+/// True when the rule of condition `n` matches `ctx` (it fires, or it is
+/// stopped by the depth limit after matching).
+fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
+    let id = expect_id(n);
+    let mut ctx = ctx.clone();
+    let point = ctx.hook_point.clone();
+    let component = ctx.component_id.clone();
+    let child = ctx.child_id.clone();
+    let instance = ctx.instance.clone();
+    let mut target = Target::new(&component);
+    if let Some(child) = &child {
+        target = target.with_child(child);
+    }
+    if let Some(instance) = &instance {
+        target = target.with_instance(instance);
+    }
+    let mut scratch = table.scratch();
+    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+    let stopped = format!("rule `{id}`");
+    outcome.fired().any(|f| f == id) || outcome.warnings().iter().any(|w| w.contains(&stopped))
+}
+
+/// Dispatches a test's context through the rules.
+fn dispatch(table: &Table, ctx: &mut HookContext) -> Report {
+    let point = ctx.hook_point.clone();
+    let component = ctx.component_id.clone();
+    let child = ctx.child_id.clone();
+    let instance = ctx.instance.clone();
+    let mut target = Target::new(&component);
+    if let Some(child) = &child {
+        target = target.with_child(child);
+    }
+    if let Some(instance) = &instance {
+        target = target.with_instance(instance);
+    }
+    let mut scratch = table.scratch();
+    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, ctx);
+    outcome.report(ctx)
+}
+
+/// One-line JSON.
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "?".to_owned())
+}
+
+/// `continue`, `abort "reason"`, `skip {…}`, `ask "reason"`.
+fn describe(run: &Report) -> String {
+    let reason = run
+        .reason
+        .as_deref()
+        .map(|r| format!(" {}", pretty::quote(r)))
+        .unwrap_or_default();
+    match run.outcome {
+        OutcomeKind::Continue => "continue".to_owned(),
+        OutcomeKind::Abort => format!("abort{reason}"),
+        OutcomeKind::Ask => format!("ask{reason}"),
+        OutcomeKind::Skip => match &run.value {
+            Some(v) => format!("skip {}", compact(v)),
+            None => "skip".to_owned(),
+        },
+    }
+}
+
+fn decision_name(d: Option<Decision>) -> &'static str {
+    match d {
+        None => "none",
+        Some(Decision::Allow) => "allow",
+        Some(Decision::Ask) => "ask",
+        Some(Decision::Deny) => "deny",
+    }
+}
+
+/// The failure message of an expectation about the outcome, if it fails.
+fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
+    let got = || format!("the outcome is `{}`", describe(run));
+    let with_reason = |want: OutcomeKind, name: &str, reason: &Option<ast::StrLit>| {
+        if run.outcome != want {
+            let wanted = match reason {
+                Some(r) => format!("{name} {}", pretty::quote(&r.value)),
+                None => name.to_owned(),
+            };
+            return Some(format!("expected `{wanted}`, {}", got()));
+        }
+        match reason {
+            Some(r) if run.reason.as_deref() != Some(r.value.as_str()) => Some(format!(
+                "expected {name} reason {}, got {}",
+                pretty::quote(&r.value),
+                run.reason
+                    .as_deref()
+                    .map_or_else(|| "none".to_owned(), pretty::quote)
+            )),
+            _ => None,
+        }
+    };
+    match kind {
+        ExpectKind::Abort(reason) => with_reason(OutcomeKind::Abort, "abort", reason),
+        ExpectKind::Ask(reason) => with_reason(OutcomeKind::Ask, "ask", reason),
+        ExpectKind::Continue => (run.outcome != OutcomeKind::Continue)
+            .then(|| format!("expected `continue`, {}", got())),
+        ExpectKind::Skip(value) => {
+            let want = value
+                .as_ref()
+                .and_then(|v| crate::check::rule_tests::literal_json(v).ok());
+            if run.outcome != OutcomeKind::Skip {
+                let wanted = want
+                    .as_ref()
+                    .map_or_else(|| "skip".to_owned(), |v| format!("skip {}", compact(v)));
+                return Some(format!("expected `{wanted}`, {}", got()));
+            }
+            match (&want, &run.value) {
+                (Some(w), Some(v)) if json_eq(w, v) => None,
+                (Some(w), v) => Some(format!(
+                    "expected skip value {}, got {}",
+                    compact(w),
+                    v.as_ref().map_or_else(|| "none".to_owned(), compact)
+                )),
+                (None, _) => None,
+            }
+        }
+        ExpectKind::Fired(list) => {
+            let want: Vec<String> = match &list.kind {
+                ExprKind::Array(items) => items
+                    .iter()
+                    .filter_map(|i| match &i.kind {
+                        ExprKind::Str(s) => Some(s.value.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            (want != run.fired).then(|| {
+                format!(
+                    "expected fired {}, got {}",
+                    compact(&Value::from(want)),
+                    compact(&Value::from(run.fired.clone()))
+                )
+            })
+        }
+        ExpectKind::Decision(name) => {
+            let got = decision_name(run.decision);
+            (got != name.name).then(|| format!("expected decision `{}`, got `{got}`", name.name))
+        }
+        ExpectKind::Condition(_) => None,
+    }
+}
