@@ -200,6 +200,11 @@ pub struct Rule {
     pub actions: Vec<Action>,
     /// Where the rule was written.
     pub origin: Origin,
+    /// Where each atom of `cond` is written: one entry per [`Cond::Atom`]
+    /// leaf, in depth-first, left-to-right order (an atom shared by two rules
+    /// has an entry in each). Empty when unknown. Leaves from a macro point
+    /// into the macro's body.
+    pub cond_origins: Vec<Origin>,
     /// An atom that must hold for the condition to hold; the rule is a
     /// candidate only when it does. `None`: a candidate for every event.
     pub trigger: Option<u32>,

@@ -50,6 +50,7 @@
 pub mod diag;
 pub mod fql;
 pub mod ir;
+pub mod net_guard;
 pub mod runtime;
 pub mod schema;
 pub mod span;
@@ -62,16 +63,20 @@ pub mod check;
 #[cfg(feature = "compiler")]
 pub mod compile;
 #[cfg(feature = "compiler")]
+pub mod config;
+#[cfg(feature = "compiler")]
 pub mod load;
 #[cfg(feature = "compiler")]
 pub mod syntax;
+#[cfg(feature = "compiler")]
+pub mod testing;
 
 #[cfg(feature = "cli")]
 pub mod cli;
 
 pub use fql::{FqlError, FqlPattern};
 pub use runtime::{
-    Decision, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,
+    Decision, Explanation, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,
 };
 pub use schema::{HookPoint, PointKind};
 pub use table::{LoadError, Table};

@@ -96,7 +96,11 @@ impl SourceFile {
         });
         let line = starts.partition_point(|&s| s as usize <= at).max(1);
         let line_start = starts.get(line - 1).map_or(0, |&s| s as usize);
-        let col = self.text.get(line_start..at).map_or(0, |s| s.chars().count()) + 1;
+        let col = self
+            .text
+            .get(line_start..at)
+            .map_or(0, |s| s.chars().count())
+            + 1;
         (
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(col).unwrap_or(u32::MAX),

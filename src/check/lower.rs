@@ -2,7 +2,7 @@
 //! expressions and actions, with a diagnostic for every problem.
 
 use super::names::{Def, DefKind, Scope};
-use super::{suggest, CheckedRule};
+use super::{suggest, CheckedRule, CondSpans};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
 use crate::ir::{
@@ -10,7 +10,7 @@ use crate::ir::{
     TemplatePart, UnaryOp,
 };
 use crate::load::{Loaded, LoadedFile};
-use crate::schema::{FieldType, PointKind, Schema};
+use crate::schema::{FieldLookup, FieldType, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
 use serde_json::Value;
@@ -106,6 +106,9 @@ impl<'a> Lowerer<'a> {
                         self.points.push((def.name.clone(), def.kind));
                     }
                 }
+                // The schema did not load (already reported): every point
+                // would be unknown.
+                None if self.schema.points.is_empty() => {}
                 None => {
                     let mut d = self.error(
                         "unknown-point",
@@ -199,25 +202,44 @@ impl<'a> Lowerer<'a> {
         }
         // Conditions, ANDed; `unless` negates.
         let mut cond: Option<Expr> = None;
+        let mut cond_spans: Option<CondSpans> = None;
+        let mut conditions = Vec::new();
         for c in &hook.conditions {
             let Some(e) = self.condition(&c.expr) else {
                 continue;
             };
+            let mut spans = self.cond_spans(&c.expr, self.file, 0);
             let e = if c.negated {
+                spans = CondSpans {
+                    file: self.file,
+                    span: c.span,
+                    children: vec![spans],
+                };
                 Expr::Unary(UnaryOp::Not, Box::new(e))
             } else {
                 e
             };
+            conditions.push((e.clone(), c.span));
             cond = Some(match cond {
                 None => e,
                 Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
             });
+            cond_spans = Some(match cond_spans {
+                None => spans,
+                Some(prev) => CondSpans {
+                    file: self.file,
+                    span: prev.span.to(c.span),
+                    children: vec![prev, spans],
+                },
+            });
         }
         // Actions.
         let mut actions = Vec::new();
+        let mut action_spans = Vec::new();
         for action in &hook.actions {
             if let Some(a) = self.action(action) {
                 actions.push(a);
+                action_spans.push(action.span);
             }
         }
         if self.diagnostics.count(crate::diag::Severity::Error) > errors_before
@@ -235,7 +257,10 @@ impl<'a> Lowerer<'a> {
             fail,
             timeout_ms,
             cond,
+            cond_spans,
+            conditions,
             actions,
+            action_spans,
             origin: ir::Origin {
                 file: u32::try_from(self.file).unwrap_or(u32::MAX),
                 line,
@@ -247,7 +272,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A condition: an expression that must be boolean.
-    fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
+    pub(super) fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
         let (expr, ty) = self.expr(e, Strings::Plain)?;
         match ty {
             Ty::Bool | Ty::Any => Some(expr),
@@ -263,6 +288,47 @@ impl<'a> Lowerer<'a> {
                 self.emit(d);
                 None
             }
+        }
+    }
+
+    /// Where the parts of a condition are written, in the shape of the `and`,
+    /// `or` and `not` nodes [`expr`](Self::expr) builds for it; macros are
+    /// followed into their bodies (`file` is the file `e` is written in).
+    fn cond_spans(&self, e: &ast::Expr, file: usize, depth: usize) -> CondSpans {
+        use ast::ExprKind as K;
+        let node = |children| CondSpans {
+            file,
+            span: e.span,
+            children,
+        };
+        // Macro cycles are reported by `expr`; stop following them here.
+        if depth > 64 {
+            return node(Vec::new());
+        }
+        match &e.kind {
+            K::Binary(BinaryOp::And | BinaryOp::Or, a, b) => node(vec![
+                self.cond_spans(a, file, depth + 1),
+                self.cond_spans(b, file, depth + 1),
+            ]),
+            K::Unary(UnaryOp::Not, inner) => node(vec![self.cond_spans(inner, file, depth + 1)]),
+            K::Name(name) => {
+                let def = self
+                    .scopes
+                    .get(file)
+                    .and_then(|scope| scope.get(&name.name))
+                    .copied();
+                let body = def.filter(|d| d.kind == DefKind::Macro).and_then(|d| {
+                    match self.loaded.files.get(d.file)?.ast.items.get(d.item) {
+                        Some(ast::Item::Macro(m)) => Some((d.file, &m.body)),
+                        _ => None,
+                    }
+                });
+                match body {
+                    Some((macro_file, body)) => self.cond_spans(body, macro_file, depth + 1),
+                    None => node(Vec::new()),
+                }
+            }
+            _ => node(Vec::new()),
         }
     }
 
@@ -607,6 +673,9 @@ impl<'a> Lowerer<'a> {
                 ir::Segment::Index(_) => None,
             })
             .collect();
+        if root == Root::Payload && !fields.is_empty() {
+            self.check_payload_field(&fields, p.span);
+        }
         let ty = if fields.len() == segments.len() {
             let mut types = self
                 .points
@@ -620,6 +689,231 @@ impl<'a> Lowerer<'a> {
             Ty::Any
         };
         Some((FieldPath { root, segments }, ty))
+    }
+
+    /// Warns (`unknown-field`) when the schema declares the payload of a
+    /// point of the rule and `payload.<fields>` is not part of it.
+    fn check_payload_field(&mut self, fields: &[&str], span: Span) {
+        let unknown: Vec<&str> = self
+            .points
+            .iter()
+            .filter(|(point, _)| self.schema.payload_field(point, fields) == FieldLookup::Unknown)
+            .map(|(point, _)| point.as_str())
+            .collect();
+        let Some(first) = unknown.first().copied() else {
+            return;
+        };
+        let shown = format!("payload.{}", fields.join("."));
+        let at = unknown
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut d = Diagnostic::warning("unknown-field", format!("unknown field `{shown}`"))
+            .in_file(&self.src().source)
+            .with_primary(
+                span,
+                format!("not declared at {at} by the `{}` schema", self.schema.name),
+            );
+        d = match self.suggest_field(first, fields) {
+            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+            None => d.with_help(format!(
+                "the `{}` schema does not declare it at {at}, so it reads as null there",
+                self.schema.name
+            )),
+        };
+        let seen = self.diagnostics.iter().any(|old| {
+            old.code == d.code
+                && old.message == d.message
+                && old.primary_span() == d.primary_span()
+                && old.file.as_ref().map(|f| &f.name) == d.file.as_ref().map(|f| &f.name)
+        });
+        if !seen {
+            self.emit(d);
+        }
+    }
+
+    /// A declared path close to `payload.<fields>` at `point`: the first
+    /// field the schema does not know, swapped for its closest sibling.
+    fn suggest_field(&self, point: &str, fields: &[&str]) -> Option<String> {
+        let def = self.schema.point(point)?;
+        let known = |n: usize| -> bool {
+            let Some(prefix) = fields.get(..n) else {
+                return false;
+            };
+            def.payload
+                .iter()
+                .any(|f| f.path.split('.').eq(prefix.iter().copied()))
+        };
+        // The longest declared prefix is the parent of the misspelt field.
+        let parent_len = (1..fields.len()).take_while(|&n| known(n)).count();
+        let parent = fields.get(..parent_len)?;
+        let typo = fields.get(parent_len)?;
+        let siblings: Vec<&str> = def
+            .payload
+            .iter()
+            .filter_map(|f| {
+                let mut parts = f.path.split('.');
+                let head: Vec<&str> = parts.by_ref().take(parent_len).collect();
+                let name = parts.next()?;
+                (head.as_slice() == parent && parts.next().is_none()).then_some(name)
+            })
+            .collect();
+        let best = suggest(typo, siblings.iter().copied())?;
+        let mut out: Vec<&str> = vec!["payload"];
+        out.extend_from_slice(parent);
+        out.push(best);
+        out.extend_from_slice(fields.get(parent_len + 1..).unwrap_or_default());
+        Some(out.join("."))
+    }
+
+    /// The schema's word on an edited payload field: its type, whether it is
+    /// optional, and a point that types it.
+    fn declared(&self, path: &FieldPath) -> Option<(FieldType, bool, String)> {
+        if path.root != Root::Payload {
+            return None;
+        }
+        let fields: Vec<&str> = path
+            .segments
+            .iter()
+            .map(|s| match s {
+                ir::Segment::Field(f) => Some(f.as_str()),
+                ir::Segment::Index(_) => None,
+            })
+            .collect::<Option<_>>()?;
+        let mut found: Option<(FieldType, bool, String)> = None;
+        for (point, _) in &self.points {
+            match self.schema.payload_field(point, &fields) {
+                FieldLookup::Known(def) => match &mut found {
+                    None => found = Some((def.ty, def.optional, point.clone())),
+                    Some((ty, optional, _)) => {
+                        if *ty != def.ty {
+                            return None;
+                        }
+                        *optional |= def.optional;
+                    }
+                },
+                _ => return None,
+            }
+        }
+        found.filter(|(ty, _, _)| *ty != FieldType::Any)
+    }
+
+    /// Refuses a `set` that gives a typed field a value of another type.
+    fn check_set_type(
+        &mut self,
+        path: &FieldPath,
+        target: &ast::Path,
+        value: &ast::Expr,
+        vty: Ty,
+    ) -> Option<()> {
+        let Some((ty, optional, point)) = self.declared(path) else {
+            return Some(());
+        };
+        let fty = Ty::from_field(ty);
+        let fits = match vty {
+            Ty::Any => true,
+            Ty::Null => optional,
+            Ty::Int => fty.is_number(),
+            other => other == fty,
+        };
+        if fits {
+            return Some(());
+        }
+        let mut d = self
+            .error(
+                "type-mismatch",
+                format!(
+                    "cannot set `{path}` to {}: it is {}",
+                    vty.name(),
+                    fty.name()
+                ),
+                value.span,
+                format!("this is {}", vty.name()),
+            )
+            .with_secondary(target.span, fty.name());
+        d = if vty == Ty::Null {
+            d.with_help(format!(
+                "the `{}` schema requires `{path}` at `{point}`, so it cannot be null",
+                self.schema.name
+            ))
+        } else {
+            d.with_help(format!(
+                "the `{}` schema types `{path}` as `{ty}` at `{point}`",
+                self.schema.name
+            ))
+        };
+        self.emit(d);
+        None
+    }
+
+    /// Refuses a string edit (`rewrite`, `prepend`, `append`) of a field the
+    /// schema types as something else.
+    fn check_string_edit(
+        &mut self,
+        path: &FieldPath,
+        target: &ast::Path,
+        what: &str,
+    ) -> Option<()> {
+        let Some((ty, _, point)) = self.declared(path) else {
+            return Some(());
+        };
+        if ty == FieldType::String {
+            return Some(());
+        }
+        let name = Ty::from_field(ty).name();
+        let d = self
+            .error(
+                "type-mismatch",
+                format!("`{what}` edits strings, `{path}` is {name}"),
+                target.span,
+                name,
+            )
+            .with_help(format!(
+                "the `{}` schema types `{path}` as `{ty}` at `{point}`; give it a new value with `set`",
+                self.schema.name
+            ));
+        self.emit(d);
+        None
+    }
+
+    /// Refuses an action that blocks (`abort`, `deny`, `ask`, `skip`) at
+    /// points that cannot block.
+    fn check_blocking(&mut self, action: &ast::Action) -> Option<()> {
+        let passive: Vec<String> = self
+            .points
+            .iter()
+            .filter(|(name, _)| self.schema.point(name).is_some_and(|p| !p.blocking))
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        if passive.is_empty() {
+            return Some(());
+        }
+        let text = self.src().source.slice(action.span);
+        let keyword = if text.starts_with("deny") {
+            "deny"
+        } else {
+            action.kind.keyword()
+        };
+        let list = passive.join(", ");
+        let (subject, verb) = if passive.len() == 1 {
+            ("point", "cannot block, it only observes")
+        } else {
+            ("points", "cannot block, they only observe")
+        };
+        let d = self
+            .error(
+                "cannot-block",
+                format!("`{keyword}` is not allowed at {list}"),
+                action.span,
+                format!("the {subject} {verb}"),
+            )
+            .with_help(format!(
+                "{list} cannot block in the `{}` schema; add context with `context \"…\"` or record it with `log`",
+                self.schema.name
+            ));
+        self.emit(d);
+        None
     }
 
     fn name(&mut self, name: &ast::Ident, strings: Strings) -> Option<(Expr, Ty)> {
@@ -1003,14 +1297,22 @@ impl<'a> Lowerer<'a> {
         use ast::ActionKind as A;
         Some(match &action.kind {
             A::Continue => Action::Continue,
-            A::Abort(reason) => Action::Abort(match reason {
-                Some(r) => self.template(r)?,
-                None => Template::literal("denied by rule"),
-            }),
-            A::Skip(value) => Action::Skip(match value {
-                Some(v) => self.expr(v, Strings::Templates)?.0,
-                None => Expr::Const(Value::Null),
-            }),
+            A::Abort(reason) => {
+                let reason = match reason {
+                    Some(r) => self.template(r),
+                    None => Some(Template::literal("denied by rule")),
+                };
+                self.check_blocking(action)?;
+                Action::Abort(reason?)
+            }
+            A::Skip(value) => {
+                let value = match value {
+                    Some(v) => self.expr(v, Strings::Templates).map(|(e, _)| e),
+                    None => Some(Expr::Const(Value::Null)),
+                };
+                self.check_blocking(action)?;
+                Action::Skip(value?)
+            }
             A::Replace(value) => {
                 let not_post: Vec<String> = self
                     .points
@@ -1034,22 +1336,28 @@ impl<'a> Lowerer<'a> {
             }
             A::Set(path, value) => {
                 let target = self.editable(path);
-                let (v, _) = self.expr(value, Strings::Templates)?;
-                Action::Set(target?, v)
+                let (v, vty) = self.expr(value, Strings::Templates)?;
+                let target = target?;
+                self.check_set_type(&target, path, value, vty)?;
+                Action::Set(target, v)
             }
             A::Unset(path) => Action::Unset(self.editable(path)?),
             A::Rewrite(path, re, replacement) => {
                 let target = self.editable(path);
                 let id = self.regex_ref(re)?;
-                Action::Rewrite(target?, id, replacement.value.clone())
+                let target = target?;
+                self.check_string_edit(&target, path, "rewrite")?;
+                Action::Rewrite(target, id, replacement.value.clone())
             }
             A::Prepend(path, text) | A::Append(path, text) => {
                 let target = self.editable(path);
                 let t = self.template(text)?;
+                let target = target?;
+                self.check_string_edit(&target, path, action.kind.keyword())?;
                 if matches!(action.kind, A::Prepend(..)) {
-                    Action::Prepend(target?, t)
+                    Action::Prepend(target, t)
                 } else {
-                    Action::Append(target?, t)
+                    Action::Append(target, t)
                 }
             }
             A::Meta(key, value) => {
@@ -1070,10 +1378,14 @@ impl<'a> Lowerer<'a> {
                 };
                 Action::Log(lvl, self.template(message)?)
             }
-            A::Ask(reason) => Action::Ask(match reason {
-                Some(r) => self.template(r)?,
-                None => Template::literal("confirmation required by rule"),
-            }),
+            A::Ask(reason) => {
+                let reason = match reason {
+                    Some(r) => self.template(r),
+                    None => Some(Template::literal("confirmation required by rule")),
+                };
+                self.check_blocking(action)?;
+                Action::Ask(reason?)
+            }
             A::Allow => Action::Allow,
             A::Context(text) => Action::Context(self.template(text)?),
             A::Exec(program, args) => Action::Exec {

@@ -6,10 +6,13 @@
 //! and its imports'), checks types where the schema knows them, validates
 //! regexes and templates, and lowers conditions and actions to the IR's
 //! expression form. Every problem is a [`Diagnostic`]; all of them are
-//! collected, none stops the walk.
+//! collected, none stops the walk. The `test` blocks of the root files are
+//! checked too (`rule_tests`), though they never reach the compiled rules.
 
+pub mod lints;
 mod lower;
 mod names;
+pub(crate) mod rule_tests;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
@@ -20,6 +23,7 @@ use crate::span::Span;
 use crate::syntax::ast;
 use std::collections::HashMap;
 
+pub use lints::{Level, LintLevels};
 pub use names::suggest;
 
 /// One rule after checking: resolved, typed and lowered.
@@ -41,14 +45,36 @@ pub struct CheckedRule {
     pub timeout_ms: Option<u64>,
     /// The ANDed `when`/`unless` lines as one boolean expression.
     pub cond: Option<ir::Expr>,
+    /// Where the parts of `cond` are written, in the shape of its
+    /// `and`/`or`/`not` nodes; `None` without a condition.
+    pub cond_spans: Option<CondSpans>,
+    /// Each `when`/`unless` line on its own (an `unless` line negated), with
+    /// the line's span; `cond` is their conjunction.
+    pub conditions: Vec<(ir::Expr, Span)>,
     /// The actions.
     pub actions: Vec<ir::Action>,
+    /// The span of each action line, parallel to `actions`.
+    pub action_spans: Vec<Span>,
     /// Where the rule is written.
     pub origin: Origin,
     /// The index of its file in the [`Loaded`] files.
     pub file: usize,
     /// The rule's header span, for diagnostics about the whole rule.
     pub span: Span,
+}
+
+/// Where a part of a rule's condition is written: a tree that mirrors the
+/// `and`, `or` and `not` nodes of [`CheckedRule::cond`] (two children for
+/// `and`/`or`, one for `not`, none for every other expression). Leaves inside
+/// a macro point into the macro's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CondSpans {
+    /// The file, an index into the [`Loaded`] files.
+    pub file: usize,
+    /// The text of this part.
+    pub span: Span,
+    /// The operands of an `and`, `or` or `not`.
+    pub children: Vec<CondSpans>,
 }
 
 /// The result of checking: rules ready to compile, and every finding.
@@ -66,8 +92,14 @@ pub struct Checked {
     pub diagnostics: Diagnostics,
 }
 
-/// Checks every root file of a load.
+/// Checks every root file of a load, with the lints at their default levels.
 pub fn check(loaded: &Loaded) -> Checked {
+    check_with(loaded, &LintLevels::default())
+}
+
+/// Checks every root file of a load, then runs the [`lints`] at `levels`
+/// (overridden per rule by `# hookc: allow(…)` comments).
+pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
     let mut checked = Checked {
         files: loaded
             .files
@@ -142,12 +174,20 @@ pub fn check(loaded: &Loaded) -> Checked {
             }
         }
     }
+    rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
+    let found = lints::run(loaded, &schema, &scopes, &checked, levels);
+    checked.diagnostics.extend(found);
     checked
 }
 
 fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
+    // A schema file that does not load: check against no points rather
+    // than against `orcs`, so its rules get no misleading errors.
+    let mut failed = false;
+    // Schema files already read, so their errors are reported once.
+    let mut read: Vec<(std::path::PathBuf, Option<Schema>)> = Vec::new();
     for (fi, file) in loaded.files.iter().enumerate().filter(|(_, f)| f.root) {
         for item in &file.ast.items {
             let ast::Item::Schema(decl) = item else {
@@ -175,19 +215,13 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
                     }
                 },
                 ast::SchemaRef::Path(path) => {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            "unsupported-schema",
-                            format!("custom schema `{}` is not supported yet", path.value),
-                        )
-                        .in_file(&file.source)
-                        .with_primary(path.span, "schema files are not read by this version")
-                        .with_help(format!(
-                            "use a built-in schema: {}",
-                            Schema::BUILTIN.join(", ")
-                        )),
-                    );
-                    continue;
+                    match custom_schema(file, path, &mut read, diagnostics) {
+                        Some(s) => s,
+                        None => {
+                            failed = true;
+                            continue;
+                        }
+                    }
                 }
             };
             match &chosen {
@@ -212,6 +246,12 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
             }
         }
     }
+    if failed && chosen.is_none() {
+        return Schema {
+            name: "custom".to_string(),
+            points: Vec::new(),
+        };
+    }
     chosen
         .map(|(s, _, _)| s)
         .or_else(|| Schema::builtin("orcs"))
@@ -219,6 +259,67 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
             name: "orcs".to_string(),
             points: Vec::new(),
         })
+}
+
+/// Reads and parses the schema file a `schema "path"` declaration names
+/// (relative to the declaring file). Problems become diagnostics: I/O at the
+/// declaration, TOML and format errors inside the schema file.
+fn custom_schema(
+    file: &crate::load::LoadedFile,
+    path: &ast::StrLit,
+    read: &mut Vec<(std::path::PathBuf, Option<Schema>)>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Schema> {
+    let base = file
+        .path
+        .as_ref()
+        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+        .unwrap_or_default();
+    let target = base.join(&path.value);
+    let key = target.canonicalize().ok();
+    if let Some((_, schema)) = key
+        .as_ref()
+        .and_then(|k| read.iter().find(|(seen, _)| seen == k))
+    {
+        return schema.clone();
+    }
+    let text = match std::fs::read_to_string(&target) {
+        Ok(text) => text,
+        Err(e) => {
+            let reason = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+                std::io::ErrorKind::IsADirectory => "it is a directory".to_string(),
+                _ => e.to_string(),
+            };
+            diagnostics.push(
+                Diagnostic::error(
+                    "schema-not-found",
+                    format!("cannot read schema `{}`: {reason}", path.value),
+                )
+                .in_file(&file.source)
+                .with_primary(path.span, "schema named here")
+                .with_help(format!(
+                    "the path is relative to this file: `{}`; built-in schemas are {}",
+                    target.display(),
+                    Schema::BUILTIN.join(", ")
+                )),
+            );
+            return None;
+        }
+    };
+    let source = crate::span::SourceFile::new(target.display().to_string(), text);
+    let schema = match crate::schema::custom::parse(&source) {
+        Ok(schema) => Some(schema),
+        Err(found) => {
+            diagnostics.extend(found);
+            None
+        }
+    };
+    if let Some(key) = key {
+        read.push((key, schema.clone()));
+    }
+    schema
 }
 
 trait HelpIfNone {

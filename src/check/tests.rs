@@ -150,11 +150,12 @@ fn type_mismatches_where_the_schema_knows() {
         r#"hook a on tool.pre_execute { when depth abort }"#,
         "type-mismatch",
     );
-    // Unknown payload fields are `any`: no finding.
-    assert!(
-        diagnostics(r#"hook a on tool.pre_execute { when payload.whatever == 1 abort }"#)
-            .is_empty()
-    );
+    // A payload field the schema does not declare is `any`: a warning, no
+    // type error.
+    let found = diagnostics(r#"hook a on tool.pre_execute { when payload.whatever == 1 abort }"#);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].code, "unknown-field");
+    assert_eq!(found[0].severity, Severity::Warning);
 }
 
 #[test]

@@ -20,14 +20,34 @@ pub(crate) struct CompileArgs {
     /// Format of diagnostics: `human` (on stderr) or `json` (on stdout)
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+
+    /// Lint levels from this file instead of the `hookc.toml` found in the
+    /// first path's directory or above
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// Compiles the paths and writes the table; nothing is written on errors.
 pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
     check_sources(&args.paths)?;
-    let compiled = match crate::compile_paths(&args.paths, &crate::Options::default()) {
-        Ok(compiled) => compiled,
+    let (options, mut found) = super::load_config(&args.paths, args.config.as_deref())?;
+    if found.has_errors() {
+        emit_diagnostics(&found, args.format)?;
+        return Ok(if has_io_errors(&found) {
+            Status::Reported
+        } else {
+            Status::Findings
+        });
+    }
+    let compiled = match crate::compile_paths(&args.paths, &options) {
+        Ok(mut compiled) => {
+            found.extend(std::mem::take(&mut compiled.warnings));
+            compiled.warnings = found;
+            compiled
+        }
         Err(diags) => {
+            found.extend(diags);
+            let diags = found;
             emit_diagnostics(&diags, args.format)?;
             return Ok(if has_io_errors(&diags) {
                 Status::Reported

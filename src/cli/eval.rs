@@ -125,13 +125,13 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     })
 }
 
-const EVENT_HELP: &str =
+pub(super) const EVENT_HELP: &str =
     "an event is an ORCS HookContext JSON object with at least `hook_point` and \
 `component_id`, e.g. {\"hook_point\": \"tool.pre_execute\", \"component_id\": \"builtin::llm\", \
 \"payload\": {\"tool\": \"exec\", \"args\": \"ls\"}}";
 
 /// Reads the event file (or stdin for `-`): its display name and text.
-fn read_event(path: &Path) -> Result<(String, String), Failure> {
+pub(super) fn read_event(path: &Path) -> Result<(String, String), Failure> {
     if path.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map_err(|e| {
@@ -168,7 +168,7 @@ fn apply_overrides(fields: &mut Map<String, Value>, args: &EvalArgs) -> Result<(
 }
 
 /// Splits `scope::name[/child][#instance]` into its parts.
-fn split_fqn(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>), Failure> {
+pub(super) fn split_fqn(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>), Failure> {
     let invalid = |why: &str| {
         Failure::new(format!("invalid --target `{fqn}`: {why}"))
             .help("write a component as `scope::name`, optionally with `/child` and `#instance`, e.g. `builtin::llm/agent-1#primary`")
@@ -214,7 +214,7 @@ fn known_points(table: &Table) -> Vec<String> {
 }
 
 /// Fails (exit 2) with a suggestion when `point` is not a known hook point.
-fn check_point(table: &Table, point: &str, event: &str) -> Result<(), Failure> {
+pub(super) fn check_point(table: &Table, point: &str, event: &str) -> Result<(), Failure> {
     let known = known_points(table);
     if known.iter().any(|p| p == point) {
         return Ok(());

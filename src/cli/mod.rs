@@ -12,8 +12,11 @@
 
 mod compile;
 mod eval;
+mod explain;
+mod fmt;
 mod inspect;
 mod lint;
+mod test;
 
 use crate::diag::{Diagnostics, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -25,7 +28,9 @@ const ROOT_AFTER_HELP: &str = "\
 Examples:
   hookc lint rules/
   hookc eval rules/ --event examples/events/tool_exec_rm.json
+  hookc explain rules/ --event examples/events/tool_exec_rm.json
   hookc compile rules/ -o rules.tbl && hookc inspect rules.tbl
+  hookc fmt --check rules/ && hookc test rules/
 
 Exit codes: 0 ok, 1 findings or an abort outcome, 2 usage or I/O error.";
 
@@ -52,13 +57,21 @@ enum Command {
     /// Parses and checks `.hooks` files (directories are searched recursively,
     /// in sorted order) against their schema: unknown hook points, invalid FQL
     /// targets, bad regexes, duplicate ids, unknown names, type mismatches,
-    /// actions a point does not allow. Prints nothing when the rules are clean.
-    /// Human output goes to stderr, `--format json` to stdout.
+    /// actions a point does not allow. Then runs the lints: unreachable rules,
+    /// duplicate and contradictory conditions, edit conflicts, priority ties,
+    /// unused definitions and imports, empty lists, regexes that match every
+    /// string, globs that never match, insecure webhooks (`--explain CODE`
+    /// documents each). Lint levels (allow, warn, deny) come from the
+    /// `[lints]` table of the `hookc.toml` found in the first path's
+    /// directory or above, and per rule from `# hookc: allow(CODE)` comments.
+    /// Prints nothing when the rules are clean. Human output goes to stderr,
+    /// `--format json` and `--format sarif` (SARIF 2.1.0, for code scanning)
+    /// to stdout.
     ///
     /// Exit status: 0 clean, 1 errors (or warnings with --deny-warnings),
     /// 2 a path cannot be read.
     #[command(
-        after_help = "Examples:\n  hookc lint rules/\n  hookc lint rules/guard.hooks --deny-warnings\n  hookc lint rules/ --format json"
+        after_help = "Examples:\n  hookc lint rules/\n  hookc lint rules/guard.hooks --deny-warnings\n  hookc lint rules/ --format sarif > hookc.sarif\n  hookc lint --explain unreachable-rule"
     )]
     Lint(lint::LintArgs),
 
@@ -95,6 +108,28 @@ enum Command {
     )]
     Eval(eval::EvalArgs),
 
+    /// Show why each rule of a point fired or did not, for one event
+    ///
+    /// Runs the event like `eval` and, for every rule of its hook point in
+    /// execution order, shows where the rule is written, whether its FQL
+    /// target matches (and which part does not), the value of each part of
+    /// its condition on the context as it was when the chain reached the rule
+    /// (with the tested field's value and where the condition is written),
+    /// whether it fired, and what its actions did; then the outcome. The
+    /// values come from the compiled table's own matchers.
+    ///
+    /// The event is an ORCS HookContext JSON, or a Claude Code hook event
+    /// (with `hook_event_name`): its point is the event name, the whole event
+    /// is the payload, and the component is `claude-code::<tool_name>`
+    /// (`claude-code::session` without a tool).
+    ///
+    /// Exit status: 0 explained, 1 the rules do not compile, 2 unreadable or
+    /// invalid event, unknown hook point, or a table that cannot be loaded.
+    #[command(
+        after_help = "Examples:\n  hookc explain rules/ --event examples/events/tool_exec_rm.json\n  hookc explain --table rules.tbl --event - --format json < event.json\n  hookc explain claude.hooks --event pre_tool_use.json --point PreToolUse"
+    )]
+    Explain(explain::ExplainArgs),
+
     /// Summarize a compiled table or a set of rule files
     ///
     /// Shows the schema, the source files, the table size, and per hook
@@ -109,6 +144,43 @@ enum Command {
         after_help = "Examples:\n  hookc inspect rules.tbl\n  hookc inspect rules/ --format json"
     )]
     Inspect(inspect::InspectArgs),
+
+    /// Rewrite rule files in the canonical layout
+    ///
+    /// Parses each `.hooks` file (directories are searched recursively) and
+    /// prints it back in one layout: 4-space indentation, one condition or
+    /// action per line, header options in a fixed order, canonical spacing,
+    /// string escapes and parentheses, one blank line between items.
+    /// Comments are kept. Files are rewritten in place (only when they
+    /// change); `-` reads stdin and writes the result to stdout. With
+    /// `--check`, nothing is written: the files that would change are listed
+    /// with a diff of their first changes. A file with syntax errors is not
+    /// formatted; its errors are printed.
+    ///
+    /// Exit status: 0 formatted (or, with --check, already formatted), 1 with
+    /// --check some file would change, 2 a file does not parse or a path
+    /// cannot be read or written.
+    #[command(
+        after_help = "Examples:\n  hookc fmt rules/\n  hookc fmt --check rules/\n  hookc fmt - < guard.hooks"
+    )]
+    Fmt(fmt::FmtArgs),
+
+    /// Run the tests written next to the rules
+    ///
+    /// Compiles the rules of every `.hooks` file given (directories are
+    /// searched recursively), then runs each `test "name" { … }` block of
+    /// those files: dispatches its `event` at the event's hook point and
+    /// checks every `expect` line (`abort`, `continue`, `skip`, `ask`,
+    /// `fired [...]`, `decision …`, or a condition on the final context).
+    /// Prints one line per test like `cargo test`, the failures, and a
+    /// summary. Tests run against the rules of all the files together.
+    ///
+    /// Exit status: 0 every test passed, 1 a test failed, 2 the rules or the
+    /// tests do not compile, or a path cannot be read.
+    #[command(
+        after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --format json"
+    )]
+    Test(test::TestArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -200,7 +272,10 @@ pub fn main() -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Compile(args) => compile::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Test(args) => test::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
@@ -281,6 +356,26 @@ pub(crate) fn emit_diagnostics(diags: &Diagnostics, format: Format) -> Result<()
         Format::Json => print_stdout(&pretty_json(&crate::diag::render::json(diags))?),
     }
     Ok(())
+}
+
+/// Compiler options with the lint levels of the configuration: `explicit`
+/// (`--config FILE`, which must exist) or the `hookc.toml` found from the
+/// first path; with the problems found in that file.
+pub(crate) fn load_config(
+    paths: &[std::path::PathBuf],
+    explicit: Option<&Path>,
+) -> Result<(crate::Options, Diagnostics), Failure> {
+    if let Some(path) = explicit {
+        if let Err(err) = std::fs::metadata(path) {
+            return Err(Failure::cannot_read(path, &err));
+        }
+    }
+    let (config, diags) = crate::config::Config::discover(paths, explicit);
+    let options = crate::Options {
+        lints: config.lints,
+        ..crate::Options::default()
+    };
+    Ok((options, diags))
 }
 
 /// True when a diagnostic is an I/O problem (a path that cannot be read).

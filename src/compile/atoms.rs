@@ -72,6 +72,46 @@ impl Atoms {
     }
 }
 
+/// Where the atoms [`Atoms::cond`] makes for `expr` are written, in the order
+/// it makes them (the leaves of the condition, depth first, left to right).
+/// It mirrors `lower`: `and`/`or`/`not` recurse, boolean constants make no
+/// atom, everything else is one. `None` when `spans` does not have the shape
+/// of `expr`.
+pub(super) fn leaf_spans<'s>(
+    expr: &Expr,
+    spans: &'s crate::check::CondSpans,
+    out: &mut Vec<&'s crate::check::CondSpans>,
+) -> Option<()> {
+    match expr {
+        Expr::Binary(BinaryOp::And | BinaryOp::Or, a, b) => match spans.children.as_slice() {
+            [sa, sb] => {
+                leaf_spans(a, sa, out)?;
+                leaf_spans(b, sb, out)
+            }
+            _ => None,
+        },
+        Expr::Unary(UnaryOp::Not, inner) => match spans.children.as_slice() {
+            [s] => leaf_spans(inner, s, out),
+            _ => None,
+        },
+        Expr::Const(Value::Bool(_)) => Some(()),
+        _ => {
+            out.push(spans);
+            Some(())
+        }
+    }
+}
+
+/// The number of atom leaves of a condition tree.
+pub(super) fn count_atoms(cond: &Cond) -> usize {
+    match cond {
+        Cond::True => 0,
+        Cond::Atom(_) => 1,
+        Cond::Not(c) => count_atoms(c),
+        Cond::All(cs) | Cond::Any(cs) => cs.iter().map(count_atoms).sum(),
+    }
+}
+
 /// The field atom for a leaf condition, or an expression atom when the leaf
 /// does not test one field against constants.
 fn leaf(e: &Expr) -> Atom {

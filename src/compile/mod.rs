@@ -41,6 +41,8 @@ pub struct Options {
     /// and checked one by one, and only the rest form the DFA (up to
     /// `dfa_size_limit`).
     pub field_dfa_budget: usize,
+    /// Lint levels (from `hookc.toml`); lints not set run at their default.
+    pub lints: check::LintLevels,
 }
 
 impl Default for Options {
@@ -52,6 +54,7 @@ impl Default for Options {
             dense_dfa_limit: 256 << 10,
             pattern_dfa_budget: 64 << 10,
             field_dfa_budget: 1 << 20,
+            lints: check::LintLevels::default(),
         }
     }
 }
@@ -112,9 +115,10 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
     }
 }
 
-fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
+/// Checks and compiles loaded files.
+pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
-    let checked = check::check(&loaded);
+    let checked = check::check_with(&loaded, &options.lints);
     let Checked {
         schema,
         rules,
@@ -208,6 +212,8 @@ fn lower(
             if let Some(d) = template_over_limit(rule, options.max_template_len, loaded) {
                 diagnostics.push(d);
             }
+            let cond = atoms.cond(rule.cond.as_ref());
+            let cond_origins = cond_origins(rule, &cond, loaded);
             compiled.push(Rule {
                 id: rule.id.clone(),
                 target: rule.target.clone(),
@@ -215,9 +221,10 @@ fn lower(
                 enabled: rule.enabled,
                 fail: rule.fail,
                 timeout_ms: rule.timeout_ms,
-                cond: atoms.cond(rule.cond.as_ref()),
+                cond,
                 actions: rule.actions.clone(),
                 origin: rule.origin,
+                cond_origins,
                 trigger: None,
             });
         }
@@ -270,6 +277,34 @@ fn lower(
         },
         dfas.sections,
     )
+}
+
+/// Where each atom leaf of a rule's compiled condition is written (empty
+/// when the checker's span tree does not line up with the condition).
+fn cond_origins(rule: &CheckedRule, cond: &Cond, loaded: &Loaded) -> Vec<crate::ir::Origin> {
+    let (Some(expr), Some(spans)) = (&rule.cond, &rule.cond_spans) else {
+        return Vec::new();
+    };
+    let mut leaves = Vec::new();
+    if atoms::leaf_spans(expr, spans, &mut leaves).is_none()
+        || leaves.len() != atoms::count_atoms(cond)
+    {
+        return Vec::new();
+    }
+    leaves
+        .into_iter()
+        .map(|leaf| {
+            let (line, col) = loaded
+                .files
+                .get(leaf.file)
+                .map_or((0, 0), |f| f.source.line_col(leaf.span.start));
+            crate::ir::Origin {
+                file: u32::try_from(leaf.file).unwrap_or(u32::MAX),
+                line,
+                col,
+            }
+        })
+        .collect()
 }
 
 /// True when the condition tree mentions `atom`.

@@ -2,7 +2,8 @@
 //!
 //! A [`Diagnostic`] owns the [`SourceFile`] it points into, so it renders
 //! anywhere. Rendering (rustc-like text, JSON) lives at the edge, in
-//! [`render`](crate::diag::render); the stages only produce data.
+//! [`render`], and [`sarif`] writes SARIF 2.1.0 for code
+//! scanning; the stages only produce data.
 
 use crate::span::{SourceFile, Span};
 use std::fmt;
@@ -201,3 +202,4 @@ impl std::error::Error for Diagnostics {}
 
 #[cfg(feature = "compiler")]
 pub mod render;
+pub mod sarif;

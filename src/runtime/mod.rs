@@ -16,13 +16,23 @@
 //!
 //! Matching allocates nothing: atom results are memoized in the caller's
 //! [`Scratch`], and an abort with a constant reason borrows it from the table.
+//!
+//! [`Table::explain`] runs the same chain with an observer that is shown
+//! every rule of the point, in order, on the context as it is at that point
+//! of the chain, and evaluates its atoms with the dispatch's own matchers;
+//! plain dispatch's observer is `()`, which compiles to nothing.
 
 mod context;
 mod eval;
+mod explain;
 
 pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use eval::EvalError;
+pub use explain::{
+    ActionExplanation, CondExplanation, Explanation, FieldValue, Location, RuleExplanation,
+    RuleStatus, TargetExplanation,
+};
 
 use crate::fql::split_component;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
@@ -342,6 +352,19 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
+        self.dispatch_observed(scratch, point, target, ctx, &mut ())
+    }
+
+    /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
+    /// of the point (`()` watches nothing and costs nothing).
+    pub(crate) fn dispatch_observed<'a, O: Observer>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        observer: &mut O,
+    ) -> Outcome<'a> {
         let loaded = self.loaded();
         let index = match point.orcs_point() {
             Some(p) => self.orcs_point_index(p),
@@ -371,7 +394,7 @@ impl Table {
             value: None,
             decision: None,
         };
-        run.chain(scratch, target, ctx);
+        run.chain(scratch, target, ctx, observer);
         Outcome {
             kind: run.kind,
             reason: run.reason,
@@ -383,8 +406,75 @@ impl Table {
     }
 }
 
+/// Why the chain looks at a rule, for an [`Observer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// The FQL index and the triggers proposed it: dispatch tests it.
+    Candidate,
+    /// The index did not propose it (its target or trigger atom cannot
+    /// match): dispatch skips it without a test.
+    NotCandidate,
+    /// The chain ended (abort, skip or the depth guard) before it.
+    AfterStop,
+}
+
+/// Watches a dispatch rule by rule, for `explain`. Every method has an empty
+/// default; `()` is the observer of plain dispatch, and with it the calls
+/// compile to nothing.
+pub(crate) trait Observer {
+    /// False for `()`: the chain then does no extra work at all.
+    const ACTIVE: bool = true;
+
+    /// The chain reached rule `rule` (every rule of the point is reached
+    /// once, in order), with the context as it is at that point of the chain.
+    fn reach(&mut self, _rule: u32, _reach: Reach, _probe: &mut Probe<'_, '_>) {}
+
+    /// Rule `rule` matched and its actions run next, on `ctx`.
+    fn fire(&mut self, _rule: u32, _ctx: &HookContext) {}
+
+    /// Action `index` of rule `rule` runs next, on `ctx`.
+    fn action(&mut self, _rule: u32, _index: usize, _ctx: &HookContext, _run: &Run<'_>) {}
+
+    /// Rule `rule`'s actions ran; `ctx` is the context after them (before
+    /// an abort or skip restores it).
+    fn fired(&mut self, _rule: u32, _ctx: &HookContext) {}
+
+    /// Rule `rule` matched, but the depth guard stopped the chain there.
+    fn depth_limit(&mut self, _rule: u32) {}
+}
+
+impl Observer for () {
+    const ACTIVE: bool = false;
+}
+
+/// Evaluates atoms for an [`Observer`] exactly as the dispatch does (the
+/// field matchers and the memo of the current context), and gives it the
+/// context.
+pub(crate) struct Probe<'r, 'a> {
+    run: &'r Run<'a>,
+    scratch: &'r mut Scratch,
+    ctx: &'r HookContext,
+}
+
+impl<'a> Probe<'_, 'a> {
+    /// The value of atom `a` on the current context.
+    pub(crate) fn atom(&mut self, a: u32) -> bool {
+        self.run.cond(&Cond::Atom(a), self.scratch, self.ctx)
+    }
+
+    /// The context as it is at this point of the chain.
+    pub(crate) fn ctx(&self) -> &HookContext {
+        self.ctx
+    }
+
+    /// The point being dispatched.
+    pub(crate) fn point(&self) -> &'a PointProgram {
+        self.run.point
+    }
+}
+
 /// The state of one dispatch.
-struct Run<'a> {
+pub(crate) struct Run<'a> {
     loaded: &'a Loaded<'a>,
     point: &'a PointProgram,
     /// The point's Aho-Corasick automata, by field.
@@ -402,7 +492,13 @@ enum Stop {
 }
 
 impl<'a> Run<'a> {
-    fn chain(&mut self, scratch: &mut Scratch, target: &Target<'_>, ctx: &mut HookContext) {
+    fn chain<O: Observer>(
+        &mut self,
+        scratch: &mut Scratch,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        obs: &mut O,
+    ) {
         let (scope, name) = split_component(target.component);
         let index = &self.point.index;
         let buckets: [Option<&Bucket>; 4] = [
@@ -413,8 +509,16 @@ impl<'a> Run<'a> {
         ];
         self.collect(&buckets, None, scratch, ctx);
         let mut at = 0;
+        // The first rule not yet shown to the observer.
+        let mut next = 0u32;
+        let count = u32::try_from(self.point.rules.len()).unwrap_or(u32::MAX);
         while let Some(&i) = scratch.candidates.get(at) {
             at += 1;
+            if O::ACTIVE {
+                self.report(next..i, Reach::NotCandidate, obs, scratch, ctx);
+                self.report(i..i + 1, Reach::Candidate, obs, scratch, ctx);
+                next = i + 1;
+            }
             let Some(rule) = self.point.rules.get(i as usize) else {
                 continue;
             };
@@ -433,11 +537,22 @@ impl<'a> Run<'a> {
                     "depth {} reached the limit {}: rule `{}` and the rest of the chain did not run",
                     ctx.depth, ctx.max_depth, rule.id
                 ));
+                if O::ACTIVE {
+                    obs.depth_limit(i);
+                    self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                    next = count;
+                }
                 break;
             }
             scratch.fired.push(i);
+            obs.fire(i, ctx);
             let edits = scratch.generation;
-            if let Some(stop) = self.actions(rule, scratch, ctx) {
+            let stopped = self.actions(i, rule, scratch, ctx, obs);
+            obs.fired(i, ctx);
+            if let Some(stop) = stopped {
+                if O::ACTIVE {
+                    self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                }
                 if let Some(backup) = scratch.backup.take() {
                     *ctx = backup;
                 }
@@ -454,8 +569,30 @@ impl<'a> Run<'a> {
                 at = 0;
             }
         }
+        if O::ACTIVE {
+            self.report(next..count, Reach::NotCandidate, obs, scratch, ctx);
+        }
         if self.decision == Some(Decision::Ask) {
             self.kind = OutcomeKind::Ask;
+        }
+    }
+
+    /// Shows rules `rules` to the observer, on the current context.
+    fn report<O: Observer>(
+        &self,
+        rules: std::ops::Range<u32>,
+        reach: Reach,
+        obs: &mut O,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) {
+        for rule in rules {
+            let mut probe = Probe {
+                run: self,
+                scratch: &mut *scratch,
+                ctx,
+            };
+            obs.reach(rule, reach, &mut probe);
         }
     }
 
@@ -665,14 +802,17 @@ impl<'a> Run<'a> {
     }
 
     /// Runs a rule's actions; `Some` when the chain must stop.
-    fn actions(
+    fn actions<O: Observer>(
         &mut self,
+        index: u32,
         rule: &'a Rule,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
+        obs: &mut O,
     ) -> Option<Stop> {
         let regexes = &self.loaded.regexes;
-        for action in &rule.actions {
+        for (n, action) in rule.actions.iter().enumerate() {
+            obs.action(index, n, ctx, self);
             if action.is_edit() && scratch.backup.is_none() {
                 scratch.backup = Some(ctx.clone());
             }

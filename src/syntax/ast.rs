@@ -30,6 +30,8 @@ pub enum Item {
     Macro(MacroDecl),
     /// `hook id on point at fql { … }`.
     Hook(Hook),
+    /// `test "name" { event {…} expect … }`.
+    Test(TestDecl),
 }
 
 /// A name as written, with its span.
@@ -402,4 +404,70 @@ impl PartialEq for Condition {
     fn eq(&self, other: &Self) -> bool {
         self.negated == other.negated && self.expr == other.expr
     }
+}
+
+/// A test of the rules: `test "name" { event {…} [target "…"] expect … }`.
+///
+/// `hookc test` dispatches the event through the compiled rules and checks
+/// every expectation; `compile` and `eval` ignore tests.
+#[derive(Clone, Debug)]
+pub struct TestDecl {
+    /// The test's name.
+    pub name: StrLit,
+    /// The event: an object literal (a HookContext in JSON).
+    pub event: Expr,
+    /// The `event {…}` line, keyword included.
+    pub event_span: Span,
+    /// `target "scope::name/child#instance"`: the component to dispatch
+    /// for, instead of the event's `component_id`, `child_id` and `instance`.
+    pub target: Option<StrLit>,
+    /// The `target "…"` line, keyword included.
+    pub target_span: Option<Span>,
+    /// What the outcome must be, in order.
+    pub expects: Vec<Expect>,
+    /// The whole test.
+    pub span: Span,
+}
+
+impl PartialEq for TestDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.event == other.event
+            && self.target == other.target
+            && self.expects == other.expects
+    }
+}
+
+/// One `expect` line of a test.
+#[derive(Clone, Debug)]
+pub struct Expect {
+    /// What is expected.
+    pub kind: ExpectKind,
+    /// The whole line, `expect` included.
+    pub span: Span,
+}
+
+impl PartialEq for Expect {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// The forms of `expect`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpectKind {
+    /// `expect abort` / `expect abort "reason"`.
+    Abort(Option<StrLit>),
+    /// `expect continue`.
+    Continue,
+    /// `expect skip` / `expect skip <json>`.
+    Skip(Option<Expr>),
+    /// `expect ask` / `expect ask "reason"`.
+    Ask(Option<StrLit>),
+    /// `expect fired ["id", …]`: an array expression.
+    Fired(Expr),
+    /// `expect decision allow|ask|deny|none`.
+    Decision(Ident),
+    /// `expect <condition>` over the final context.
+    Condition(Expr),
 }

@@ -19,9 +19,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::{
-    Action, ActionKind, BinaryOp, Condition, Expr, ExprKind, FailMode, File, Hook, HookOption,
-    HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Path, PatternDecl, RegexLit,
-    RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, UnaryOp,
+    Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, FailMode, File,
+    Hook, HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Path, PatternDecl,
+    RegexLit, RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, UnaryOp,
 };
 use super::grammar::{HooksParser, Rule};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -54,11 +54,16 @@ struct Depth {
 const CALL_LIMIT: usize = 20_000_000;
 
 /// Keywords that start a top-level item; recovery resumes at them.
-const ITEM_KEYWORDS: [&str; 6] = ["schema", "import", "list", "pattern", "macro", "hook"];
+const ITEM_KEYWORDS: [&str; 7] = [
+    "schema", "import", "list", "pattern", "macro", "hook", "test",
+];
 
 /// How errors name a top-level item.
 const ITEM_PHRASE: &str =
-    "a top-level item (`schema`, `import`, `list`, `pattern`, `macro` or `hook`)";
+    "a top-level item (`schema`, `import`, `list`, `pattern`, `macro`, `hook` or `test`)";
+
+/// The forms of `expect` in a test.
+const EXPECT_KEYWORDS: [&str; 6] = ["abort", "continue", "skip", "ask", "fired", "decision"];
 
 /// Keywords that start an action.
 const ACTION_KEYWORDS: [&str; 19] = [
@@ -211,8 +216,18 @@ fn at_item_or_end(text: &str, pos: usize) -> bool {
         || ITEM_KEYWORDS.iter().any(|kw| {
             rest.strip_prefix(kw).is_some_and(|after| {
                 !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    && (*kw != "test" || test_name_follows(after))
             })
         })
+}
+
+/// True when a string follows (after blanks and comments): `test` starts
+/// an item only when its name follows (`test` is not reserved; it may name a
+/// macro).
+fn test_name_follows(after: &str) -> bool {
+    after
+        .get(skip_trivia(after, 0)..)
+        .is_some_and(|rest| rest.starts_with('"'))
 }
 
 /// The diagnostic for text after an item that starts no item.
@@ -253,7 +268,8 @@ fn next_item_line(text: &str, pos: usize) -> usize {
         let trimmed = line.trim_start_matches([' ', '\t']);
         let starts_item = ITEM_KEYWORDS.iter().any(|kw| {
             trimmed.strip_prefix(kw).is_some_and(|after| {
-                after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '"'])
+                (after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '"']))
+                    && (*kw != "test" || test_name_follows(after))
             })
         });
         if starts_item {
@@ -599,13 +615,45 @@ fn syntax_error(file: &SourceFile, base: usize, err: &pest::error::Error<Rule>) 
         .with_primary(span, label);
     if let Some(help) = syntax_help(&positives, &found, word.as_deref()) {
         diag = diag.with_help(help);
+    } else if let Some(help) = expect_help(text, pos) {
+        diag = diag.with_help(help);
     }
     diag
+}
+
+/// A help line for an error on an `expect` line of a test.
+fn expect_help(text: &str, pos: usize) -> Option<String> {
+    let before = text.get(..pos)?;
+    let line = before.rsplit('\n').next()?.trim_start();
+    let rest = line.strip_prefix("expect")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let word: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if let Some(best) = suggest(&word, &EXPECT_KEYWORDS) {
+        return Some(format!("did you mean `expect {best}`?"));
+    }
+    Some(
+        "an `expect` line is `expect abort \"reason\"`, `expect continue`, `expect skip <json>`, \
+         `expect ask \"reason\"`, `expect fired [\"rule-id\"]`, `expect decision allow|ask|deny|none`, \
+         or a condition such as `expect payload.n == 7`"
+            .to_owned(),
+    )
 }
 
 /// A help line for a syntax error, when one is likely to help.
 fn syntax_help(positives: &[Rule], found: &str, word: Option<&str>) -> Option<String> {
     let has = |rule: Rule| positives.contains(&rule);
+    if has(Rule::kw_event) {
+        return Some(
+            "a test starts with its event: `event {\"hook_point\": \"…\", \"component_id\": \"…\"}`"
+                .to_owned(),
+        );
+    }
     let Some(word) = word else {
         if found == "end of file" && has(Rule::rbrace) && has(Rule::action) {
             return Some("add `}` to close the rule's body".to_owned());
@@ -870,6 +918,7 @@ impl Lowerer<'_> {
                 }))
             }
             Rule::hook => self.hook(decl).map(Item::Hook),
+            Rule::test_decl => self.test(decl).map(Item::Test),
             other => Err(self.bug(span, &format!("unexpected {other:?}"))),
         }
     }
@@ -942,6 +991,88 @@ impl Lowerer<'_> {
             span,
             header_span,
         })
+    }
+
+    /// Lowers a `test_decl`.
+    fn test(&mut self, p: P<'_>) -> Result<TestDecl, Failed> {
+        let span = self.span(&p);
+        let mut kids = self.kids(p);
+        self.take(&mut kids, Rule::kw_test)?;
+        let name = self.take(&mut kids, Rule::string)?;
+        let name = self.string(name);
+        let event = self.take(&mut kids, Rule::test_event)?;
+        let event_span = self.span(&event);
+        let mut ek = self.kids(event);
+        self.take(&mut ek, Rule::kw_event)?;
+        let object = self.take(&mut ek, Rule::object)?;
+        let event = self.operand_inner(object, Depth::default())?;
+        let mut target = None;
+        let mut target_span = None;
+        if let Some(t) = kids.take_if(Rule::test_target) {
+            target_span = Some(self.span(&t));
+            let mut tk = self.kids(t);
+            self.take(&mut tk, Rule::kw_target)?;
+            let s = self.take(&mut tk, Rule::string)?;
+            target = Some(self.string(s));
+        }
+        let mut expects = Vec::new();
+        while let Some(e) = kids.take_if(Rule::test_expect) {
+            expects.push(self.expect(e)?);
+        }
+        Ok(TestDecl {
+            name,
+            event,
+            event_span,
+            target,
+            target_span,
+            expects,
+            span,
+        })
+    }
+
+    /// Lowers a `test_expect`.
+    fn expect(&mut self, p: P<'_>) -> Result<Expect, Failed> {
+        let span = self.span(&p);
+        let mut kids = self.kids(p);
+        self.take(&mut kids, Rule::kw_expect)?;
+        let form = self.take_any(&mut kids)?;
+        let rule = form.as_rule();
+        let mut k = self.kids(form);
+        let kind = match rule {
+            Rule::exp_abort | Rule::exp_ask => {
+                self.take_any(&mut k)?;
+                let reason = k.take_if(Rule::string).map(|s| self.string(s));
+                if rule == Rule::exp_abort {
+                    ExpectKind::Abort(reason)
+                } else {
+                    ExpectKind::Ask(reason)
+                }
+            }
+            Rule::exp_continue => ExpectKind::Continue,
+            Rule::exp_skip => {
+                self.take(&mut k, Rule::kw_skip)?;
+                match k.take_if(Rule::expr) {
+                    Some(e) => ExpectKind::Skip(Some(self.expr(e, Depth::default())?)),
+                    None => ExpectKind::Skip(None),
+                }
+            }
+            Rule::exp_fired => {
+                self.take(&mut k, Rule::kw_fired)?;
+                let array = self.take(&mut k, Rule::array)?;
+                ExpectKind::Fired(self.array(array, Depth::default())?)
+            }
+            Rule::exp_decision => {
+                self.take(&mut k, Rule::kw_decision)?;
+                let name = self.take(&mut k, Rule::decision_name)?;
+                ExpectKind::Decision(self.ident(&name))
+            }
+            Rule::exp_cond => {
+                let e = self.take(&mut k, Rule::expr)?;
+                ExpectKind::Condition(self.expr(e, Depth::default())?)
+            }
+            other => return Err(self.bug(span, &format!("unexpected {other:?}"))),
+        };
+        Ok(Expect { kind, span })
     }
 
     /// Lowers a `hook_option`; `None` when its value is invalid (reported).
@@ -1340,6 +1471,12 @@ impl Lowerer<'_> {
     fn operand(&mut self, p: P<'_>, depth: Depth) -> Result<Expr, Failed> {
         let mut kids = self.kids(p);
         let inner = self.take_any(&mut kids)?;
+        self.operand_inner(inner, depth)
+    }
+
+    /// Lowers what an `operand` holds: a literal, array, object, paren or
+    /// path.
+    fn operand_inner(&mut self, inner: P<'_>, depth: Depth) -> Result<Expr, Failed> {
         let span = self.span(&inner);
         let literal = |v: serde_json::Value| Expr {
             kind: ExprKind::Literal(v),

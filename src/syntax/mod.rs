@@ -4,7 +4,8 @@
 //! errors found. The grammar is `grammar/hooks.pest`; nothing else defines
 //! the syntax. Parsing goes item by item: after a syntax error it resumes at
 //! the next line that starts with a top-level keyword (`schema`, `import`,
-//! `list`, `pattern`, `macro`, `hook`), so one run reports every error.
+//! `list`, `pattern`, `macro`, `hook`, or `test` followed by a name), so one
+//! run reports every error.
 //!
 //! Diagnostic codes produced here: `syntax` (the text does not match the
 //! grammar, or a token is malformed: escapes, durations, regex flags) and
@@ -15,6 +16,7 @@
 pub mod ast;
 mod grammar;
 mod lower;
+pub mod pretty;
 
 #[cfg(test)]
 mod tests;
@@ -24,6 +26,8 @@ use crate::span::SourceFile;
 
 /// Parses one file: the items that parsed, and a diagnostic for every syntax
 /// error (parsing resumes at the next top-level item after an error).
+///
+/// [`pretty`] prints a parsed file back in the canonical layout (`hookc fmt`).
 pub fn parse(file: &SourceFile) -> (ast::File, Diagnostics) {
     lower::parse_file(file)
 }

@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 4)
+//! # Format (version 5)
 //!
 //! ```text
 //! offset  size  field
@@ -43,7 +43,7 @@ use regex_automata::{Input, MatchError};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;

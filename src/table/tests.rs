@@ -13,6 +13,7 @@ fn sample() -> Program {
         cond,
         actions: vec![crate::ir::Action::Abort(crate::ir::Template::literal("no"))],
         origin: Origin::default(),
+        cond_origins: Vec::new(),
         trigger: None,
     };
     Program {
