@@ -11,20 +11,13 @@
     reason = "test helpers outside #[test] functions fail loudly on purpose"
 )]
 
+mod common;
+use common::Run;
+
 use serde_json::Value;
 use std::ffi::OsStr;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-
-/// What one run of `hookc` printed, and how it exited.
-#[derive(Debug)]
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
 
 impl Run {
     /// Exit code, stdout and stderr in one reviewable text.
@@ -92,35 +85,7 @@ fn hookc<S: AsRef<OsStr>>(args: &[S]) -> Run {
 }
 
 fn hookc_with_stdin<S: AsRef<OsStr>>(args: &[S], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_LOG")
-        .env_remove("CLICOLOR_FORCE")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::hookc_in(root(), args, stdin)
 }
 
 /// `rules/` compiled once into a table shared by the tests.

@@ -1,17 +1,14 @@
 //! `Table::explain` and `hookc explain`: every rule of a point with why it
 //! fired or did not, computed from the compiled table.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests fail loudly on purpose"
-)]
+#![expect(clippy::panic, reason = "tests fail loudly on purpose")]
+
+mod common;
 
 use hookc::runtime::{CondExplanation, Explanation, RuleStatus};
 use hookc::{HookContext, OutcomeKind, Table, Target};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn table(text: &str) -> Table {
     hookc::compile_str("t.hooks", text)
@@ -253,39 +250,14 @@ fn a_point_without_rules() {
 // ---------------------------------------------------------------- the CLI
 
 fn hookc(args: &[&str], stdin: Option<&str>) -> String {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_LOG")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = common::hookc_in(Path::new(env!("CARGO_MANIFEST_DIR")), args, stdin);
     let code = out
-        .status
-        .code()
+        .code
         .map_or_else(|| "signal".to_string(), |c| c.to_string());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).display().to_string();
     format!(
         "exit: {code}\n----- stdout -----\n{}----- stderr -----\n{}",
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap()
+        out.stdout, out.stderr
     )
     .replace(&root, "[ROOT]")
 }

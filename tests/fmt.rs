@@ -15,12 +15,14 @@
     reason = "tests fail loudly on purpose"
 )]
 
+mod common;
+use common::Run;
+
 use hookc::span::SourceFile;
 use hookc::syntax::{self, ast, pretty};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -321,41 +323,8 @@ fn empty_and_comment_only_files() {
 
 // ---------------------------------------------------------------- the CLI
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 fn hookc(args: &[&str], stdin: Option<&str>) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::hookc_in(root(), args, stdin)
 }
 
 fn tmp_dir(name: &str) -> PathBuf {

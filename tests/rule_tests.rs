@@ -5,42 +5,23 @@
 //! firing, how failures are reported, how the checker refuses malformed
 //! tests, and that tests never reach the compiled table.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests fail loudly on purpose"
-)]
+#![expect(clippy::panic, reason = "tests fail loudly on purpose")]
+
+mod common;
+use common::Run;
 
 use hookc::span::SourceFile;
 use hookc::syntax::{self, ast};
 use hookc::testing::{run_test_sources, run_tests, TestReport};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 fn hookc(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_hookc"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::hookc_in(root(), args, None)
 }
 
 fn run_one(text: &str) -> TestReport {
