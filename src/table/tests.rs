@@ -240,3 +240,30 @@ proptest::proptest! {
         let _ = Table::from_bytes(&bytes);
     }
 }
+
+#[test]
+fn tables_are_shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Table>();
+    let table = std::sync::Arc::new(Table::from_program(sample()).unwrap());
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let table = std::sync::Arc::clone(&table);
+            std::thread::spawn(move || {
+                let mut scratch = table.scratch();
+                let mut ctx = crate::HookContext::new(
+                    "tool.pre_execute",
+                    "a::b",
+                    serde_json::json!({"tool": "exec"}),
+                );
+                let target = crate::Target::new("a::b");
+                table
+                    .dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx)
+                    .is_abort()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap());
+    }
+}
