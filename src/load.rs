@@ -184,7 +184,16 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
                 resolved.push(Some(i));
                 continue;
             }
-            match (key, std::fs::read_to_string(&target)) {
+            // Only regular files: an import of `/dev/zero` or a FIFO must be an
+            // error, not a read that never ends.
+            let read = if target.is_file() {
+                std::fs::read_to_string(&target)
+            } else if target.exists() {
+                Err(std::io::Error::other("not a regular file"))
+            } else {
+                Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+            };
+            match (key, read) {
                 (Some(key), Ok(text)) => {
                     let i = loaded.files.len();
                     by_path.insert(key, i);

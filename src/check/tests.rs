@@ -189,6 +189,15 @@ fn imports_not_found_and_cycles() {
 }
 
 #[test]
+fn imports_of_non_regular_files_are_errors() {
+    let (d, _) = one(
+        "import \"/dev/zero\"\nhook a on tool.pre_execute { continue }",
+        "import-not-found",
+    );
+    assert_eq!(d.message, "cannot import `/dev/zero`: not a regular file");
+}
+
+#[test]
 fn imports_bring_definitions() {
     let dir = std::env::temp_dir().join(format!("hookc-import-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,0 +1,68 @@
+//! `Table::from_bytes` must never panic, and a table it accepts must be safe
+//! to inspect and dispatch on.
+//!
+//! Each input is tried twice:
+//! 1. as raw bytes;
+//! 2. "framed": a valid header (label, endianness check, `VERSION`, program
+//!    length, correct CRC-32, DFA count) is put in front so the mutations
+//!    reach the postcard program and the DFA sections. If the input already
+//!    starts with the label (e.g. the golden table seed), only its CRC is
+//!    fixed up; otherwise the first 3 input bytes choose the DFA count
+//!    (byte 0 % 4) and the program length (bytes 1..3, u16 LE, clamped).
+#![no_main]
+
+use hookc::table::{HEADER_LEN, LABEL, VERSION};
+use libfuzzer_sys::fuzz_target;
+
+fn framed(data: &[u8]) -> Option<Vec<u8>> {
+    if data.starts_with(LABEL) {
+        if data.len() < HEADER_LEN {
+            return None;
+        }
+        let mut out = data.to_vec();
+        let crc = crc32fast::hash(&out[HEADER_LEN..]);
+        out[24..28].copy_from_slice(&crc.to_le_bytes());
+        return Some(out);
+    }
+    let (&dfa_count, rest) = data.split_first()?;
+    let (len, body) = rest.split_at_checked(2)?;
+    let program_len = usize::from(u16::from_le_bytes([len[0], len[1]])).min(body.len());
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(LABEL);
+    out.extend_from_slice(&0xFEFFu32.to_ne_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(program_len as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(&u32::from(dfa_count % 4).to_le_bytes());
+    out.extend_from_slice(body);
+    Some(out)
+}
+
+fn exercise(table: &hookc::Table) {
+    let _ = table.rule_count();
+    let _ = table.byte_len();
+    let _ = table.to_bytes();
+    let names: Vec<String> = table.program().points.iter().map(|p| p.name.clone()).collect();
+    let mut scratch = table.scratch();
+    for name in &names {
+        let _ = table.field_stats(name);
+        let mut ctx = hookc::HookContext::new(
+            name,
+            "builtin::llm",
+            serde_json::json!({"tool": "exec", "args": "rm -rf /", "n": 7, "path": "src/a.rs"}),
+        );
+        let target = hookc::Target::new("builtin::llm");
+        let _ = table.dispatch(&mut scratch, name.as_str(), &target, &mut ctx);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(table) = hookc::Table::from_bytes(data) {
+        exercise(&table);
+    }
+    if let Some(bytes) = framed(data) {
+        if let Ok(table) = hookc::Table::from_bytes(&bytes) {
+            exercise(&table);
+        }
+    }
+});
