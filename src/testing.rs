@@ -47,7 +47,7 @@ use crate::runtime::{json_eq, Decision, OutcomeKind, Report};
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast::{self, ExpectKind, ExprKind};
 use crate::syntax::pretty;
-use crate::{HookContext, Table, Target};
+use crate::{HookContext, Table};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -239,7 +239,7 @@ fn run_loaded(loaded: Loaded, options: &Options) -> Result<TestReport, Diagnosti
                 continue;
             }
         };
-        let run = dispatch(&compiled.table, &mut ctx);
+        let run = compiled.table.dispatch_context(&mut ctx);
         for expect in &case.test.expects {
             let failure = match &expect.kind {
                 ExpectKind::Condition(expr) => {
@@ -332,40 +332,9 @@ fn condition_table(
 /// stopped by the depth limit after matching).
 fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
     let id = expect_id(n);
-    let mut ctx = ctx.clone();
-    let point = ctx.hook_point.clone();
-    let component = ctx.component_id.clone();
-    let child = ctx.child_id.clone();
-    let instance = ctx.instance.clone();
-    let mut target = Target::new(&component);
-    if let Some(child) = &child {
-        target = target.with_child(child);
-    }
-    if let Some(instance) = &instance {
-        target = target.with_instance(instance);
-    }
-    let mut scratch = table.scratch();
-    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+    let report = table.dispatch_context(&mut ctx.clone());
     let stopped = format!("rule `{id}`");
-    outcome.fired().any(|f| f == id) || outcome.warnings().iter().any(|w| w.contains(&stopped))
-}
-
-/// Dispatches a test's context through the rules.
-fn dispatch(table: &Table, ctx: &mut HookContext) -> Report {
-    let point = ctx.hook_point.clone();
-    let component = ctx.component_id.clone();
-    let child = ctx.child_id.clone();
-    let instance = ctx.instance.clone();
-    let mut target = Target::new(&component);
-    if let Some(child) = &child {
-        target = target.with_child(child);
-    }
-    if let Some(instance) = &instance {
-        target = target.with_instance(instance);
-    }
-    let mut scratch = table.scratch();
-    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, ctx);
-    outcome.report(ctx)
+    report.fired.contains(&id) || report.warnings.iter().any(|w| w.contains(&stopped))
 }
 
 /// One-line JSON.

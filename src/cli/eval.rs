@@ -4,7 +4,7 @@ use super::{
     check_sources, did_you_mean, emit_diagnostics, has_io_errors, pretty_json, print_stdout,
     Failure, Format, Status,
 };
-use crate::{HookContext, OutcomeKind, Table, Target};
+use crate::{HookContext, OutcomeKind, Table};
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -94,22 +94,8 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     check_point(&table, &ctx.hook_point, &name)?;
 
     let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
-    let point = ctx.hook_point.clone();
-    let component = ctx.component_id.clone();
-    let child = ctx.child_id.clone();
-    let instance = ctx.instance.clone();
-    let mut target = Target::new(&component);
-    if let Some(child) = &child {
-        target = target.with_child(child);
-    }
-    if let Some(instance) = &instance {
-        target = target.with_instance(instance);
-    }
-
-    let mut scratch = table.scratch();
-    let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
-    let aborted = outcome.kind() == OutcomeKind::Abort;
-    let report = outcome.report(&ctx);
+    let report = table.dispatch_context(&mut ctx);
+    let aborted = report.outcome == OutcomeKind::Abort;
     match args.format {
         Format::Json => print_stdout(&pretty_json(&report)?),
         Format::Human => {
@@ -266,7 +252,7 @@ fn human_summary(report: &Value, before: &Value) -> String {
     if let Some(after) = report.get("context") {
         let mut changes = Vec::new();
         for root in ["payload", "metadata"] {
-            diff(root, before.get(root), after.get(root), &mut changes);
+            crate::runtime::json_diff(root, before.get(root), after.get(root), &mut changes);
         }
         for change in changes {
             line("changed", &change);
@@ -309,27 +295,6 @@ fn log_line(item: &Value) -> String {
     }
 }
 
-/// Field-level differences between two JSON values, as `path: old -> new`.
-fn diff(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut Vec<String>) {
-    match (before, after) {
-        (Some(Value::Object(a)), Some(Value::Object(b))) => {
-            for (key, old) in a {
-                diff(&format!("{path}.{key}"), Some(old), b.get(key), out);
-            }
-            for (key, new) in b {
-                if !a.contains_key(key) {
-                    diff(&format!("{path}.{key}"), None, Some(new), out);
-                }
-            }
-        }
-        (Some(a), Some(b)) if a == b => {}
-        (None, None) => {}
-        (Some(a), Some(b)) => out.push(format!("{path}: {a} -> {b}")),
-        (Some(a), None) => out.push(format!("{path}: {a} -> (removed)")),
-        (None, Some(b)) => out.push(format!("{path}: (unset) -> {b}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,7 +329,7 @@ mod tests {
         let a = serde_json::json!({"caps": 15, "keep": 1, "gone": true});
         let b = serde_json::json!({"caps": 7, "keep": 1, "new": "x"});
         let mut out = Vec::new();
-        diff("payload", Some(&a), Some(&b), &mut out);
+        crate::runtime::json_diff("payload", Some(&a), Some(&b), &mut out);
         assert_eq!(
             out,
             [

@@ -699,8 +699,10 @@ fn quote(s: &str) -> String {
     Value::String(s.to_string()).to_string()
 }
 
-/// Field-level differences between two JSON values, as `path: old -> new`.
-fn diff(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut Vec<String>) {
+/// Field-level differences between two JSON values, as `path: old -> new`
+/// (numbers compare by value). Used by `explain` and by `hookc eval`'s human
+/// output.
+pub fn diff(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut Vec<String>) {
     match (before, after) {
         (Some(Value::Object(a)), Some(Value::Object(b))) => {
             for (key, old) in a {

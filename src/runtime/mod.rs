@@ -30,8 +30,8 @@ pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use eval::EvalError;
 pub use explain::{
-    ActionExplanation, CondExplanation, Explanation, FieldValue, Location, RuleExplanation,
-    RuleStatus, TargetExplanation,
+    diff as json_diff, ActionExplanation, CondExplanation, Explanation, FieldValue, Location,
+    RuleExplanation, RuleStatus, TargetExplanation,
 };
 
 use crate::fql::split_component;
@@ -338,6 +338,27 @@ impl Table {
     /// Scratch space for dispatching on this table.
     pub fn scratch(&self) -> Scratch {
         Scratch::for_table(self)
+    }
+
+    /// Dispatches `ctx` at its own `hook_point`, for its own component,
+    /// child and instance, with a fresh scratch, and returns the owned report.
+    /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls
+    /// [`dispatch`](Self::dispatch).
+    pub fn dispatch_context(&self, ctx: &mut HookContext) -> Report {
+        let point = ctx.hook_point.clone();
+        let component = ctx.component_id.clone();
+        let child = ctx.child_id.clone();
+        let instance = ctx.instance.clone();
+        let mut target = Target::new(&component);
+        if let Some(child) = &child {
+            target = target.with_child(child);
+        }
+        if let Some(instance) = &instance {
+            target = target.with_instance(instance);
+        }
+        let mut scratch = self.scratch();
+        let outcome = self.dispatch(&mut scratch, point.as_str(), &target, ctx);
+        outcome.report(ctx)
     }
 
     /// Runs the rules of `point` that `target` reaches on `ctx`, in order, and
