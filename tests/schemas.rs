@@ -8,6 +8,8 @@
     reason = "tests fail loudly on purpose"
 )]
 
+mod common;
+
 use hookc::diag::{Diagnostic, Diagnostics, Severity};
 use hookc::schema::{PointKind, Schema};
 use hookc::{HookContext, Target};
@@ -432,4 +434,38 @@ fn a_claude_code_rule_and_its_json_diagnostics_render() {
         text.contains("help: did you mean `payload.tool_name`?"),
         "{text}"
     );
+}
+
+/// The schemas as a user meets them: `hookc lint` and `hookc eval` on files.
+#[test]
+fn schemas_through_the_cli() {
+    let dir = fixture("");
+    let run = |args: &[&str]| common::hookc_in(&dir, args, None);
+
+    let clean = run(&["lint", "--deny-warnings", "claude.hooks"]);
+    assert_eq!(clean.code, Some(0), "{}", clean.stderr);
+    let custom = run(&["lint", "--deny-warnings", "app.hooks"]);
+    assert_eq!(custom.code, Some(0), "{}", custom.stderr);
+
+    let broken = run(&["lint", "broken.hooks"]);
+    assert_eq!(broken.code, Some(1));
+    assert!(
+        broken.stderr.contains("broken.schema.toml:"),
+        "{}",
+        broken.stderr
+    );
+
+    // `eval` takes ORCS contexts; `explain` also reads a raw Claude Code event.
+    let explained = run(&[
+        "explain",
+        "claude.hooks",
+        "--event",
+        "claude-code-events/pre_tool_use_bash_rm.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(explained.code, Some(0), "{}", explained.stderr);
+    let explanation: Value = serde_json::from_str(&explained.stdout).unwrap();
+    assert_eq!(explanation["outcome"]["outcome"], "abort", "{explanation}");
+    assert_eq!(explanation["outcome"]["fired"][0], "block-destructive");
 }
