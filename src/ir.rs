@@ -665,8 +665,16 @@ pub enum Action {
         /// True for `sh "…"`.
         shell: bool,
     },
-    /// Post an event summary.
-    Webhook(String),
+    /// Post an event summary (fire and forget).
+    Webhook {
+        /// The destination, `https://…`.
+        url: String,
+        /// Fields whose values go into the summary (none by default: the
+        /// summary carries no payload text unless the rule names it).
+        include: Vec<FieldPath>,
+        /// Extra request headers, `(name, value)`.
+        headers: Vec<(String, String)>,
+    },
     /// Call a native handler registered by the host.
     Call(String),
 }

@@ -48,6 +48,7 @@
 //! ```
 
 pub mod diag;
+pub mod effects;
 pub mod fql;
 pub mod ir;
 pub mod net_guard;
@@ -74,6 +75,7 @@ pub mod testing;
 #[cfg(feature = "cli")]
 pub mod cli;
 
+pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};
 pub use runtime::{
     Decision, Explanation, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,

@@ -1398,7 +1398,11 @@ impl<'a> Lowerer<'a> {
                 args: Vec::new(),
                 shell: true,
             },
-            A::Webhook(url) => Action::Webhook(url.value.clone()),
+            A::Webhook(url) => Action::Webhook {
+                url: url.value.clone(),
+                include: Vec::new(),
+                headers: Vec::new(),
+            },
             A::Call(name) => Action::Call(name.value.clone()),
         })
     }

@@ -141,7 +141,7 @@ fn action_keyword(action: &Action) -> &'static str {
         Action::Context(_) => "context",
         Action::Exec { shell: true, .. } => "sh",
         Action::Exec { shell: false, .. } => "exec",
-        Action::Webhook(_) => "webhook",
+        Action::Webhook { .. } => "webhook",
         Action::Call(_) => "call",
     }
 }

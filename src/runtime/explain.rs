@@ -244,6 +244,7 @@ impl Table {
                 name.as_str(),
                 target,
                 &mut observed,
+                crate::Effects::global(),
                 &mut recorder,
             )
             .report(&observed);
@@ -561,7 +562,7 @@ fn explain_action(
             }
             (shown, None)
         }
-        Action::Webhook(url) => (format!("webhook {}", quote(url)), None),
+        Action::Webhook { url, .. } => (format!("webhook {}", quote(url)), None),
         Action::Call(handler) => (format!("call {}", quote(handler)), None),
     };
     ActionExplanation {

@@ -34,6 +34,7 @@ pub use explain::{
     RuleExplanation, RuleStatus, TargetExplanation,
 };
 
+use crate::effects::{exec, webhook, EffectError, Effects, HookAction, Reply};
 use crate::fql::split_component;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::schema::{HookPoint, PointKind};
@@ -45,6 +46,8 @@ use regex_automata::Input;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::panic::{self, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 /// A hook point given to [`Table::dispatch`]: a name, or an ORCS [`HookPoint`]
 /// (which skips the name lookup).
@@ -373,7 +376,20 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
-        self.dispatch_observed(scratch, point, target, ctx, &mut ())
+        self.dispatch_observed(scratch, point, target, ctx, Effects::global(), &mut ())
+    }
+
+    /// [`dispatch`](Self::dispatch) with the host's [`Effects`]: its
+    /// command settings, webhook pool and named handlers.
+    pub fn dispatch_with<'a>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        effects: &'a Effects,
+    ) -> Outcome<'a> {
+        self.dispatch_observed(scratch, point, target, ctx, effects, &mut ())
     }
 
     /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
@@ -384,6 +400,7 @@ impl Table {
         point: impl AsPoint,
         target: &Target<'_>,
         ctx: &mut HookContext,
+        effects: &'a Effects,
         observer: &mut O,
     ) -> Outcome<'a> {
         let loaded = self.loaded();
@@ -408,6 +425,7 @@ impl Table {
         };
         let mut run = Run {
             loaded,
+            effects,
             point: program,
             acs: loaded.acs.get(index).map_or(&[][..], Vec::as_slice),
             kind: OutcomeKind::Continue,
@@ -497,6 +515,7 @@ impl<'a> Probe<'_, 'a> {
 /// The state of one dispatch.
 pub(crate) struct Run<'a> {
     loaded: &'a Loaded<'a>,
+    effects: &'a Effects,
     point: &'a PointProgram,
     /// The point's Aho-Corasick automata, by field.
     acs: &'a [Option<AhoCorasick>],
@@ -973,26 +992,55 @@ impl<'a> Run<'a> {
                     let text = eval::render(text, ctx).into_owned();
                     scratch.additional_context.push(text);
                 }
-                Action::Exec { .. } | Action::Webhook(_) | Action::Call(_) => {
-                    let what = match action {
-                        Action::Exec { shell: true, .. } => "sh",
-                        Action::Exec { .. } => "exec",
-                        Action::Webhook(_) => "webhook",
-                        _ => "call",
+                Action::Exec {
+                    program,
+                    args,
+                    shell,
+                } => {
+                    let command = exec::Command {
+                        program,
+                        args,
+                        shell: *shell,
+                        point: &self.point.name,
+                        rule: &rule.id,
+                        timeout: rule.timeout_ms.map(Duration::from_millis),
                     };
-                    let failure = format!("`{what}` effects are not available in this runtime yet");
-                    match rule.fail {
-                        FailMode::Open => scratch
-                            .warnings
-                            .push(format!("rule `{}` failed open: {failure}", rule.id)),
-                        FailMode::Closed => {
-                            self.reason = Some(Cow::Owned(format!(
-                                "rule `{}` failed closed: {failure}",
-                                rule.id
-                            )));
-                            self.decide(Decision::Deny);
-                            return Some(Stop::Abort);
+                    match exec::run(self.effects.exec_config(), &command, ctx) {
+                        Ok(reply) => {
+                            if let Some(stop) = self.reply(rule, reply, scratch, ctx) {
+                                return Some(stop);
+                            }
                         }
+                        Err(e) => {
+                            if let Some(stop) = self.fail(rule, &e, scratch) {
+                                return Some(stop);
+                            }
+                        }
+                    }
+                }
+                Action::Webhook {
+                    url,
+                    include,
+                    headers,
+                } => {
+                    let post = webhook::Post {
+                        url,
+                        include,
+                        headers,
+                        rule: &rule.id,
+                        point: &self.point.name,
+                    };
+                    // A webhook never changes the outcome, whatever the
+                    // rule's failure mode: a delivery it cannot queue is a
+                    // warning.
+                    if let Err(e) = self.effects.webhooks().post(&post, ctx) {
+                        tracing::warn!(rule = %rule.id, "{e}");
+                        scratch.warnings.push(format!("rule `{}`: {e}", rule.id));
+                    }
+                }
+                Action::Call(name) => {
+                    if let Some(stop) = self.call(rule, name, scratch, ctx) {
+                        return Some(stop);
                     }
                 }
             }
@@ -1001,6 +1049,166 @@ impl<'a> Run<'a> {
             }
         }
         None
+    }
+
+    /// Applies a command's reply.
+    fn reply(
+        &mut self,
+        rule: &Rule,
+        reply: Reply,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        let edits =
+            reply.payload.is_some() || reply.updated_input.is_some() || !reply.metadata.is_empty();
+        if edits {
+            if scratch.backup.is_none() {
+                scratch.backup = Some(ctx.clone());
+            }
+            if let Some(payload) = reply.payload {
+                ctx.payload = payload;
+            }
+            if let Some(input) = reply.updated_input {
+                match &mut ctx.payload {
+                    Value::Object(payload) => {
+                        payload.insert("tool_input".to_string(), input);
+                    }
+                    other => scratch.warnings.push(format!(
+                        "rule `{}`: `updatedInput` ignored: the payload is {}, not an object",
+                        rule.id,
+                        Val::from_json(other).type_name()
+                    )),
+                }
+            }
+            for (key, value) in reply.metadata {
+                ctx.metadata.insert(key, value);
+            }
+            scratch.invalidate();
+        }
+        scratch.additional_context.extend(reply.additional_context);
+        match reply.action {
+            Some(action) => self.act(rule, action, scratch, ctx),
+            None => None,
+        }
+    }
+
+    /// Applies what a handler or a reply asks for.
+    fn act(
+        &mut self,
+        rule: &Rule,
+        action: HookAction,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        match action {
+            HookAction::Continue => None,
+            HookAction::Skip(value) => {
+                self.value = Some(value);
+                Some(Stop::Skip)
+            }
+            HookAction::Abort { reason } => {
+                self.reason = Some(Cow::Owned(reason));
+                self.decide(Decision::Deny);
+                Some(Stop::Abort)
+            }
+            HookAction::Replace(value) => {
+                if self.point.kind == PointKind::Post {
+                    if scratch.backup.is_none() {
+                        scratch.backup = Some(ctx.clone());
+                    }
+                    ctx.payload = value;
+                    scratch.invalidate();
+                } else {
+                    scratch.warnings.push(format!(
+                        "rule `{}`: `replace` ignored at {} point `{}`",
+                        rule.id, self.point.kind, self.point.name
+                    ));
+                }
+                None
+            }
+            HookAction::Ask { reason } => {
+                if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask) {
+                    self.reason = Some(Cow::Owned(reason));
+                }
+                self.decide(Decision::Ask);
+                None
+            }
+            HookAction::Allow => {
+                self.decide(Decision::Allow);
+                None
+            }
+        }
+    }
+
+    /// Runs the native handler `name`.
+    fn call(
+        &mut self,
+        rule: &Rule,
+        name: &str,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        let Some(handler) = self.effects.handler(name) else {
+            return self.fail(rule, &EffectError::NoHandler(name.to_string()), scratch);
+        };
+        let before = ctx.clone();
+        let started = Instant::now();
+        let result = panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx)));
+        let elapsed = started.elapsed();
+        let timeout = rule.timeout_ms.map_or(
+            self.effects.exec_config().default_timeout,
+            Duration::from_millis,
+        );
+        let action = match result {
+            Err(panic) => {
+                *ctx = before;
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a non-string panic".to_string());
+                let error = EffectError::Panicked {
+                    name: name.to_string(),
+                    message,
+                };
+                return self.fail(rule, &error, scratch);
+            }
+            // A handler cannot be preempted; one that overran its timeout
+            // has its result (and its edits) dropped.
+            Ok(_) if elapsed > timeout => {
+                *ctx = before;
+                return self.fail(rule, &EffectError::Timeout(timeout), scratch);
+            }
+            Ok(action) => action,
+        };
+        if scratch.backup.is_none() && *ctx != before {
+            scratch.backup = Some(before);
+        }
+        scratch.invalidate();
+        self.act(rule, action, scratch, ctx)
+    }
+
+    /// A failed effect: a warning under `fail open`, an abort naming the
+    /// rule under `fail closed`.
+    fn fail(&mut self, rule: &Rule, error: &EffectError, scratch: &mut Scratch) -> Option<Stop> {
+        match rule.fail {
+            FailMode::Open => {
+                tracing::warn!(rule = %rule.id, "effect failed open: {error}");
+                scratch
+                    .warnings
+                    .push(format!("rule `{}` failed open: {error}", rule.id));
+                None
+            }
+            FailMode::Closed => {
+                tracing::warn!(rule = %rule.id, "effect failed closed: {error}");
+                self.reason = Some(Cow::Owned(format!(
+                    "rule `{}` failed closed: {error}",
+                    rule.id
+                )));
+                self.decide(Decision::Deny);
+                Some(Stop::Abort)
+            }
+        }
     }
 }
 

@@ -433,7 +433,7 @@ pub(crate) fn always_ends(rule: &CheckedRule) -> Option<usize> {
     for (i, action) in rule.actions.iter().enumerate() {
         match action {
             Action::Abort(_) | Action::Skip(_) => return Some(i),
-            Action::Exec { .. } | Action::Webhook(_) | Action::Call(_)
+            Action::Exec { .. } | Action::Webhook { .. } | Action::Call(_)
                 if rule.fail == crate::ir::FailMode::Open =>
             {
                 return None

@@ -1,0 +1,282 @@
+//! Effects: what a rule does outside the context. `exec`/`sh` run a
+//! program, `webhook` posts an event summary, `call` runs a native handler
+//! the host registered by name.
+//!
+//! A dispatch runs a rule's effects in rule order, on the dispatching thread
+//! (webhooks only enqueue: they are sent by a bounded background pool and
+//! never change the outcome). An effect that cannot do its job (the program
+//! cannot start, times out, exits with a code other than 0 or 2, prints a
+//! reply that is not JSON; a handler that is not registered or panics; a
+//! webhook the pool has no room for) is a *failure*, and the rule's failure
+//! mode decides: `fail open` (the default) records a warning and the chain
+//! goes on as if the rule continued; `fail closed` ends the chain with an
+//! abort whose reason names the rule and the failure.
+//!
+//! [`Effects`] is the host's side of this: the configuration of `exec`, the
+//! webhook pool and the named handlers. [`Table::dispatch`] uses a
+//! process-wide default ([`Effects::global`]); a host that registers handlers
+//! or configures effects passes its own to
+//! [`Table::dispatch_with`](crate::Table::dispatch_with), or uses a
+//! [`Registry`](crate::Registry).
+//!
+//! [`Table::dispatch`]: crate::Table::dispatch
+
+pub mod exec;
+pub mod reply;
+pub mod webhook;
+
+pub use exec::ExecConfig;
+pub use reply::Reply;
+pub use webhook::{WebhookConfig, WebhookPool, WebhookStats};
+
+use crate::runtime::HookContext;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// What a native handler (or a command's reply) asks the chain to do.
+///
+/// ORCS's `HookAction`, plus the two permission decisions of Claude Code.
+/// Edits are made on the context the handler is given.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum HookAction {
+    /// Go on with the (possibly edited) context.
+    Continue,
+    /// End the chain; the value is the operation's result.
+    Skip(Value),
+    /// End the chain: the operation is blocked.
+    Abort {
+        /// Why.
+        reason: String,
+    },
+    /// Swap the payload (post points only; ignored with a warning elsewhere).
+    Replace(Value),
+    /// Ask a human before the operation runs.
+    Ask {
+        /// What to ask.
+        reason: String,
+    },
+    /// Allow the operation (a permission decision; the chain goes on).
+    Allow,
+}
+
+/// A native handler a rule runs with `call "name"`: ORCS's `Hook::execute`.
+///
+/// It may edit the context in place. A panic inside is caught and is a
+/// failure of the rule (the context is restored to what it was before the
+/// call). Handlers run on the dispatching thread and cannot be preempted: one
+/// that takes longer than the rule's timeout has its result dropped and is a
+/// failure.
+pub trait Handler: Send + Sync {
+    /// Runs the handler on the context.
+    fn call(&self, ctx: &mut HookContext) -> HookAction;
+}
+
+impl<F> Handler for F
+where
+    F: Fn(&mut HookContext) -> HookAction + Send + Sync,
+{
+    fn call(&self, ctx: &mut HookContext) -> HookAction {
+        self(ctx)
+    }
+}
+
+/// Why an effect failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EffectError {
+    /// The program could not be started.
+    #[error("cannot run `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// Reading from or writing to the program failed.
+    #[error("i/o with `{program}` failed: {source}")]
+    Io {
+        /// The program.
+        program: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The effect ran past its timeout (a command's process group is killed).
+    #[error("timed out after {}", humanize(*.0))]
+    Timeout(Duration),
+    /// The program exited with a code other than 0 and 2.
+    #[error("`{program}` exited with code {code}{}", stderr_suffix(.stderr))]
+    Exit {
+        /// The program.
+        program: String,
+        /// Its exit code.
+        code: i32,
+        /// The start of its stderr.
+        stderr: String,
+    },
+    /// The program was killed by a signal.
+    #[error("`{program}` was killed by signal {signal}{}", stderr_suffix(.stderr))]
+    Signal {
+        /// The program.
+        program: String,
+        /// The signal number.
+        signal: i32,
+        /// The start of its stderr.
+        stderr: String,
+    },
+    /// The program printed more than the output limit.
+    #[error("`{program}` printed more than {limit} bytes")]
+    OutputTooLarge {
+        /// The program.
+        program: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The program's stdout started with `{` but is not a reply.
+    #[error("`{program}` printed a reply that is not valid: {message}")]
+    BadReply {
+        /// The program.
+        program: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No handler is registered under the name.
+    #[error("no handler named `{0}` is registered")]
+    NoHandler(String),
+    /// The handler panicked.
+    #[error("handler `{name}` panicked: {message}")]
+    Panicked {
+        /// The handler's name.
+        name: String,
+        /// The panic message.
+        message: String,
+    },
+    /// The webhook was not accepted for delivery.
+    #[error("webhook to {url} {reason}")]
+    Webhook {
+        /// The destination.
+        url: String,
+        /// Why (`dropped: 32 deliveries already in flight`, …).
+        reason: String,
+    },
+    /// This build or platform cannot run the effect.
+    #[error("{0}")]
+    Unsupported(&'static str),
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(": {stderr}")
+    }
+}
+
+fn humanize(d: Duration) -> String {
+    if d.as_millis() % 1000 == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The host's side of effects: how commands run, where webhooks go out, and
+/// the named handlers `call` finds.
+pub struct Effects {
+    exec: ExecConfig,
+    webhook: WebhookConfig,
+    pool: OnceLock<WebhookPool>,
+    handlers: HashMap<String, Arc<dyn Handler>>,
+}
+
+impl fmt::Debug for Effects {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut handlers: Vec<&str> = self.handlers.keys().map(String::as_str).collect();
+        handlers.sort_unstable();
+        f.debug_struct("Effects")
+            .field("exec", &self.exec)
+            .field("webhook", &self.webhook)
+            .field("handlers", &handlers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Effects {
+    fn default() -> Self {
+        Effects::new()
+    }
+}
+
+impl Effects {
+    /// Default effects: commands run in the current directory with a 60 s
+    /// timeout, webhooks through a pool of 32, no handlers.
+    pub fn new() -> Effects {
+        Effects {
+            exec: ExecConfig::default(),
+            webhook: WebhookConfig::default(),
+            pool: OnceLock::new(),
+            handlers: HashMap::new(),
+        }
+    }
+
+    /// The process-wide default effects that [`Table::dispatch`] uses.
+    ///
+    /// [`Table::dispatch`]: crate::Table::dispatch
+    pub fn global() -> &'static Effects {
+        static GLOBAL: OnceLock<Effects> = OnceLock::new();
+        GLOBAL.get_or_init(Effects::new)
+    }
+
+    /// Sets how commands run.
+    pub fn with_exec(mut self, exec: ExecConfig) -> Effects {
+        self.exec = exec;
+        self
+    }
+
+    /// Sets how webhooks are sent (the pool starts at the first webhook).
+    pub fn with_webhooks(mut self, webhook: WebhookConfig) -> Effects {
+        self.webhook = webhook;
+        self.pool = OnceLock::new();
+        self
+    }
+
+    /// Registers a native handler under `name`, for `call "name"`; replaces
+    /// one of the same name.
+    pub fn with_handler(
+        mut self,
+        name: impl Into<String>,
+        handler: impl Handler + 'static,
+    ) -> Effects {
+        self.handlers.insert(name.into(), Arc::new(handler));
+        self
+    }
+
+    /// Registers a shared native handler under `name`.
+    pub fn insert_handler(&mut self, name: impl Into<String>, handler: Arc<dyn Handler>) {
+        self.handlers.insert(name.into(), handler);
+    }
+
+    /// Removes the handler `name`; true if there was one.
+    pub fn remove_handler(&mut self, name: &str) -> bool {
+        self.handlers.remove(name).is_some()
+    }
+
+    /// The handler registered under `name`.
+    pub fn handler(&self, name: &str) -> Option<&Arc<dyn Handler>> {
+        self.handlers.get(name)
+    }
+
+    /// How commands run.
+    pub fn exec_config(&self) -> &ExecConfig {
+        &self.exec
+    }
+
+    /// The webhook pool (started on first use).
+    pub fn webhooks(&self) -> &WebhookPool {
+        self.pool
+            .get_or_init(|| WebhookPool::new(self.webhook.clone()))
+    }
+}
