@@ -52,6 +52,7 @@ pub mod effects;
 pub mod fql;
 pub mod ir;
 pub mod net_guard;
+pub mod registry;
 pub mod runtime;
 pub mod schema;
 pub mod span;
@@ -77,6 +78,7 @@ pub mod cli;
 
 pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};
+pub use registry::{Registry, Verdict};
 pub use runtime::{
     Decision, Explanation, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,
 };

@@ -113,3 +113,41 @@ fn an_edit_allocates() {
         "an edit must allocate (the counter must count)"
     );
 }
+
+/// A live registry adds only a lock-free snapshot load to a dispatch: with
+/// no native hooks, `Registry::dispatch_with` allocates nothing either.
+#[test]
+fn registry_dispatch_allocates_nothing() {
+    let set = common::rule_set(100);
+    let table = common::try_compile(&set.render()).unwrap_or_else(|e| panic!("{e}"));
+    let events = common::events(&set);
+    let registry = hookc::Registry::new(table);
+    let target = Target::new(common::COMPONENT);
+    let mut scratch = registry.scratch();
+    for event in [&events.no_match, &events.one_match] {
+        let mut warm = event.ctx.clone();
+        registry.dispatch_with(
+            &mut scratch,
+            HookPoint::ToolPreExecute,
+            &target,
+            &mut warm,
+            |_, _| (),
+        );
+        let mut ctx = event.ctx.clone();
+        let (allocations, fired) = count(|| {
+            registry.dispatch_with(
+                &mut scratch,
+                HookPoint::ToolPreExecute,
+                &target,
+                &mut ctx,
+                |outcome, _| outcome.fired().count(),
+            )
+        });
+        assert_eq!(fired, event.expected.len(), "{}", event.name);
+        assert_eq!(
+            allocations, 0,
+            "{}: registry dispatch allocated",
+            event.name
+        );
+    }
+}

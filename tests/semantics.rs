@@ -477,23 +477,32 @@ fn points_without_rules_continue() {
 }
 
 #[test]
-fn effects_fail_open_or_closed_until_they_run() {
+fn failed_effects_warn_when_open_and_abort_when_closed() {
     let open = run(
-        r#"hook e on tool.pre_execute { exec "./check.sh" }"#,
+        r#"hook e on tool.pre_execute { exec "./no-such-check.sh" }"#,
         "tool.pre_execute",
         "x::y",
         json!({}),
     );
     assert_eq!(open.outcome, OutcomeKind::Continue);
-    assert_eq!(open.warnings.len(), 1);
+    assert_eq!(open.warnings.len(), 1, "{:?}", open.warnings);
+    assert!(
+        open.warnings[0].starts_with("rule `e` failed open: cannot run `./no-such-check.sh`"),
+        "{:?}",
+        open.warnings
+    );
     let closed = run(
-        r#"hook e on tool.pre_execute fail closed { webhook "https://example.com/h" }"#,
+        r#"hook e on tool.pre_execute fail closed { call "unregistered" }"#,
         "tool.pre_execute",
         "x::y",
         json!({}),
     );
     assert_eq!(closed.outcome, OutcomeKind::Abort);
-    assert!(closed.reason.unwrap().contains("rule `e` failed closed"));
+    assert_eq!(
+        closed.reason.as_deref(),
+        Some("rule `e` failed closed: no handler named `unregistered` is registered")
+    );
+    assert_eq!(closed.decision, Some(hookc::Decision::Deny));
 }
 
 #[test]

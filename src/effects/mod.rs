@@ -185,10 +185,13 @@ fn humanize(d: Duration) -> String {
 
 /// The host's side of effects: how commands run, where webhooks go out, and
 /// the named handlers `call` finds.
+///
+/// Cloning is cheap and the clones share one webhook pool.
+#[derive(Clone)]
 pub struct Effects {
     exec: ExecConfig,
     webhook: WebhookConfig,
-    pool: OnceLock<WebhookPool>,
+    pool: Arc<OnceLock<WebhookPool>>,
     handlers: HashMap<String, Arc<dyn Handler>>,
 }
 
@@ -217,7 +220,7 @@ impl Effects {
         Effects {
             exec: ExecConfig::default(),
             webhook: WebhookConfig::default(),
-            pool: OnceLock::new(),
+            pool: Arc::default(),
             handlers: HashMap::new(),
         }
     }
@@ -239,7 +242,7 @@ impl Effects {
     /// Sets how webhooks are sent (the pool starts at the first webhook).
     pub fn with_webhooks(mut self, webhook: WebhookConfig) -> Effects {
         self.webhook = webhook;
-        self.pool = OnceLock::new();
+        self.pool = Arc::default();
         self
     }
 

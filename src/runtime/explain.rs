@@ -245,6 +245,7 @@ impl Table {
                 target,
                 &mut observed,
                 crate::Effects::global(),
+                super::Live::default(),
                 &mut recorder,
             )
             .report(&observed);

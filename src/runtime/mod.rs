@@ -37,6 +37,7 @@ pub use explain::{
 use crate::effects::{exec, webhook, EffectError, Effects, HookAction, Reply};
 use crate::fql::split_component;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
+use crate::registry::NativeHook;
 use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
 use crate::table::Table;
@@ -47,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A hook point given to [`Table::dispatch`]: a name, or an ORCS [`HookPoint`]
@@ -221,6 +223,7 @@ pub struct Outcome<'a> {
     value: Option<Value>,
     decision: Option<Decision>,
     point: Option<&'a PointProgram>,
+    natives: &'a [NativeHook],
     scratch: &'a Scratch,
 }
 
@@ -265,13 +268,20 @@ impl<'a> Outcome<'a> {
         self.decision
     }
 
-    /// Ids of the rules that fired, in execution order.
+    /// Ids of the rules (and a registry's native hooks) that fired, in
+    /// execution order.
     pub fn fired(&self) -> impl Iterator<Item = &'a str> + '_ {
         let rules = self.point.map_or(&[][..], |p| p.rules.as_slice());
-        self.scratch
-            .fired
-            .iter()
-            .filter_map(move |&i| rules.get(i as usize).map(|r| r.id.as_str()))
+        let natives = self.natives;
+        self.scratch.fired.iter().filter_map(move |&i| {
+            if i & NATIVE_FIRED != 0 {
+                natives
+                    .get((i & !NATIVE_FIRED) as usize)
+                    .map(|n| n.hook.id())
+            } else {
+                rules.get(i as usize).map(|r| r.id.as_str())
+            }
+        })
     }
 
     /// Warnings: effects that failed open, the depth guard, ignored actions.
@@ -376,7 +386,15 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
-        self.dispatch_observed(scratch, point, target, ctx, Effects::global(), &mut ())
+        self.dispatch_observed(
+            scratch,
+            point,
+            target,
+            ctx,
+            Effects::global(),
+            Live::default(),
+            &mut (),
+        )
     }
 
     /// [`dispatch`](Self::dispatch) with the host's [`Effects`]: its
@@ -389,7 +407,15 @@ impl Table {
         ctx: &mut HookContext,
         effects: &'a Effects,
     ) -> Outcome<'a> {
-        self.dispatch_observed(scratch, point, target, ctx, effects, &mut ())
+        self.dispatch_observed(
+            scratch,
+            point,
+            target,
+            ctx,
+            effects,
+            Live::default(),
+            &mut (),
+        )
     }
 
     /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
@@ -401,6 +427,7 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
         effects: &'a Effects,
+        live: Live<'a>,
         observer: &mut O,
     ) -> Outcome<'a> {
         let loaded = self.loaded();
@@ -408,18 +435,27 @@ impl Table {
             Some(p) => self.orcs_point_index(p),
             None => self.point_index(point.point_name()),
         };
-        let program = index.and_then(|i| loaded.program.points.get(i));
+        let (program, acs) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i))) {
+            Some((program, i)) => (
+                Some(program),
+                loaded.acs.get(i).map_or(&[][..], Vec::as_slice),
+            ),
+            // A point the table has no rules for may still have a
+            // registry's native hooks.
+            None => (live.empty_point, &[][..]),
+        };
         scratch.reset(
             program.map_or(0, |p| p.atoms.len()),
             program.map_or(0, |p| p.fields.len()),
         );
-        let (Some(program), Some(index)) = (program, index) else {
+        let Some(program) = program else {
             return Outcome {
                 kind: OutcomeKind::Continue,
                 reason: None,
                 value: None,
                 decision: None,
                 point: None,
+                natives: live.natives,
                 scratch,
             };
         };
@@ -427,23 +463,49 @@ impl Table {
             loaded,
             effects,
             point: program,
-            acs: loaded.acs.get(index).map_or(&[][..], Vec::as_slice),
+            acs,
             kind: OutcomeKind::Continue,
             reason: None,
             value: None,
             decision: None,
         };
-        run.chain(scratch, target, ctx, observer);
+        run.chain(scratch, target, ctx, live, observer);
         Outcome {
             kind: run.kind,
             reason: run.reason,
             value: run.value,
             decision: run.decision,
             point: Some(program),
+            natives: live.natives,
             scratch,
         }
     }
 }
+
+/// What a live [`Registry`](crate::Registry) adds to a table's chain.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Live<'a> {
+    /// The point's native hooks, by priority, then registration.
+    pub(crate) natives: &'a [NativeHook],
+    /// The point's rules switched off at run time: bit `i % 64` of word
+    /// `i / 64` for rule `i`. Empty when none is.
+    pub(crate) disabled: &'a [u64],
+    /// A rule-less program for the point, for when the table has none and
+    /// native hooks must still run.
+    pub(crate) empty_point: Option<&'a PointProgram>,
+}
+
+impl Live<'_> {
+    fn is_disabled(&self, rule: u32) -> bool {
+        self.disabled
+            .get(rule as usize / 64)
+            .is_some_and(|w| w & (1 << (rule % 64)) != 0)
+    }
+}
+
+/// `Scratch::fired` entries with this bit set are native hooks (the rest of
+/// the bits index [`Live::natives`]).
+pub(crate) const NATIVE_FIRED: u32 = 1 << 31;
 
 /// Why the chain looks at a rule, for an [`Observer`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -525,6 +587,16 @@ pub(crate) struct Run<'a> {
     decision: Option<Decision>,
 }
 
+/// How running native hooks went.
+enum Natives {
+    /// They ran; the chain goes on.
+    Ran,
+    /// The depth guard ended the chain.
+    Halt,
+    /// One ended the chain.
+    Stop(Stop),
+}
+
 /// Why the chain stopped early.
 enum Stop {
     Abort,
@@ -537,6 +609,7 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         target: &Target<'_>,
         ctx: &mut HookContext,
+        live: Live<'_>,
         obs: &mut O,
     ) {
         let (scope, name) = split_component(target.component);
@@ -551,18 +624,58 @@ impl<'a> Run<'a> {
         let mut at = 0;
         // The first rule not yet shown to the observer.
         let mut next = 0u32;
+        // The first native hook not yet run.
+        let mut native = 0usize;
         let count = u32::try_from(self.point.rules.len()).unwrap_or(u32::MAX);
-        while let Some(&i) = scratch.candidates.get(at) {
+        loop {
+            let candidate = scratch.candidates.get(at).copied();
+            let rule = candidate.and_then(|i| self.point.rules.get(i as usize));
+            // Native hooks of a lower priority run before the next rule (on
+            // a tie the table's rule runs first); the rest after the last.
+            if let Some(hook) = live.natives.get(native) {
+                if rule.is_none_or(|r| hook.priority < r.priority) {
+                    let generation = scratch.generation;
+                    match self.native(live, native, target, scratch, ctx) {
+                        Natives::Ran => {}
+                        Natives::Halt => break,
+                        Natives::Stop(stop) => {
+                            if O::ACTIVE {
+                                self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                            }
+                            self.stop(stop, scratch, ctx);
+                            return;
+                        }
+                    }
+                    native += 1;
+                    if scratch.generation != generation {
+                        // The hook edited the context: triggers may now
+                        // hold (or not) for the rules after it.
+                        let after = self
+                            .point
+                            .rules
+                            .partition_point(|r| r.priority <= hook.priority);
+                        let after = u32::try_from(after).unwrap_or(u32::MAX).checked_sub(1);
+                        self.collect(&buckets, after, scratch, ctx);
+                        at = 0;
+                    }
+                    continue;
+                }
+            }
+            let (Some(i), Some(rule)) = (candidate, rule) else {
+                if candidate.is_some() {
+                    at += 1;
+                    continue;
+                }
+                break;
+            };
             at += 1;
             if O::ACTIVE {
                 self.report(next..i, Reach::NotCandidate, obs, scratch, ctx);
                 self.report(i..i + 1, Reach::Candidate, obs, scratch, ctx);
                 next = i + 1;
             }
-            let Some(rule) = self.point.rules.get(i as usize) else {
-                continue;
-            };
             if !rule.enabled
+                || live.is_disabled(i)
                 || !rule
                     .target
                     .matches_parts(scope, name, target.child, target.instance)
@@ -593,13 +706,7 @@ impl<'a> Run<'a> {
                 if O::ACTIVE {
                     self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
                 }
-                if let Some(backup) = scratch.backup.take() {
-                    *ctx = backup;
-                }
-                self.kind = match stop {
-                    Stop::Abort => OutcomeKind::Abort,
-                    Stop::Skip => OutcomeKind::Skip,
-                };
+                self.stop(stop, scratch, ctx);
                 return;
             }
             if scratch.generation != edits {
@@ -614,6 +721,63 @@ impl<'a> Run<'a> {
         }
         if self.decision == Some(Decision::Ask) {
             self.kind = OutcomeKind::Ask;
+        }
+    }
+
+    /// Ends the chain early: the context is restored and the kind set.
+    fn stop(&mut self, stop: Stop, scratch: &mut Scratch, ctx: &mut HookContext) {
+        if let Some(backup) = scratch.backup.take() {
+            *ctx = backup;
+        }
+        self.kind = match stop {
+            Stop::Abort => OutcomeKind::Abort,
+            Stop::Skip => OutcomeKind::Skip,
+        };
+    }
+
+    /// Runs native hook `n` if it is on and `target` reaches it.
+    fn native(
+        &mut self,
+        live: Live<'_>,
+        n: usize,
+        target: &Target<'_>,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Natives {
+        let Some(native) = live.natives.get(n) else {
+            return Natives::Ran;
+        };
+        if !native.enabled
+            || !native
+                .hook
+                .fql_pattern()
+                .matches(target.component, target.child, target.instance)
+        {
+            return Natives::Ran;
+        }
+        if ctx.depth >= ctx.max_depth {
+            scratch.warnings.push(format!(
+                "depth {} reached the limit {}: hook `{}` and the rest of the chain did not run",
+                ctx.depth,
+                ctx.max_depth,
+                native.hook.id()
+            ));
+            return Natives::Halt;
+        }
+        scratch
+            .fired
+            .push(NATIVE_FIRED | u32::try_from(n).unwrap_or(u32::MAX >> 1));
+        let hook = &native.hook;
+        match self.invoke(
+            ("hook", hook.id(), hook.fail_mode()),
+            hook.id(),
+            hook.timeout(),
+            |ctx| hook.execute(ctx),
+            scratch,
+            ctx,
+        ) {
+            Some(stop) => Natives::Stop(stop),
+            None => Natives::Ran,
         }
     }
 
@@ -1087,7 +1251,7 @@ impl<'a> Run<'a> {
         }
         scratch.additional_context.extend(reply.additional_context);
         match reply.action {
-            Some(action) => self.act(rule, action, scratch, ctx),
+            Some(action) => self.act(&rule.id, action, scratch, ctx),
             None => None,
         }
     }
@@ -1095,7 +1259,7 @@ impl<'a> Run<'a> {
     /// Applies what a handler or a reply asks for.
     fn act(
         &mut self,
-        rule: &Rule,
+        id: &str,
         action: HookAction,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -1120,8 +1284,8 @@ impl<'a> Run<'a> {
                     scratch.invalidate();
                 } else {
                     scratch.warnings.push(format!(
-                        "rule `{}`: `replace` ignored at {} point `{}`",
-                        rule.id, self.point.kind, self.point.name
+                        "`{id}`: `replace` ignored at {} point `{}`",
+                        self.point.kind, self.point.name
                     ));
                 }
                 None
@@ -1151,14 +1315,38 @@ impl<'a> Run<'a> {
         let Some(handler) = self.effects.handler(name) else {
             return self.fail(rule, &EffectError::NoHandler(name.to_string()), scratch);
         };
-        let before = ctx.clone();
-        let started = Instant::now();
-        let result = panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx)));
-        let elapsed = started.elapsed();
         let timeout = rule.timeout_ms.map_or(
             self.effects.exec_config().default_timeout,
             Duration::from_millis,
         );
+        let handler = Arc::clone(handler);
+        self.invoke(
+            ("rule", &rule.id, rule.fail),
+            name,
+            timeout,
+            |ctx| handler.call(ctx),
+            scratch,
+            ctx,
+        )
+    }
+
+    /// Runs native code (a `call` handler or a registry's hook) on the
+    /// context: a panic or an overrun is a failure of `who` (what, id, mode)
+    /// and leaves the context as it was.
+    fn invoke(
+        &mut self,
+        who: (&str, &str, FailMode),
+        name: &str,
+        timeout: Duration,
+        run: impl FnOnce(&mut HookContext) -> HookAction,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        let (what, id, mode) = who;
+        let before = ctx.clone();
+        let started = Instant::now();
+        let result = panic::catch_unwind(AssertUnwindSafe(|| run(ctx)));
+        let elapsed = started.elapsed();
         let action = match result {
             Err(panic) => {
                 *ctx = before;
@@ -1171,13 +1359,13 @@ impl<'a> Run<'a> {
                     name: name.to_string(),
                     message,
                 };
-                return self.fail(rule, &error, scratch);
+                return self.fail_as(what, id, mode, &error, scratch);
             }
-            // A handler cannot be preempted; one that overran its timeout
+            // Native code cannot be preempted; one that overran its timeout
             // has its result (and its edits) dropped.
             Ok(_) if elapsed > timeout => {
                 *ctx = before;
-                return self.fail(rule, &EffectError::Timeout(timeout), scratch);
+                return self.fail_as(what, id, mode, &EffectError::Timeout(timeout), scratch);
             }
             Ok(action) => action,
         };
@@ -1185,26 +1373,35 @@ impl<'a> Run<'a> {
             scratch.backup = Some(before);
         }
         scratch.invalidate();
-        self.act(rule, action, scratch, ctx)
+        self.act(id, action, scratch, ctx)
     }
 
     /// A failed effect: a warning under `fail open`, an abort naming the
     /// rule under `fail closed`.
     fn fail(&mut self, rule: &Rule, error: &EffectError, scratch: &mut Scratch) -> Option<Stop> {
-        match rule.fail {
+        self.fail_as("rule", &rule.id, rule.fail, error, scratch)
+    }
+
+    /// [`fail`](Self::fail) for a rule or a native hook (`what`) named `id`.
+    fn fail_as(
+        &mut self,
+        what: &str,
+        id: &str,
+        mode: FailMode,
+        error: &EffectError,
+        scratch: &mut Scratch,
+    ) -> Option<Stop> {
+        match mode {
             FailMode::Open => {
-                tracing::warn!(rule = %rule.id, "effect failed open: {error}");
+                tracing::warn!(id, "{what} failed open: {error}");
                 scratch
                     .warnings
-                    .push(format!("rule `{}` failed open: {error}", rule.id));
+                    .push(format!("{what} `{id}` failed open: {error}"));
                 None
             }
             FailMode::Closed => {
-                tracing::warn!(rule = %rule.id, "effect failed closed: {error}");
-                self.reason = Some(Cow::Owned(format!(
-                    "rule `{}` failed closed: {error}",
-                    rule.id
-                )));
+                tracing::warn!(id, "{what} failed closed: {error}");
+                self.reason = Some(Cow::Owned(format!("{what} `{id}` failed closed: {error}")));
                 self.decide(Decision::Deny);
                 Some(Stop::Abort)
             }
