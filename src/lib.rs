@@ -67,6 +67,8 @@ pub mod compile;
 #[cfg(feature = "compiler")]
 pub mod config;
 #[cfg(feature = "compiler")]
+pub mod import;
+#[cfg(feature = "compiler")]
 pub mod load;
 #[cfg(feature = "compiler")]
 pub mod syntax;
