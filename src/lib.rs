@@ -74,6 +74,8 @@ pub mod load;
 pub mod syntax;
 #[cfg(feature = "compiler")]
 pub mod testing;
+#[cfg(feature = "compiler")]
+pub mod watch;
 
 #[cfg(feature = "cli")]
 pub mod cli;

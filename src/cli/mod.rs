@@ -17,6 +17,7 @@ mod fmt;
 mod inspect;
 mod lint;
 mod test;
+mod watch;
 
 use crate::diag::{Diagnostics, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -181,6 +182,21 @@ enum Command {
         after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --format json"
     )]
     Test(test::TestArgs),
+
+    /// Recompile rules whenever they change, keeping the last good table
+    ///
+    /// Compiles the rules like `compile`, writes the table (atomically:
+    /// written beside the output and renamed over it), then looks for
+    /// changes every `--interval` milliseconds, by content, in the rule files
+    /// and everything they import. A change that compiles replaces the table
+    /// and runs the `--exec` command (e.g. to tell the host to reload); one
+    /// with errors prints them and leaves the last good table in place. Runs
+    /// until interrupted. A host linking the library can use
+    /// `hookc::watch::Watcher::run` to reload a `Registry` in-process instead.
+    #[command(
+        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent"
+    )]
+    Watch(watch::WatchArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -276,6 +292,7 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Test(args) => test::run(args),
+        Command::Watch(args) => watch::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

@@ -1,0 +1,89 @@
+//! `hookc watch`: recompile rules on every change, keep the last good table.
+
+use super::{emit_diagnostics, plural, print_stderr, Failure, Format, Status};
+use crate::watch::{Change, Watcher};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Arguments of `hookc watch`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct WatchArgs {
+    /// `.hooks` files, or directories searched recursively for `*.hooks`
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// Where to write each table that compiles (replaced atomically)
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+
+    /// A command to run after each table is written, e.g. one that tells
+    /// the host to reload (`--exec kill -HUP 1234`); run directly, no shell
+    #[arg(long, value_name = "CMD", num_args = 1.., allow_hyphen_values = true)]
+    exec: Vec<String>,
+
+    /// How often to look for changes, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    interval: u64,
+
+    /// Lint levels from this file instead of the `hookc.toml` found in the
+    /// first path's directory or above
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// Polls until killed; compile errors are printed and the last good table
+/// stays in place.
+pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
+    let (options, found) = super::load_config(&args.paths, args.config.as_deref())?;
+    if found.has_errors() {
+        emit_diagnostics(&found, Format::Human)?;
+        return Ok(Status::Reported);
+    }
+    let mut watcher = Watcher::new(&args.paths, options);
+    let interval = Duration::from_millis(args.interval.max(10));
+    loop {
+        match watcher.poll() {
+            None => {}
+            Some(Change::Failed(diagnostics)) => {
+                emit_diagnostics(&diagnostics, Format::Human)?;
+                print_stderr(&format!(
+                    "watch: the rules have errors; `{}` keeps the last good table\n",
+                    args.output.display()
+                ));
+            }
+            Some(Change::Compiled(compiled)) => {
+                emit_diagnostics(&compiled.warnings, Format::Human)?;
+                let bytes = compiled.table.to_bytes();
+                write_atomically(&args.output, &bytes)?;
+                print_stderr(&format!(
+                    "watch: compiled {} into {}\n",
+                    plural(compiled.table.rule_count(), "rule", "rules"),
+                    args.output.display(),
+                ));
+                if let Some((program, rest)) = args.exec.split_first() {
+                    run_command(program, rest);
+                }
+            }
+        }
+        std::thread::sleep(interval);
+    }
+}
+
+/// Writes next to `path` and renames over it, so a host never reads half a
+/// table.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| Failure::cannot_write(&tmp, &e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Failure::cannot_write(path, &e))
+}
+
+/// Runs the `--exec` command; its failure is reported, not fatal.
+fn run_command(program: &str, args: &[String]) {
+    match std::process::Command::new(program).args(args).status() {
+        Ok(status) if status.success() => {}
+        Ok(status) => print_stderr(&format!("watch: `{program}` exited with {status}\n")),
+        Err(e) => print_stderr(&format!("watch: cannot run `{program}`: {e}\n")),
+    }
+}

@@ -1,0 +1,220 @@
+//! Recompiling on change: the library `Watcher` reloads a registry and keeps
+//! the last good table on errors; `hookc watch` does the same with a table
+//! file.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "tests fail loudly on bad fixtures"
+)]
+
+use hookc::watch::{Change, Watcher};
+use hookc::{HookContext, Registry, Table, Target};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("watch")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rules(reason: &str) -> String {
+    format!("hook stop on tool.pre_execute at builtin::* {{\n    abort \"{reason}\"\n}}\n")
+}
+
+/// The abort reason the registry gives now.
+fn reason(registry: &Registry) -> Option<String> {
+    let mut scratch = registry.scratch();
+    let mut ctx = HookContext::new("tool.pre_execute", "builtin::llm", json!({}));
+    registry
+        .dispatch(
+            &mut scratch,
+            "tool.pre_execute",
+            &Target::new("builtin::llm"),
+            &mut ctx,
+        )
+        .reason
+}
+
+/// Waits up to 10 s for `done`.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn poll_compiles_on_change_only() {
+    let dir = tmp_dir("poll");
+    let file = dir.join("a.hooks");
+    std::fs::write(&file, rules("one")).unwrap();
+    let mut watcher = Watcher::new(&[&dir], hookc::Options::default());
+    let Some(Change::Compiled(first)) = watcher.poll() else {
+        panic!("the first poll compiles")
+    };
+    assert_eq!(first.table.rule_count(), 1);
+    assert!(watcher.poll().is_none(), "nothing changed");
+
+    std::fs::write(&file, "hook broken on {").unwrap();
+    let Some(Change::Failed(diagnostics)) = watcher.poll() else {
+        panic!("a syntax error is a failed change")
+    };
+    assert!(diagnostics.has_errors());
+    assert!(
+        watcher.poll().is_none(),
+        "the broken text is not recompiled"
+    );
+
+    // A new file in the directory is a change.
+    std::fs::write(&file, rules("one")).unwrap();
+    std::fs::write(dir.join("b.hooks"), rules("two").replace("stop", "stop2")).unwrap();
+    let Some(Change::Compiled(both)) = watcher.poll() else {
+        panic!("fixed and extended")
+    };
+    assert_eq!(both.table.rule_count(), 2);
+}
+
+#[test]
+fn imported_files_are_watched_too() {
+    let dir = tmp_dir("imports");
+    let rules_dir = dir.join("rules");
+    std::fs::create_dir_all(&rules_dir).unwrap();
+    let shared = dir.join("shared.hooks");
+    std::fs::write(
+        &shared,
+        "macro dangerous = payload.command contains \"rm\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        rules_dir.join("main.hooks"),
+        "import \"../shared.hooks\"\nhook d on tool.pre_execute at builtin::* {\n    when dangerous\n    abort \"d\"\n}\n",
+    )
+    .unwrap();
+    let mut watcher = Watcher::new(&[&rules_dir], hookc::Options::default());
+    assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+    assert!(watcher.poll().is_none());
+    std::fs::write(&shared, "macro dangerous = payload.command contains \n").unwrap();
+    assert!(
+        matches!(watcher.poll(), Some(Change::Failed(_))),
+        "a change to an imported file outside the watched directory is seen"
+    );
+}
+
+#[test]
+fn run_reloads_the_registry_and_keeps_the_last_good_table() {
+    let dir = tmp_dir("run");
+    let file = dir.join("a.hooks");
+    std::fs::write(&file, rules("first")).unwrap();
+    let mut watcher = Watcher::new(&[&dir], hookc::Options::default());
+    let Some(Change::Compiled(first)) = watcher.poll() else {
+        panic!("compiles")
+    };
+    let registry = Arc::new(Registry::new(first.table));
+    let stop = Arc::new(AtomicBool::new(false));
+    let failures = Arc::new(std::sync::Mutex::new(0usize));
+    let thread = {
+        let (registry, stop, failures) = (registry.clone(), stop.clone(), failures.clone());
+        std::thread::spawn(move || {
+            watcher.run(&registry, Duration::from_millis(10), &stop, |change| {
+                if matches!(change, Change::Failed(_)) {
+                    *failures.lock().unwrap() += 1;
+                }
+            });
+        })
+    };
+    assert_eq!(reason(&registry).as_deref(), Some("first"));
+
+    std::fs::write(&file, rules("second")).unwrap();
+    eventually("the second table", || {
+        reason(&registry).as_deref() == Some("second")
+    });
+    assert_eq!(registry.generation(), 1);
+
+    std::fs::write(&file, "hook broken on tool.pre_execute { abort 1 +").unwrap();
+    eventually("the failure report", || *failures.lock().unwrap() == 1);
+    assert_eq!(
+        reason(&registry).as_deref(),
+        Some("second"),
+        "the last good table stays"
+    );
+    assert_eq!(registry.generation(), 1);
+
+    std::fs::write(&file, rules("third")).unwrap();
+    eventually("the third table", || {
+        reason(&registry).as_deref() == Some("third")
+    });
+    stop.store(true, Ordering::Relaxed);
+    thread.join().unwrap();
+}
+
+#[test]
+fn the_cli_rewrites_the_table_and_runs_the_exec_command() {
+    let dir = tmp_dir("cli");
+    let rules_dir = dir.join("rules");
+    std::fs::create_dir_all(&rules_dir).unwrap();
+    let file = rules_dir.join("a.hooks");
+    std::fs::write(&file, rules("first")).unwrap();
+    let table = dir.join("rules.tbl");
+    let marker = dir.join("reloaded");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
+        .arg("watch")
+        .arg(&rules_dir)
+        .arg("-o")
+        .arg(&table)
+        .args(["--interval", "20", "--exec", "/bin/sh", "-c"])
+        .arg(format!("echo x >> '{}'", marker.display()))
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let load = || -> Option<String> {
+        let bytes = std::fs::read(&table).ok()?;
+        let table = Table::from_bytes(&bytes).ok()?;
+        let registry = Registry::new(table);
+        reason(&registry)
+    };
+    let reloads = || {
+        std::fs::read_to_string(&marker)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    eventually("the first table", || load().as_deref() == Some("first"));
+    eventually("the first --exec", || reloads() == 1);
+
+    std::fs::write(&file, "hook broken on {").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        load().as_deref(),
+        Some("first"),
+        "the last good table stays"
+    );
+    assert_eq!(reloads(), 1, "no --exec after a failed change");
+
+    std::fs::write(&file, rules("second")).unwrap();
+    eventually("the second table", || load().as_deref() == Some("second"));
+    eventually("the second --exec", || reloads() == 2);
+
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("watch: compiled 1 rule into"), "{stderr}");
+    assert!(
+        stderr.contains("keeps the last good table"),
+        "the failure is reported: {stderr}"
+    );
+    assert!(stderr.contains("error"), "{stderr}");
+}
