@@ -23,6 +23,7 @@
 
 pub mod exec;
 pub mod reply;
+pub(crate) mod trace;
 pub mod webhook;
 
 pub use exec::ExecConfig;
@@ -161,6 +162,14 @@ pub enum EffectError {
         url: String,
         /// Why (`dropped: 32 deliveries already in flight`, …).
         reason: String,
+    },
+    /// A `trace` line could not be written.
+    #[error("cannot append to trace `{file}`: {source}")]
+    Trace {
+        /// The file, as the rule wrote it.
+        file: String,
+        /// The operating system's error.
+        source: std::io::Error,
     },
     /// This build or platform cannot run the effect.
     #[error("{0}")]

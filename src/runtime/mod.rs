@@ -25,6 +25,7 @@
 mod context;
 mod eval;
 mod explain;
+mod rate;
 
 pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};

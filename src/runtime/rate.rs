@@ -1,0 +1,149 @@
+//! Per-key sliding-window event counts, for the `rate(…)` condition.
+//!
+//! `rate("{component}:{payload.operation}") > 100 per 60s` counts, for each
+//! key the template renders to, the events that reached the condition in
+//! the last 60 seconds, this one included. The window slides: an event
+//! leaves the count exactly `window` after it arrived.
+//!
+//! Memory is bounded two ways:
+//!
+//! - per key, only the newest `keep` arrival times are kept, where `keep`
+//!   is one more than the largest count the condition compares with. That
+//!   is exact: if the newest `keep` arrivals are all in the window the count
+//!   is over the threshold whatever came before; if one of them is not,
+//!   every older arrival is out of the window too.
+//! - at most `max_keys` keys: when a new key arrives at a full map, keys
+//!   whose arrivals have all left the window are dropped, and if none has,
+//!   the key seen least recently is.
+//!
+//! Counts live in the loaded table, shared by every thread dispatching on
+//! it, behind one mutex per `rate` condition; a reloaded table starts with
+//! empty counts. Time is the process's monotonic clock.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The most keys one `rate` condition tracks.
+pub const MAX_KEYS: usize = 10_000;
+
+/// The counts of one `rate(…) … per …` condition.
+#[derive(Debug)]
+pub(crate) struct RateCounter {
+    window: Duration,
+    keep: usize,
+    max_keys: usize,
+    keys: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl RateCounter {
+    /// Counts over `window`, exact up to `keep - 1` events per key.
+    pub(crate) fn new(window: Duration, keep: usize, max_keys: usize) -> RateCounter {
+        RateCounter {
+            window,
+            keep: keep.max(1),
+            max_keys: max_keys.max(1),
+            keys: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Records an event for `key` at `now` and returns how many events of
+    /// the key are in the window ending at `now`, this one included (at
+    /// most `keep`).
+    pub(crate) fn hit(&self, key: &str, now: Instant) -> usize {
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        if !keys.contains_key(key) && keys.len() >= self.max_keys {
+            self.make_room(&mut keys, now);
+        }
+        let arrivals = keys.entry(key.to_string()).or_default();
+        arrivals.push_back(now);
+        while arrivals.len() > self.keep {
+            arrivals.pop_front();
+        }
+        while arrivals
+            .front()
+            .is_some_and(|&t| now.saturating_duration_since(t) >= self.window)
+        {
+            arrivals.pop_front();
+        }
+        arrivals.len()
+    }
+
+    /// How many keys are tracked.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.keys.lock().map_or(0, |k| k.len())
+    }
+
+    /// Drops expired keys, or else the least recently seen one.
+    fn make_room(&self, keys: &mut HashMap<String, VecDeque<Instant>>, now: Instant) {
+        let window = self.window;
+        keys.retain(|_, arrivals| {
+            arrivals
+                .back()
+                .is_some_and(|&t| now.saturating_duration_since(t) < window)
+        });
+        if keys.len() < self.max_keys {
+            return;
+        }
+        let oldest = keys
+            .iter()
+            .min_by_key(|(_, arrivals)| arrivals.back().copied())
+            .map(|(key, _)| key.clone());
+        if let Some(key) = oldest {
+            keys.remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(start: Instant, ms: u64) -> Instant {
+        start + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn counts_slide_with_the_window() {
+        let counter = RateCounter::new(Duration::from_millis(1000), 10, 100);
+        let t = Instant::now();
+        assert_eq!(counter.hit("k", at(t, 0)), 1);
+        assert_eq!(counter.hit("k", at(t, 400)), 2);
+        assert_eq!(counter.hit("k", at(t, 900)), 3);
+        // The first event leaves exactly one window after it came.
+        assert_eq!(counter.hit("k", at(t, 1000)), 3);
+        assert_eq!(counter.hit("k", at(t, 1399)), 4);
+        assert_eq!(counter.hit("k", at(t, 1400)), 4);
+        assert_eq!(counter.hit("other", at(t, 1400)), 1, "keys count apart");
+        assert_eq!(counter.hit("k", at(t, 5000)), 1);
+    }
+
+    #[test]
+    fn keeping_the_newest_arrivals_is_exact_at_the_threshold() {
+        // A condition `> 3` keeps 4 arrivals.
+        let counter = RateCounter::new(Duration::from_millis(100), 4, 10);
+        let t = Instant::now();
+        let counts: Vec<usize> = (0..8).map(|i| counter.hit("k", at(t, i))).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 4, 4, 4, 4]);
+        // Long after, the count starts again.
+        assert_eq!(counter.hit("k", at(t, 500)), 1);
+    }
+
+    #[test]
+    fn the_key_map_is_bounded() {
+        let counter = RateCounter::new(Duration::from_millis(100), 2, 3);
+        let t = Instant::now();
+        for (i, key) in ["a", "b", "c"].into_iter().enumerate() {
+            counter.hit(key, at(t, i as u64));
+        }
+        // Full, none expired: the least recently seen (`a`) goes.
+        counter.hit("d", at(t, 10));
+        assert_eq!(counter.len(), 3);
+        assert_eq!(counter.hit("b", at(t, 11)), 2, "`b` was kept");
+        assert_eq!(counter.hit("a", at(t, 12)), 1, "`a` was dropped");
+        // Later, every key has expired: all of them make room at once.
+        counter.hit("e", at(t, 1000));
+        assert_eq!(counter.len(), 1);
+    }
+}
