@@ -22,6 +22,8 @@
 //! [`Table::dispatch`]: crate::Table::dispatch
 
 pub mod exec;
+#[cfg(feature = "lua")]
+pub(crate) mod lua;
 pub mod reply;
 pub(crate) mod trace;
 pub mod webhook;
@@ -163,6 +165,15 @@ pub enum EffectError {
         /// Why (`dropped: 32 deliveries already in flight`, …).
         reason: String,
     },
+    /// A Lua handler could not be loaded, raised an error or returned
+    /// something that is not a reply.
+    #[error("lua handler `{name}`: {message}")]
+    Lua {
+        /// The script, or `inline lua`.
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A `trace` line could not be written.
     #[error("cannot append to trace `{file}`: {source}")]
     Trace {
@@ -202,6 +213,8 @@ pub struct Effects {
     webhook: WebhookConfig,
     pool: Arc<OnceLock<WebhookPool>>,
     handlers: HashMap<String, Arc<dyn Handler>>,
+    #[cfg(feature = "lua")]
+    lua: Arc<lua::LuaHandlers>,
 }
 
 impl fmt::Debug for Effects {
@@ -231,6 +244,8 @@ impl Effects {
             webhook: WebhookConfig::default(),
             pool: Arc::default(),
             handlers: HashMap::new(),
+            #[cfg(feature = "lua")]
+            lua: Arc::default(),
         }
     }
 
@@ -284,6 +299,12 @@ impl Effects {
     /// How commands run.
     pub fn exec_config(&self) -> &ExecConfig {
         &self.exec
+    }
+
+    /// The loaded Lua handlers.
+    #[cfg(feature = "lua")]
+    pub(crate) fn lua(&self) -> &lua::LuaHandlers {
+        &self.lua
     }
 
     /// The webhook pool (started on first use).
