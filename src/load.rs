@@ -39,6 +39,10 @@ pub struct Loaded {
 
 /// The `.hooks` files named by `paths`: files as given, directories searched
 /// recursively (sorted). Missing paths are `io` diagnostics.
+///
+/// A subdirectory with a `hookc.toml` of its own is a separate rule set (it
+/// may use another schema, or other lint levels) and is not searched; name
+/// it to compile it.
 pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for path in paths {
@@ -75,6 +79,9 @@ pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> V
     out
 }
 
+/// The file that makes a directory a rule set of its own.
+const CONFIG_FILE: &str = crate::config::FILE_NAME;
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -90,7 +97,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            walk(&path, out, diagnostics);
+            if !path.join(CONFIG_FILE).is_file() {
+                walk(&path, out, diagnostics);
+            }
         } else if path.extension().is_some_and(|e| e == "hooks") {
             out.push(path);
         }

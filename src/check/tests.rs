@@ -218,6 +218,33 @@ fn imports_bring_definitions() {
 }
 
 #[test]
+fn a_subdirectory_with_its_own_config_is_a_separate_rule_set() {
+    let dir = std::env::temp_dir().join(format!("hookc-nested-{}", std::process::id()));
+    let nested = dir.join("claude");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(dir.join("a.hooks"), "hook a on tool.pre_execute { continue }").unwrap();
+    // Another schema: compiled with the parent, it would be a conflict.
+    std::fs::write(
+        nested.join("b.hooks"),
+        "schema claude-code\nhook b on PreToolUse { continue }",
+    )
+    .unwrap();
+    std::fs::write(nested.join("hookc.toml"), "[lints]\n").unwrap();
+    let mut found = crate::diag::Diagnostics::new();
+    assert_eq!(
+        crate::load::discover(&[&dir], &mut found),
+        [dir.join("a.hooks")]
+    );
+    assert!(found.is_empty());
+    let compiled = crate::compile_paths(&[&dir], &crate::Options::default()).unwrap();
+    assert_eq!(compiled.table.rule_count(), 1);
+    // Named, it compiles on its own.
+    let compiled = crate::compile_paths(&[&nested], &crate::Options::default()).unwrap();
+    assert_eq!(compiled.table.rule_count(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn all_errors_of_a_file_are_reported() {
     let all = diagnostics(
         "hook a on tool.pre_exec { continue }\nhook b on tool.pre_execute at ::x { continue }\nhook a on tool.pre_execute { when depth == \"s\" abort }",
