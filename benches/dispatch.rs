@@ -6,6 +6,10 @@
 //!
 //! - `dispatch/{hookc,naive}/{no_match,one_match,one_percent}/{0,10,100,1000,10000}`
 //! - `load/from_bytes/10000` (ten samples)
+//! - `registry/{table,registry,registry_hook}/{no_match,one_match}/1000`: the
+//!   cost a live `Registry` adds to a dispatch (the snapshot load; with
+//!   `registry_hook`, one native hook on the point that runs on every
+//!   event), against the bare table in the same run
 //!
 //! It also prints each table's size in bytes and bytes per rule (1,000 and
 //! 10,000 rules), and per rule count how many rules reach the event's
@@ -512,6 +516,10 @@ fn all(c: &mut Criterion) {
     }
     group.finish();
 
+    if let Some(f) = fixtures.iter().find(|f| f.n == 1000) {
+        bench_registry(c, f);
+    }
+
     let Some(bytes) = bytes_10k else {
         eprintln!("SKIPPED load/from_bytes/10000: no 10,000-rule table");
         return;
@@ -595,6 +603,75 @@ fn bench_fixture(group: &mut BenchmarkGroup<'_, WallTime>, f: &Fixture) {
             },
         );
     }
+}
+
+/// A native hook that runs on every event and does nothing.
+struct Noop(hookc::FqlPattern);
+
+impl hookc::registry::Hook for Noop {
+    fn id(&self) -> &str {
+        "noop"
+    }
+    fn fql_pattern(&self) -> &hookc::FqlPattern {
+        &self.0
+    }
+    fn hook_point(&self) -> &str {
+        "tool.pre_execute"
+    }
+    fn priority(&self) -> i32 {
+        i32::MIN
+    }
+    fn execute(&self, _ctx: &mut HookContext) -> hookc::HookAction {
+        hookc::HookAction::Continue
+    }
+}
+
+fn bench_registry(c: &mut Criterion, f: &Fixture) {
+    let target = Target::new(COMPONENT);
+    let plain = hookc::Registry::new(Table::from_bytes(&f.table.to_bytes()).expect("round trip"));
+    let hooked = hookc::Registry::new(Table::from_bytes(&f.table.to_bytes()).expect("round trip"));
+    hooked.register(Box::new(Noop(
+        hookc::FqlPattern::parse("*::*").expect("valid FQL"),
+    )));
+    let mut group = c.benchmark_group("registry");
+    group.throughput(Throughput::Elements(1));
+    for event in [&f.events.no_match, &f.events.one_match] {
+        let mut ctx = event.ctx.clone();
+        let mut scratch = f.table.scratch();
+        group.bench_function(
+            BenchmarkId::new(format!("table/{}", event.name), f.n),
+            |b| {
+                b.iter(|| {
+                    let outcome = f.table.dispatch(
+                        &mut scratch,
+                        HookPoint::ToolPreExecute,
+                        black_box(&target),
+                        black_box(&mut ctx),
+                    );
+                    black_box(outcome.kind())
+                });
+            },
+        );
+        for (name, registry) in [("registry", &plain), ("registry_hook", &hooked)] {
+            let mut scratch = registry.scratch();
+            group.bench_function(
+                BenchmarkId::new(format!("{name}/{}", event.name), f.n),
+                |b| {
+                    b.iter(|| {
+                        registry.dispatch_with(
+                            &mut scratch,
+                            HookPoint::ToolPreExecute,
+                            black_box(&target),
+                            black_box(&mut ctx),
+                            |outcome, _| black_box(outcome.kind()),
+                        )
+                    });
+                },
+            );
+        }
+        assert_eq!(ctx, event.ctx, "no rule or hook edits these events");
+    }
+    group.finish();
 }
 
 fn config() -> Criterion {
