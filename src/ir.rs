@@ -27,6 +27,8 @@ pub struct Program {
     pub regexes: Vec<RegexSource>,
     /// Source file names; referenced by [`Origin::file`].
     pub files: Vec<String>,
+    /// The counters of `rate(…)` tests; referenced by [`RateTest::counter`].
+    pub rates: Vec<RateSpec>,
 }
 
 /// The rules of one hook point, ready to dispatch.
@@ -389,6 +391,8 @@ pub enum Atom {
     Matches(FieldPath, RegexId),
     /// `path exists`.
     Exists(FieldPath),
+    /// `rate("key") > n per window`.
+    Rate(RateTest),
     /// Any other boolean expression.
     Expr(Expr),
 }
@@ -406,7 +410,7 @@ impl Atom {
             | Atom::EndsWith(p, _)
             | Atom::Matches(p, _)
             | Atom::Exists(p) => Some(p),
-            Atom::Expr(_) => None,
+            Atom::Rate(_) | Atom::Expr(_) => None,
         }
     }
 }
@@ -548,6 +552,48 @@ pub enum Expr {
     Matches(Box<Expr>, RegexId),
     /// `path exists`.
     Exists(FieldPath),
+    /// `rate("key") > 100 per 60s`: counts the event, then compares (only
+    /// in conditions).
+    Rate(RateTest),
+}
+
+/// `rate("{component}:{payload.operation}") > 100 per 60s`: records the event
+/// under its key and compares the number of the key's events in the window
+/// (this one included) with the limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RateTest {
+    /// The key, rendered per event.
+    pub key: Template,
+    /// The comparison.
+    pub op: CmpOp,
+    /// The number compared with.
+    pub limit: f64,
+    /// The window, in milliseconds.
+    pub window_ms: u64,
+    /// The counter: an index into [`Program::rates`]. Tests with the same
+    /// key template and window share one.
+    pub counter: u32,
+}
+
+impl RateTest {
+    /// How many arrivals per key the counter must keep to decide this test
+    /// exactly: one more than the largest count the limit separates.
+    pub fn keep(&self) -> u32 {
+        // Limits are checked to be at most MAX_RATE_LIMIT.
+        (self.limit.max(0.0).floor() as u32).saturating_add(1)
+    }
+}
+
+/// The largest `rate(…)` limit: counters keep this many arrivals per key.
+pub const MAX_RATE_LIMIT: f64 = 100_000.0;
+
+/// One rate counter of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateSpec {
+    /// The window, in milliseconds.
+    pub window_ms: u64,
+    /// Arrivals kept per key.
+    pub keep: u32,
 }
 
 /// A string with `{path}` holes, filled from the context when an action runs.
@@ -677,6 +723,24 @@ pub enum Action {
     },
     /// Call a native handler registered by the host.
     Call(String),
+    /// Run a Lua handler.
+    Lua(LuaCode),
+    /// Append a line with the hashes of fields to a trace file.
+    Trace {
+        /// The file (relative to the project directory).
+        file: String,
+        /// The fields whose SHA-256 goes in the line.
+        fields: Vec<FieldPath>,
+    },
+}
+
+/// Where a Lua handler's code is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LuaCode {
+    /// `call lua "hooks/audit.lua"`: a script file.
+    File(String),
+    /// `lua """function(ctx) … end"""`: inline source.
+    Inline(String),
 }
 
 impl Action {
@@ -774,6 +838,7 @@ enum ExprDe {
     ContainsAny(Box<Expr>, Box<Expr>),
     Matches(Box<Expr>, RegexId),
     Exists(FieldPath),
+    Rate(RateTest),
 }
 
 impl<'de> Deserialize<'de> for Expr {
@@ -791,6 +856,7 @@ impl<'de> Deserialize<'de> for Expr {
             ExprDe::ContainsAny(a, b) => Expr::ContainsAny(a, b),
             ExprDe::Matches(a, re) => Expr::Matches(a, re),
             ExprDe::Exists(p) => Expr::Exists(p),
+            ExprDe::Rate(r) => Expr::Rate(r),
         })
     }
 }

@@ -15,9 +15,17 @@
 //!   `metadata.google.internal`, …) and every IP address [`check_ip`]
 //!   refuses, including the numeric forms a URL parser decodes to an IPv4
 //!   address (`2130706433`, `127.1`, `0x7f.0.0.1`, `0177.0.0.1`);
-//! - [`check_ip`] for a sender to run on every address the host resolves
+//! - [`check_ip`] for the sender to run on every address the host resolves
 //!   to, so that a public name that resolves to an internal address is
-//!   refused too (the runtime does not send webhooks yet).
+//!   refused too: the webhook pool ([`crate::effects::webhook`]) resolves
+//!   the host itself, checks every address and connects only to the
+//!   addresses it checked (a DNS answer that changes between the check and
+//!   the connection cannot slip through);
+//! - [`check_header`] on the headers a rule adds: none that carry
+//!   credentials (`Authorization`, `Cookie`), spoof where the request comes
+//!   from (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`), pick the virtual
+//!   host (`Host`) or change how the request is framed (`Connection`,
+//!   `Transfer-Encoding`, …), and no line breaks that would smuggle more.
 //!
 //! Refused IPv4 ranges: `0.0.0.0/8` (this network, with the unspecified
 //! `0.0.0.0`), `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16` (private),
@@ -660,6 +668,151 @@ fn parse_ipv4(name: &str) -> Ipv4Form {
     }
 }
 
+/// Request headers a rule may not set (lowercase), and why.
+pub const REFUSED_HEADERS: &[(&str, &str)] = &[
+    ("host", "selects the virtual host; it comes from the URL"),
+    ("authorization", "carries credentials"),
+    ("proxy-authorization", "carries credentials"),
+    ("cookie", "carries credentials"),
+    ("forwarded", "claims where the request comes from"),
+    ("x-real-ip", "claims where the request comes from"),
+    ("connection", "controls the connection"),
+    ("keep-alive", "controls the connection"),
+    ("upgrade", "controls the connection"),
+    ("te", "changes how the message is framed"),
+    ("trailer", "changes how the message is framed"),
+    ("transfer-encoding", "changes how the message is framed"),
+    ("content-length", "changes how the message is framed"),
+    ("content-type", "is always `application/json`"),
+];
+
+/// Prefixes of request headers a rule may not set (lowercase), and why:
+/// `X-Forwarded-For`, `X-Forwarded-Host`, `Proxy-Connection`, ….
+pub const REFUSED_HEADER_PREFIXES: &[(&str, &str)] = &[
+    ("x-forwarded-", "claims where the request comes from"),
+    ("proxy-", "is meant for proxies"),
+];
+
+/// Why a header a rule adds is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderError {
+    /// A header in [`REFUSED_HEADERS`] or [`REFUSED_HEADER_PREFIXES`].
+    Refused {
+        /// The name as written.
+        name: String,
+        /// Why, e.g. `carries credentials`.
+        why: &'static str,
+    },
+    /// A name that is not an HTTP token (empty, or with a space, `:`, …).
+    InvalidName {
+        /// The name as written.
+        name: String,
+    },
+    /// A value with a line break or another control character.
+    InvalidValue {
+        /// The header's name.
+        name: String,
+    },
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderError::Refused { name, why } => {
+                write!(f, "header `{name}` may not be set: it {why}")
+            }
+            HeaderError::InvalidName { name } => {
+                write!(f, "`{}` is not a valid header name", name.escape_debug())
+            }
+            HeaderError::InvalidValue { name } => write!(
+                f,
+                "the value of header `{name}` has a line break or a control character"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HeaderError {}
+
+/// The reason a header name is refused (whatever its case), if it is.
+///
+/// ```
+/// use hookc::net_guard::refused_header;
+/// assert!(refused_header("Authorization").is_some());
+/// assert!(refused_header("x-forwarded-for").is_some());
+/// assert!(refused_header("X-Team").is_none());
+/// ```
+pub fn refused_header(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    REFUSED_HEADERS
+        .iter()
+        .find(|(n, _)| *n == lower)
+        .or_else(|| {
+            REFUSED_HEADER_PREFIXES
+                .iter()
+                .find(|(prefix, _)| lower.starts_with(prefix))
+        })
+        .map(|&(_, why)| why)
+}
+
+/// Checks a request header a rule adds: a valid name (an HTTP token) that
+/// [`refused_header`] does not refuse, and a value without line breaks or
+/// other control characters (tabs are fine).
+///
+/// # Errors
+///
+/// The first problem found.
+///
+/// # Example
+///
+/// ```
+/// use hookc::net_guard::check_header;
+/// assert!(check_header("X-Team", "ops").is_ok());
+/// assert!(check_header("COOKIE", "a=b").is_err());
+/// assert!(check_header("X-Team", "ops\r\nHost: evil").is_err());
+/// ```
+pub fn check_header(name: &str, value: &str) -> Result<(), HeaderError> {
+    let token = !name.is_empty()
+        && name.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        });
+    if !token {
+        return Err(HeaderError::InvalidName {
+            name: name.to_string(),
+        });
+    }
+    if let Some(why) = refused_header(name) {
+        return Err(HeaderError::Refused {
+            name: name.to_string(),
+            why,
+        });
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(HeaderError::InvalidValue {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -930,6 +1083,57 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "`[::ffff:127.0.0.1]` is an IPv4-mapped form of 127.0.0.1, a loopback address"
+        );
+    }
+
+    #[test]
+    fn headers() {
+        for name in [
+            "Host",
+            "host",
+            "Authorization",
+            "AUTHORIZATION",
+            "Cookie",
+            "Proxy-Authorization",
+            "Forwarded",
+            "X-Forwarded-For",
+            "x-forwarded-host",
+            "X-Forwarded-Proto",
+            "X-Real-IP",
+            "Connection",
+            "Transfer-Encoding",
+            "Content-Length",
+            "Proxy-Connection",
+        ] {
+            assert!(
+                matches!(check_header(name, "x"), Err(HeaderError::Refused { .. })),
+                "{name}"
+            );
+        }
+        for name in ["X-Team", "X-Forwarded", "User-Agent", "X-Api-Key", "Hosts"] {
+            assert_eq!(check_header(name, "v\tw"), Ok(()), "{name}");
+        }
+        for name in ["", "X Team", "X-Team:", "Bad\r\nName", "Ä"] {
+            assert!(
+                matches!(
+                    check_header(name, "x"),
+                    Err(HeaderError::InvalidName { .. })
+                ),
+                "{name:?}"
+            );
+        }
+        for value in ["a\r\nHost: x", "a\nb", "a\0b", "\u{7f}"] {
+            assert!(
+                matches!(
+                    check_header("X-Team", value),
+                    Err(HeaderError::InvalidValue { .. })
+                ),
+                "{value:?}"
+            );
+        }
+        assert_eq!(
+            check_header("Cookie", "a=b").unwrap_err().to_string(),
+            "header `Cookie` may not be set: it carries credentials"
         );
     }
 

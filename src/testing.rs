@@ -239,7 +239,25 @@ fn run_loaded(loaded: Loaded, options: &Options) -> Result<TestReport, Diagnosti
                 continue;
             }
         };
-        let run = compiled.table.dispatch_context(&mut ctx);
+        // Rate counters must start empty for each test: a table of its own
+        // when the rules count rates.
+        let fresh;
+        let table = if compiled.table.program().rates.is_empty() {
+            &compiled.table
+        } else {
+            fresh = Table::from_bytes(&compiled.table.to_bytes());
+            match &fresh {
+                Ok(table) => table,
+                Err(_) => &compiled.table,
+            }
+        };
+        let repeat = case.test.repeat.map_or(1, |(n, _)| n);
+        let start = ctx.clone();
+        let mut run = table.dispatch_context(&mut ctx);
+        for _ in 1..repeat {
+            ctx = start.clone();
+            run = table.dispatch_context(&mut ctx);
+        }
         for expect in &case.test.expects {
             let failure = match &expect.kind {
                 ExpectKind::Condition(expr) => {

@@ -148,6 +148,56 @@ fn shipped_rules_are_formatted() {
 }
 
 #[test]
+fn rates_traces_lua_and_repeats_are_formatted() {
+    let messy = r#"hook limit   on request.pre_dispatch {
+  when rate( "{component}:{payload.operation}" )>100   per 60s
+  abort "slow"
+}
+hook t on tool.post_execute { trace "t.jsonl"   payload.a ,payload.b }
+hook l on tool.pre_execute {
+call   lua "hooks/a.lua"
+  lua """function(ctx)
+  return { action = "abort", reason = "no" }
+end"""
+    lua "function(ctx) return ctx end"
+}
+test "r" { event {"hook_point": "request.pre_dispatch", "component_id": "a::b"}
+ repeat   3
+ expect continue }
+"#;
+    let out = check_formatting("new.hooks", messy);
+    assert_eq!(
+        out,
+        r#"hook limit on request.pre_dispatch {
+    when rate("{component}:{payload.operation}") > 100 per 60s
+    abort "slow"
+}
+
+hook t on tool.post_execute {
+    trace "t.jsonl" payload.a, payload.b
+}
+
+hook l on tool.pre_execute {
+    call lua "hooks/a.lua"
+    lua """function(ctx)
+  return { action = "abort", reason = "no" }
+end"""
+    lua "function(ctx) return ctx end"
+}
+
+test "r" {
+    event {"hook_point": "request.pre_dispatch", "component_id": "a::b"}
+    repeat 3
+    expect continue
+}
+"#
+    );
+    let a = program("new.hooks", messy).expect("compiles");
+    let b = program("new.hooks", &out).expect("the formatted text compiles");
+    assert_eq!(a, b);
+}
+
+#[test]
 fn formatted_fixture_compiles_to_the_same_program() {
     let text = std::fs::read_to_string(root().join("tests/fixtures/fmt/compiles.hooks")).unwrap();
     let out = check_formatting("compiles.hooks", &text);

@@ -6,8 +6,8 @@ use super::{suggest, CheckedRule, CondSpans};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
 use crate::ir::{
-    self, Action, BinaryOp, Expr, FieldPath, LogLevel, RegexId, RegexSource, Root, Template,
-    TemplatePart, UnaryOp,
+    self, Action, BinaryOp, CmpOp, Expr, FieldPath, LogLevel, LuaCode, RateTest, RegexId,
+    RegexSource, Root, Template, TemplatePart, UnaryOp, MAX_RATE_LIMIT,
 };
 use crate::load::{Loaded, LoadedFile};
 use crate::schema::{FieldLookup, FieldType, PointKind, Schema};
@@ -472,7 +472,78 @@ impl<'a> Lowerer<'a> {
                     return None;
                 }
             },
+            K::Rate(r) => (self.rate(r, e.span, strings)?, Ty::Bool),
         })
+    }
+
+    /// A `rate(…)` test: only in conditions, with an ordering comparison, a
+    /// limit the counter can keep, and a window.
+    fn rate(&mut self, r: &ast::Rate, span: Span, strings: Strings) -> Option<Expr> {
+        if strings == Strings::Templates {
+            let d = self
+                .error(
+                    "rate-outside-condition",
+                    "`rate(…)` can only be used in `when` and `unless`",
+                    span,
+                    "counts events, so it is a condition",
+                )
+                .with_help("test it in a `when` line of the rule");
+            self.emit(d);
+            return None;
+        }
+        let op = match r.op {
+            ast::BinaryOp::Gt => CmpOp::Gt,
+            ast::BinaryOp::Ge => CmpOp::Ge,
+            ast::BinaryOp::Lt => CmpOp::Lt,
+            ast::BinaryOp::Le => CmpOp::Le,
+            _ => {
+                let d = self
+                    .error(
+                        "type-mismatch",
+                        "a rate is compared with `>`, `>=`, `<` or `<=`",
+                        span,
+                        "not an ordering",
+                    )
+                    .with_help("e.g. `rate(\"{component}\") > 100 per 60s`");
+                self.emit(d);
+                return None;
+            }
+        };
+        if !(r.limit.is_finite() && (0.0..=MAX_RATE_LIMIT).contains(&r.limit)) {
+            let d = self
+                .error(
+                    "limit",
+                    format!("a rate limit must be between 0 and {MAX_RATE_LIMIT}"),
+                    r.limit_span,
+                    "out of range",
+                )
+                .with_help(
+                    "counters keep one arrival per counted event up to the limit, so it is bounded",
+                );
+            self.emit(d);
+            return None;
+        }
+        if r.window_ms == 0 {
+            let d = self
+                .error(
+                    "limit",
+                    "a rate window must be longer than 0",
+                    span,
+                    "empty window",
+                )
+                .with_help("e.g. `per 60s`");
+            self.emit(d);
+            return None;
+        }
+        let key = self.template(&r.key)?;
+        Some(Expr::Rate(RateTest {
+            key,
+            op,
+            limit: r.limit,
+            window_ms: r.window_ms,
+            // Assigned by the compiler.
+            counter: 0,
+        }))
     }
 
     fn expect_string_subject(&mut self, ty: Ty, subject: &ast::Expr, op: &str) -> Option<()> {
@@ -1398,12 +1469,37 @@ impl<'a> Lowerer<'a> {
                 args: Vec::new(),
                 shell: true,
             },
-            A::Webhook(url) => Action::Webhook {
-                url: url.value.clone(),
-                include: Vec::new(),
-                headers: Vec::new(),
-            },
+            A::Webhook(w) => {
+                // Every path is checked (and reported) before giving up.
+                let include: Vec<Option<FieldPath>> = w
+                    .include
+                    .iter()
+                    .map(|p| self.path(p).map(|(path, _)| path))
+                    .collect();
+                Action::Webhook {
+                    url: w.url.value.clone(),
+                    include: include.into_iter().collect::<Option<Vec<_>>>()?,
+                    headers: w
+                        .headers
+                        .iter()
+                        .map(|(name, value)| (name.value.clone(), value.value.clone()))
+                        .collect(),
+                }
+            }
             A::Call(name) => Action::Call(name.value.clone()),
+            A::CallLua(file) => Action::Lua(LuaCode::File(file.value.clone())),
+            A::Lua(code) => Action::Lua(LuaCode::Inline(code.value.clone())),
+            A::Trace(file, fields) => {
+                // Every path is checked (and reported) before giving up.
+                let fields: Vec<Option<FieldPath>> = fields
+                    .iter()
+                    .map(|p| self.path(p).map(|(path, _)| path))
+                    .collect();
+                Action::Trace {
+                    file: file.value.clone(),
+                    fields: fields.into_iter().collect::<Option<Vec<_>>>()?,
+                }
+            }
         })
     }
 }

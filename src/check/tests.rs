@@ -222,7 +222,11 @@ fn a_subdirectory_with_its_own_config_is_a_separate_rule_set() {
     let dir = std::env::temp_dir().join(format!("hookc-nested-{}", std::process::id()));
     let nested = dir.join("claude");
     std::fs::create_dir_all(&nested).unwrap();
-    std::fs::write(dir.join("a.hooks"), "hook a on tool.pre_execute { continue }").unwrap();
+    std::fs::write(
+        dir.join("a.hooks"),
+        "hook a on tool.pre_execute { continue }",
+    )
+    .unwrap();
     // Another schema: compiled with the parent, it would be a conflict.
     std::fs::write(
         nested.join("b.hooks"),

@@ -143,6 +143,8 @@ fn action_keyword(action: &Action) -> &'static str {
         Action::Exec { shell: false, .. } => "exec",
         Action::Webhook { .. } => "webhook",
         Action::Call(_) => "call",
+        Action::Lua(_) => "lua",
+        Action::Trace { .. } => "trace",
     }
 }
 

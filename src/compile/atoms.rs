@@ -162,6 +162,7 @@ fn leaf(e: &Expr) -> Atom {
             _ => Atom::Expr(e.clone()),
         },
         Expr::Exists(p) => Atom::Exists(p.clone()),
+        Expr::Rate(r) => Atom::Rate(r.clone()),
         _ => Atom::Expr(e.clone()),
     }
 }

@@ -268,15 +268,44 @@ fn lower(
             triggers,
         });
     }
+    let rates = assign_rate_counters(&mut points);
     (
         Program {
             schema,
             points,
             regexes,
             files,
+            rates,
         },
         dfas.sections,
     )
+}
+
+/// Gives each `rate(…)` test its counter: tests with the same key template
+/// and window share one, which keeps enough arrivals for the largest limit.
+fn assign_rate_counters(points: &mut [PointProgram]) -> Vec<crate::ir::RateSpec> {
+    let mut specs: Vec<(crate::ir::Template, crate::ir::RateSpec)> = Vec::new();
+    for atom in points.iter_mut().flat_map(|p| p.atoms.iter_mut()) {
+        let Atom::Rate(test) = atom else { continue };
+        let found = specs
+            .iter()
+            .position(|(key, spec)| *key == test.key && spec.window_ms == test.window_ms);
+        let i = found.unwrap_or_else(|| {
+            specs.push((
+                test.key.clone(),
+                crate::ir::RateSpec {
+                    window_ms: test.window_ms,
+                    keep: 0,
+                },
+            ));
+            specs.len() - 1
+        });
+        if let Some((_, spec)) = specs.get_mut(i) {
+            spec.keep = spec.keep.max(test.keep());
+        }
+        test.counter = u32::try_from(i).unwrap_or(u32::MAX);
+    }
+    specs.into_iter().map(|(_, spec)| spec).collect()
 }
 
 /// Where each atom leaf of a rule's compiled condition is written (empty

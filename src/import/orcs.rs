@@ -14,12 +14,15 @@
 //! priority (default 100) and `enabled` flag (default true; `false` is a
 //! `disabled` rule). Its handler is, by field:
 //!
-//! - `script = "path"`: `exec "path"` (run from the project directory, the
-//!   event on stdin, as every `exec`);
+//! - `script = "hooks/x.lua"`: `call lua "hooks/x.lua"`, a Lua handler
+//!   with ORCS's conventions (it runs in builds with the `lua` feature;
+//!   elsewhere it is a failed effect);
+//! - `script = "path"` (any other file): `exec "path"` (run from the project
+//!   directory, the event on stdin, as every `exec`);
 //! - `handler = "name"` (hookc's addition): `call "name"`, a native handler
 //!   the host registers;
-//! - `handler_inline = "…"`: an inline Lua function, which needs a build
-//!   with Lua handlers; without one the entry is an error.
+//! - `handler_inline = "function(ctx) … end"`: `lua """…"""`, an inline Lua
+//!   handler.
 //!
 //! hookc also reads `fail = "open" | "closed"` and `timeout = "5s"` (or a
 //! number of milliseconds) on an entry. Other keys of an entry are warned
@@ -188,9 +191,22 @@ fn rule(id: &str, hook: &HookDef, origin: &str, diagnostics: &mut Diagnostics) -
         return None;
     }
     let handlers = [
-        hook.script.as_ref().map(|s| format!("exec {}", quote(s))),
+        hook.script.as_ref().map(|s| {
+            if s.ends_with(".lua") {
+                format!("call lua {}", quote(s))
+            } else {
+                format!("exec {}", quote(s))
+            }
+        }),
         hook.handler.as_ref().map(|h| format!("call {}", quote(h))),
-        hook.handler_inline.as_ref().map(|_| String::new()),
+        hook.handler_inline.as_ref().map(|code| {
+            if code.contains("\"\"\"") {
+                // Cannot be written raw: an escaped string instead.
+                format!("lua {}", quote(code.trim()))
+            } else {
+                format!("lua \"\"\"{}\"\"\"", code.trim())
+            }
+        }),
     ];
     let action = match handlers.iter().flatten().count() {
         0 => {
@@ -209,13 +225,6 @@ fn rule(id: &str, hook: &HookDef, origin: &str, diagnostics: &mut Diagnostics) -
             return None;
         }
     };
-    if action.is_empty() {
-        diagnostics.push(error(
-            "`handler_inline` needs Lua handlers, which this build does not have".to_string(),
-            "move the function to a script and use `script = \"path\"`",
-        ));
-        return None;
-    }
     let mut header = format!(
         "hook {id} on {} at {} priority {}",
         hook.point,
@@ -396,6 +405,40 @@ enabled = false
     }
 
     #[test]
+    fn lua_scripts_and_inline_handlers_become_lua_actions() {
+        let (text, diagnostics) = config(
+            r#"
+[[hooks]]
+id = "audit"
+fql = "*::*"
+point = "request.pre_dispatch"
+script = "hooks/audit.lua"
+
+[[hooks]]
+id = "metrics"
+fql = "*::*"
+point = "tool.post_execute"
+handler_inline = """
+function(ctx) return ctx end
+"""
+"#,
+        )
+        .to_source();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert!(
+            text.contains("    call lua \"hooks/audit.lua\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    lua \"\"\"function(ctx) return ctx end\"\"\"\n"),
+            "{text}"
+        );
+        if let Err(d) = crate::compile_str("orcs.hooks", &text) {
+            panic!("{d}");
+        }
+    }
+
+    #[test]
     fn a_later_layer_replaces_by_id_and_accumulates_the_rest() {
         let mut merged = config(BASE);
         merged.merge(config(
@@ -450,12 +493,6 @@ point = "tool.pre_execute"
 script = "a.sh"
 
 [[hooks]]
-id = "lua"
-fql = "*::*"
-point = "tool.pre_execute"
-handler_inline = "function(ctx) return ctx end"
-
-[[hooks]]
 id = "odd"
 fql = "*::*"
 point = "tool.pre_execute"
@@ -472,7 +509,6 @@ colour = "blue"
                 "orcs.toml: hook `two`: more than one handler",
                 "orcs.toml: hook `none`: no handler",
                 "orcs.toml: hook `badfql`: bad `fql`: invalid FQL `nocolons`: missing `::` between scope and target",
-                "orcs.toml: hook `lua`: `handler_inline` needs Lua handlers, which this build does not have",
                 "orcs.toml: hook `odd`: unknown key `colour`",
                 "orcs.toml: hook `odd`: `fail = \"sideways\"` is not a failure mode",
             ]

@@ -40,6 +40,9 @@ pub enum EvalError {
     /// A regex id the table does not have (cannot happen for validated tables).
     #[error("unknown regex")]
     UnknownRegex,
+    /// A `rate(…)` test outside a condition (the checker refuses those).
+    #[error("`rate(…)` has a value only in `when` and `unless`")]
+    RateOutsideCondition,
 }
 
 /// Evaluates a field atom or an expression atom.
@@ -74,6 +77,8 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &LazyRegexes) -> boo
                 .is_some_and(|v| v.as_str().is_some_and(|s| re.is_match(s)))
         }
         Atom::Exists(path) => ctx.get(path).is_some(),
+        // Counted by the dispatch, which never evaluates it here.
+        Atom::Rate(_) => false,
         Atom::Expr(expr) => matches!(eval(expr, ctx, regexes), Ok(Val::Bool(true))),
     }
 }
@@ -166,6 +171,9 @@ pub(crate) fn eval<'a>(
             Val::Bool(lhs.as_str().is_some_and(|s| re.is_match(s)))
         }
         Expr::Exists(p) => Val::Bool(ctx.get(p).is_some()),
+        // Counted by the dispatch (`Run::rate`); the checker keeps rate
+        // tests out of values.
+        Expr::Rate(_) => return Err(EvalError::RateOutsideCondition),
     })
 }
 

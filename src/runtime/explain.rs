@@ -18,7 +18,7 @@ use super::eval;
 use super::{AsPoint, HookContext, Observer, Probe, Reach, Report, Run, Target};
 use crate::fql::{split_component, FqlPattern};
 use crate::ir::{
-    Action, Atom, Cond, Expr, Origin, Program, RegexId, Template, TemplatePart, UnaryOp,
+    Action, Atom, Cond, Expr, LuaCode, Origin, Program, RegexId, Template, TemplatePart, UnaryOp,
 };
 use crate::schema::PointKind;
 use crate::table::Table;
@@ -563,8 +563,30 @@ fn explain_action(
             }
             (shown, None)
         }
-        Action::Webhook { url, .. } => (format!("webhook {}", quote(url)), None),
+        Action::Webhook {
+            url,
+            include,
+            headers,
+        } => {
+            let mut shown = format!("webhook {}", quote(url));
+            for (i, path) in include.iter().enumerate() {
+                let _ = write!(shown, "{}{path}", if i == 0 { " include " } else { ", " });
+            }
+            for (name, value) in headers {
+                let _ = write!(shown, " header {} {}", quote(name), quote(value));
+            }
+            (shown, None)
+        }
         Action::Call(handler) => (format!("call {}", quote(handler)), None),
+        Action::Lua(LuaCode::File(file)) => (format!("call lua {}", quote(file)), None),
+        Action::Lua(LuaCode::Inline(_)) => ("lua \"\"\"…\"\"\"".to_string(), None),
+        Action::Trace { file, fields } => {
+            let mut shown = format!("trace {}", quote(file));
+            for (i, path) in fields.iter().enumerate() {
+                let _ = write!(shown, "{}{path}", if i == 0 { " " } else { ", " });
+            }
+            (shown, None)
+        }
     };
     ActionExplanation {
         action: shown,
@@ -596,6 +618,13 @@ fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
             expr_paths(a, out);
             expr_paths(b, out);
         }
+        Expr::Rate(r) => {
+            for part in &r.key.parts {
+                if let TemplatePart::Path(p) = part {
+                    add(p);
+                }
+            }
+        }
     }
 }
 
@@ -623,6 +652,7 @@ fn render_atom(atom: &Atom, program: &Program) -> String {
         Atom::EndsWith(p, s) => format!("{p} ends_with {}", quote(s)),
         Atom::Matches(p, re) => format!("{p} matches {}", regex(*re, program)),
         Atom::Exists(p) => format!("{p} exists"),
+        Atom::Rate(r) => rate(r),
         Atom::Expr(e) => expr(e, program),
     }
 }
@@ -666,7 +696,24 @@ fn expr(e: &Expr, program: &Program) -> String {
         Expr::ContainsAny(a, b) => format!("{} contains any {}", operand(a), operand(b)),
         Expr::Matches(a, re) => format!("{} matches {}", operand(a), regex(*re, program)),
         Expr::Exists(p) => format!("{p} exists"),
+        Expr::Rate(r) => rate(r),
     }
+}
+
+/// `rate("key") > 100 per 60000ms`.
+fn rate(r: &crate::ir::RateTest) -> String {
+    let op = match r.op {
+        crate::ir::CmpOp::Lt => "<",
+        crate::ir::CmpOp::Le => "<=",
+        crate::ir::CmpOp::Gt => ">",
+        crate::ir::CmpOp::Ge => ">=",
+    };
+    format!(
+        "rate({}) {op} {} per {}ms",
+        template(&r.key),
+        r.limit,
+        r.window_ms
+    )
 }
 
 fn regex(re: RegexId, program: &Program) -> String {

@@ -27,6 +27,9 @@ mod eval;
 mod explain;
 mod rate;
 
+pub(crate) use rate::RateCounter;
+pub use rate::MAX_KEYS as RATE_MAX_KEYS;
+
 pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use eval::EvalError;
@@ -35,9 +38,11 @@ pub use explain::{
     RuleExplanation, RuleStatus, TargetExplanation,
 };
 
-use crate::effects::{exec, webhook, EffectError, Effects, HookAction, Reply};
+use crate::effects::{exec, trace, webhook, EffectError, Effects, HookAction, Reply};
 use crate::fql::split_component;
+use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
+use crate::ir::{LuaCode, RateTest};
 use crate::registry::NativeHook;
 use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
@@ -156,6 +161,12 @@ pub struct Scratch {
     logs: Vec<LogLine>,
     additional_context: Vec<String>,
     backup: Option<HookContext>,
+    /// Bumped per dispatch: a `rate(…)` counter counts an event once.
+    dispatch: u32,
+    /// Rate counters: the dispatch they last counted in…
+    rate_dispatch: Vec<u32>,
+    /// …and the count they gave.
+    rate_count: Vec<usize>,
 }
 
 impl Scratch {
@@ -170,11 +181,15 @@ impl Scratch {
             candidates: Vec::with_capacity(rules),
             ..Scratch::default()
         };
-        scratch.reserve(atoms, fields);
+        scratch.reserve(atoms, fields, table.program().rates.len());
         scratch
     }
 
-    fn reserve(&mut self, atoms: usize, fields: usize) {
+    fn reserve(&mut self, atoms: usize, fields: usize, rates: usize) {
+        if self.rate_dispatch.len() < rates {
+            self.rate_dispatch.resize(rates, 0);
+            self.rate_count.resize(rates, 0);
+        }
         if self.atom_generation.len() < atoms {
             self.atom_generation.resize(atoms, 0);
             self.atom_value.resize(atoms, false);
@@ -186,14 +201,19 @@ impl Scratch {
         }
     }
 
-    fn reset(&mut self, atoms: usize, fields: usize) {
+    fn reset(&mut self, atoms: usize, fields: usize, rates: usize) {
+        self.dispatch = self.dispatch.wrapping_add(1);
+        if self.dispatch == 0 {
+            self.rate_dispatch.iter_mut().for_each(|d| *d = 0);
+            self.dispatch = 1;
+        }
         self.fired.clear();
         self.warnings.clear();
         self.logs.clear();
         self.additional_context.clear();
         self.candidates.clear();
         self.backup = None;
-        self.reserve(atoms, fields);
+        self.reserve(atoms, fields, rates);
         self.invalidate();
     }
 
@@ -448,6 +468,7 @@ impl Table {
         scratch.reset(
             program.map_or(0, |p| p.atoms.len()),
             program.map_or(0, |p| p.fields.len()),
+            loaded.program.rates.len(),
         );
         let Some(program) = program else {
             return Outcome {
@@ -974,11 +995,11 @@ impl<'a> Run<'a> {
         if scratch.atom_generation.get(i) == Some(&scratch.generation) {
             return scratch.atom_value.get(i).copied().unwrap_or(false);
         }
-        let value = self
-            .point
-            .atoms
-            .get(i)
-            .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes));
+        let value = match self.point.atoms.get(i) {
+            Some(Atom::Rate(test)) => self.rate(test, scratch, ctx),
+            Some(atom) => eval::atom(atom, ctx, &self.loaded.regexes),
+            None => false,
+        };
         if let (Some(g), Some(v)) = (
             scratch.atom_generation.get_mut(i),
             scratch.atom_value.get_mut(i),
@@ -987,6 +1008,30 @@ impl<'a> Run<'a> {
             *v = value;
         }
         value
+    }
+
+    /// A `rate(…)` test: its counter counts this event once per dispatch
+    /// (however many tests share the counter, and across edits).
+    fn rate(&self, test: &RateTest, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+        let c = test.counter as usize;
+        let count = if scratch.rate_dispatch.get(c) == Some(&scratch.dispatch) {
+            scratch.rate_count.get(c).copied().unwrap_or(0)
+        } else {
+            let Some(counter) = self.loaded.rates.get(c) else {
+                return false;
+            };
+            let key = eval::render(&test.key, ctx);
+            let count = counter.hit(&key, Instant::now());
+            if let (Some(d), Some(n)) = (
+                scratch.rate_dispatch.get_mut(c),
+                scratch.rate_count.get_mut(c),
+            ) {
+                *d = scratch.dispatch;
+                *n = count;
+            }
+            count
+        };
+        test.op.test(count as f64, test.limit)
     }
 
     fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> bool {
@@ -1194,6 +1239,7 @@ impl<'a> Run<'a> {
                         headers,
                         rule: &rule.id,
                         point: &self.point.name,
+                        timeout: rule.timeout_ms.map(Duration::from_millis),
                     };
                     // A webhook never changes the outcome, whatever the
                     // rule's failure mode: a delivery it cannot queue is a
@@ -1206,6 +1252,24 @@ impl<'a> Run<'a> {
                 Action::Call(name) => {
                     if let Some(stop) = self.call(rule, name, scratch, ctx) {
                         return Some(stop);
+                    }
+                }
+                Action::Lua(code) => {
+                    if let Some(stop) = self.lua(rule, code, scratch, ctx) {
+                        return Some(stop);
+                    }
+                }
+                Action::Trace { file, fields } => {
+                    let line = trace::Trace {
+                        file,
+                        fields,
+                        rule: &rule.id,
+                        point: &self.point.name,
+                    };
+                    if let Err(e) = trace::append(self.effects.exec_config(), &line, ctx) {
+                        if let Some(stop) = self.fail(rule, &e, scratch) {
+                            return Some(stop);
+                        }
                     }
                 }
             }
@@ -1329,6 +1393,56 @@ impl<'a> Run<'a> {
             scratch,
             ctx,
         )
+    }
+
+    /// Runs a Lua handler.
+    #[cfg(feature = "lua")]
+    fn lua(
+        &mut self,
+        rule: &Rule,
+        code: &LuaCode,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        let timeout = rule.timeout_ms.map_or(
+            self.effects.exec_config().default_timeout,
+            Duration::from_millis,
+        );
+        let source = match code {
+            LuaCode::File(file) => crate::effects::lua::Source::File(file),
+            LuaCode::Inline(code) => crate::effects::lua::Source::Inline(code),
+        };
+        let before = ctx.clone();
+        match self
+            .effects
+            .lua()
+            .call(self.effects.exec_config(), source, ctx, timeout)
+        {
+            Ok(action) => {
+                if scratch.backup.is_none() && *ctx != before {
+                    scratch.backup = Some(before);
+                }
+                scratch.invalidate();
+                self.act(&rule.id, action, scratch, ctx)
+            }
+            Err(e) => {
+                *ctx = before;
+                self.fail(rule, &e, scratch)
+            }
+        }
+    }
+
+    /// Without Lua support, a Lua handler is a failed effect.
+    #[cfg(not(feature = "lua"))]
+    fn lua(
+        &mut self,
+        rule: &Rule,
+        _code: &LuaCode,
+        scratch: &mut Scratch,
+        _ctx: &mut HookContext,
+    ) -> Option<Stop> {
+        let error = EffectError::Unsupported("this build has no Lua handlers (the `lua` feature)");
+        self.fail(rule, &error, scratch)
     }
 
     /// Runs native code (a `call` handler or a registry's hook) on the

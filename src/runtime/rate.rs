@@ -24,7 +24,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The most keys one `rate` condition tracks.
+/// The most keys one `rate(…)` counter tracks.
 pub const MAX_KEYS: usize = 10_000;
 
 /// The counts of one `rate(…) … per …` condition.

@@ -243,6 +243,25 @@ pub enum ExprKind {
     Glob(Box<Expr>, StrLit),
     /// `path exists`.
     Exists(Box<Expr>),
+    /// `rate("key") > 100 per 60s`.
+    Rate(Rate),
+}
+
+/// A `rate(…)` test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rate {
+    /// The key template.
+    pub key: StrLit,
+    /// The comparison operator as written (`>`, `>=`, `<`, `<=`, `==`, `!=`).
+    pub op: BinaryOp,
+    /// The number compared with.
+    pub limit: f64,
+    /// Where the number is written.
+    pub limit_span: Span,
+    /// The window in milliseconds.
+    pub window_ms: u64,
+    /// The window as written, e.g. `60s`.
+    pub window_text: String,
 }
 
 /// A regex operand: written in place or named by a `pattern`.
@@ -321,10 +340,28 @@ pub enum ActionKind {
     Exec(StrLit, Vec<StrLit>),
     /// `sh "script"`: run a script through `sh -c`, explicitly.
     Sh(StrLit),
-    /// `webhook "https://…"`.
-    Webhook(StrLit),
+    /// `webhook "https://…" include path, … header "Name" "value" …`.
+    Webhook(Webhook),
     /// `call "handler"`.
     Call(StrLit),
+    /// `call lua "hooks/audit.lua"`: a Lua handler script.
+    CallLua(StrLit),
+    /// `lua """function(ctx) … end"""`: an inline Lua handler.
+    Lua(StrLit),
+    /// `trace "file.jsonl" path, …`: append a line of field hashes.
+    Trace(StrLit, Vec<Path>),
+}
+
+/// A `webhook` action: where to post, which fields to include in the
+/// summary, and extra request headers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Webhook {
+    /// The destination URL.
+    pub url: StrLit,
+    /// `include` paths, in the order written (every `include` clause).
+    pub include: Vec<Path>,
+    /// `header "Name" "value"` clauses, in the order written.
+    pub headers: Vec<(StrLit, StrLit)>,
 }
 
 impl ActionKind {
@@ -348,7 +385,9 @@ impl ActionKind {
             ActionKind::Exec(..) => "exec",
             ActionKind::Sh(_) => "sh",
             ActionKind::Webhook(_) => "webhook",
-            ActionKind::Call(_) => "call",
+            ActionKind::Call(_) | ActionKind::CallLua(_) => "call",
+            ActionKind::Lua(_) => "lua",
+            ActionKind::Trace(..) => "trace",
         }
     }
 }
@@ -423,6 +462,8 @@ pub struct TestDecl {
     pub target: Option<StrLit>,
     /// The `target "…"` line, keyword included.
     pub target_span: Option<Span>,
+    /// `repeat N`: how many times the event is dispatched, and the line.
+    pub repeat: Option<(u32, Span)>,
     /// What the outcome must be, in order.
     pub expects: Vec<Expect>,
     /// The whole test.
@@ -434,6 +475,7 @@ impl PartialEq for TestDecl {
         self.name == other.name
             && self.event == other.event
             && self.target == other.target
+            && self.repeat.map(|r| r.0) == other.repeat.map(|r| r.0)
             && self.expects == other.expects
     }
 }

@@ -21,7 +21,7 @@ use pest::Parser as _;
 use super::ast::{
     Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, FailMode, File,
     Hook, HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Path, PatternDecl,
-    RegexLit, RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, UnaryOp,
+    Rate, RegexLit, RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, UnaryOp, Webhook,
 };
 use super::grammar::{HooksParser, Rule};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -454,6 +454,8 @@ fn candidates(rule: Rule) -> Vec<&'static str> {
         Rule::action => ACTION_KEYWORDS.to_vec(),
         Rule::condition => vec!["when", "unless"],
         Rule::hook_option => OPTION_KEYWORDS.to_vec(),
+        Rule::kw_include => vec!["include"],
+        Rule::kw_header => vec!["header"],
         Rule::bool_op
         | Rule::kw_and
         | Rule::kw_or
@@ -1015,6 +1017,22 @@ impl Lowerer<'_> {
             let s = self.take(&mut tk, Rule::string)?;
             target = Some(self.string(s));
         }
+        let mut repeat = None;
+        if let Some(r) = kids.take_if(Rule::test_repeat) {
+            let line = self.span(&r);
+            let mut rk = self.kids(r);
+            self.take(&mut rk, Rule::kw_repeat)?;
+            let n = self.take(&mut rk, Rule::index)?;
+            match n.as_str().parse::<u32>() {
+                Ok(count) if (1..=MAX_REPEAT).contains(&count) => repeat = Some((count, line)),
+                _ => self.diags.push(
+                    Diagnostic::error("syntax", format!("`repeat {}` is out of range", n.as_str()))
+                        .in_file(self.file)
+                        .with_primary(self.span(&n), "not between 1 and 100000")
+                        .with_help("repeat an event between 1 and 100000 times"),
+                ),
+            }
+        }
         let mut expects = Vec::new();
         while let Some(e) = kids.take_if(Rule::test_expect) {
             expects.push(self.expect(e)?);
@@ -1025,6 +1043,7 @@ impl Lowerer<'_> {
             event_span,
             target,
             target_span,
+            repeat,
             expects,
             span,
         })
@@ -1207,15 +1226,64 @@ impl Lowerer<'_> {
             }
             Rule::act_ask => ActionKind::Ask(k.take_if(Rule::string).map(|s| self.string(s))),
             Rule::act_allow => ActionKind::Allow,
-            Rule::act_context | Rule::act_sh | Rule::act_webhook | Rule::act_call => {
+            Rule::act_call if k.take_if(Rule::kw_lua).is_some() => {
+                let s = self.take(&mut k, Rule::string)?;
+                ActionKind::CallLua(self.string(s))
+            }
+            Rule::act_lua => {
+                let code = self.take_any(&mut k)?;
+                ActionKind::Lua(if code.as_rule() == Rule::long_string {
+                    self.long_string(code)
+                } else {
+                    self.string(code)
+                })
+            }
+            Rule::act_trace => {
+                let file = self.take(&mut k, Rule::string)?;
+                let file = self.string(file);
+                let mut fields = Vec::new();
+                while let Some(path) = k.take_if(Rule::path) {
+                    fields.push(self.path(path));
+                }
+                ActionKind::Trace(file, fields)
+            }
+            Rule::act_context | Rule::act_sh | Rule::act_call => {
                 let s = self.take(&mut k, Rule::string)?;
                 let s = self.string(s);
                 match rule {
                     Rule::act_context => ActionKind::Context(s),
                     Rule::act_sh => ActionKind::Sh(s),
-                    Rule::act_webhook => ActionKind::Webhook(s),
                     _ => ActionKind::Call(s),
                 }
+            }
+            Rule::act_webhook => {
+                let url = self.take(&mut k, Rule::string)?;
+                let mut webhook = Webhook {
+                    url: self.string(url),
+                    include: Vec::new(),
+                    headers: Vec::new(),
+                };
+                while let Some(clause) = k.next() {
+                    let clause_rule = clause.as_rule();
+                    let mut c = self.kids(clause);
+                    // Every clause starts with its keyword.
+                    self.take_any(&mut c)?;
+                    match clause_rule {
+                        Rule::webhook_include => {
+                            while let Some(path) = c.take_if(Rule::path) {
+                                webhook.include.push(self.path(path));
+                            }
+                        }
+                        Rule::webhook_header => {
+                            let name = self.take(&mut c, Rule::string)?;
+                            let name = self.string(name);
+                            let value = self.take(&mut c, Rule::string)?;
+                            webhook.headers.push((name, self.string(value)));
+                        }
+                        other => return Err(self.bug(span, &format!("unexpected {other:?}"))),
+                    }
+                }
+                ActionKind::Webhook(webhook)
             }
             Rule::act_exec => {
                 let program = self.take(&mut k, Rule::string)?;
@@ -1274,6 +1342,9 @@ impl Lowerer<'_> {
     fn predicate(&mut self, p: P<'_>, depth: Depth) -> Result<Expr, Failed> {
         let span = self.span(&p);
         let mut kids = self.kids(p);
+        if let Some(rate) = kids.take_if(Rule::rate_test) {
+            return self.rate(rate);
+        }
         // A test is one node above its operands.
         let depth = self.descend(depth, 1, span)?;
         let lhs = self.take(&mut kids, Rule::arith)?;
@@ -1628,7 +1699,74 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Lowers `rate("key") > 100 per 60s`.
+    fn rate(&mut self, p: P<'_>) -> Result<Expr, Failed> {
+        let span = self.span(&p);
+        let mut k = self.kids(p);
+        self.take(&mut k, Rule::kw_rate)?;
+        let key = self.take(&mut k, Rule::string)?;
+        let key = self.string(key);
+        let op = self.take(&mut k, Rule::cmp_op)?;
+        let op = match op.as_str() {
+            "==" => BinaryOp::Eq,
+            "!=" => BinaryOp::Ne,
+            "<" => BinaryOp::Lt,
+            "<=" => BinaryOp::Le,
+            ">" => BinaryOp::Gt,
+            _ => BinaryOp::Ge,
+        };
+        let limit = self.take(&mut k, Rule::number)?;
+        let limit_span = self.span(&limit);
+        let limit_value = limit.as_str().parse::<f64>().unwrap_or(f64::NAN);
+        self.take(&mut k, Rule::kw_per)?;
+        let window = self.take(&mut k, Rule::duration)?;
+        let window_text = window.as_str().to_string();
+        let window_ms = match parse_duration(&window_text) {
+            Ok(ms) => ms,
+            Err(why) => {
+                self.diags.push(
+                    Diagnostic::error("syntax", format!("invalid duration `{window_text}`"))
+                        .in_file(self.file)
+                        .with_primary(self.span(&window), why)
+                        .with_help("use a number followed by ms, s, m or h"),
+                );
+                0
+            }
+        };
+        Ok(Expr {
+            kind: ExprKind::Rate(Rate {
+                key,
+                op,
+                limit: limit_value,
+                limit_span,
+                window_ms,
+                window_text,
+            }),
+            span,
+        })
+    }
+
     // -- tokens --------------------------------------------------------------
+
+    /// Lowers a `long_string`: the text as written; reports a missing
+    /// closing `"""`.
+    fn long_string(&mut self, p: P<'_>) -> StrLit {
+        let span = self.span(&p);
+        let mut value = String::new();
+        for part in p.into_inner() {
+            match part.as_rule() {
+                Rule::long_string_body => value = part.as_str().to_string(),
+                Rule::long_unterminated => self.diags.push(
+                    Diagnostic::error("syntax", "unterminated `\"\"\"` string")
+                        .in_file(self.file)
+                        .with_primary(span, "it starts here")
+                        .with_help("end it with `\"\"\"`"),
+                ),
+                _ => {}
+            }
+        }
+        StrLit { value, span }
+    }
 
     /// Lowers a `string`, decoding its escapes; reports bad escapes and a
     /// missing closing quote.
@@ -1874,6 +2012,9 @@ fn unescape_slashes(body: &str) -> String {
     }
     out
 }
+
+/// The most times a test may repeat its event.
+const MAX_REPEAT: u32 = 100_000;
 
 /// Milliseconds in a duration such as `5s`, `500ms`, `2m`, `1h`.
 fn parse_duration(text: &str) -> Result<u64, &'static str> {

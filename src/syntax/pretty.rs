@@ -34,6 +34,9 @@
 //!   An array or object that ends a line and would pass 100 columns, or that
 //!   holds a comment, is broken: one element per line, indented one level,
 //!   each followed by a comma, the closing bracket on its own line.
+//! - A `webhook` is one line: the URL, then one `include` clause with every
+//!   included path (clauses written separately are merged, in order), then
+//!   the `header` clauses in order.
 //! - Keyword aliases are kept as written (`deny` stays `deny`, `unless`
 //!   stays `unless`, `log warning` stays `warning`).
 //!
@@ -318,8 +321,21 @@ fn opaque_action(a: &Action, out: &mut Vec<Span>) {
         ActionKind::Log(_, s)
         | ActionKind::Context(s)
         | ActionKind::Sh(s)
-        | ActionKind::Webhook(s)
-        | ActionKind::Call(s) => out.push(s.span),
+        | ActionKind::Call(s)
+        | ActionKind::CallLua(s)
+        | ActionKind::Lua(s) => out.push(s.span),
+        ActionKind::Trace(file, fields) => {
+            out.push(file.span);
+            out.extend(fields.iter().map(|p| p.span));
+        }
+        ActionKind::Webhook(w) => {
+            out.push(w.url.span);
+            out.extend(w.include.iter().map(|p| p.span));
+            for (name, value) in &w.headers {
+                out.push(name.span);
+                out.push(value.span);
+            }
+        }
         ActionKind::Exec(p, args) => {
             out.push(p.span);
             out.extend(args.iter().map(|a| a.span));
@@ -358,6 +374,7 @@ fn opaque_expr(e: &Expr, out: &mut Vec<Span>) {
             opaque_expr(a, out);
             out.push(s.span);
         }
+        ExprKind::Rate(r) => out.push(r.key.span),
     }
 }
 
@@ -425,7 +442,8 @@ fn level(e: &Expr) -> u8 {
         | ExprKind::ContainsAny(..)
         | ExprKind::Matches(..)
         | ExprKind::Glob(..)
-        | ExprKind::Exists(_) => LEVEL_TEST,
+        | ExprKind::Exists(_)
+        | ExprKind::Rate(_) => LEVEL_TEST,
         ExprKind::Unary(..) => LEVEL_PREFIX,
         ExprKind::Literal(Value::Number(n)) if n.as_f64().is_some_and(|f| f < 0.0) => LEVEL_PREFIX,
         _ => LEVEL_ATOM,
@@ -759,6 +777,9 @@ impl Printer<'_> {
         if let Some(target) = &t.target {
             lines.push(Line::Target(target, t.target_span.unwrap_or(target.span)));
         }
+        if let Some((count, span)) = t.repeat {
+            lines.push(Line::Repeat(count, span));
+        }
         lines.extend(t.expects.iter().map(Line::Expect));
         self.block(out, &head, open, close, &lines);
     }
@@ -794,6 +815,7 @@ impl Printer<'_> {
             Line::Action(a) => self.action(a, indent, col),
             Line::Event(e, _) => format!("event {}", self.tail(e, indent, col + 6, 0)),
             Line::Target(t, _) => format!("target {}", quote(&t.value)),
+            Line::Repeat(n, _) => format!("repeat {n}"),
             Line::Expect(e) => {
                 let head = "expect ";
                 let col = col + head.len();
@@ -870,8 +892,41 @@ impl Printer<'_> {
                 text
             }
             ActionKind::Sh(s) => format!("sh {}", quote(&s.value)),
-            ActionKind::Webhook(s) => format!("webhook {}", quote(&s.value)),
+            ActionKind::Webhook(w) => {
+                let mut text = format!("webhook {}", quote(&w.url.value));
+                for (i, p) in w.include.iter().enumerate() {
+                    text.push_str(if i == 0 { " include " } else { ", " });
+                    text.push_str(&path(p));
+                }
+                for (name, value) in &w.headers {
+                    text.push_str(&format!(
+                        " header {} {}",
+                        quote(&name.value),
+                        quote(&value.value)
+                    ));
+                }
+                text
+            }
             ActionKind::Call(s) => format!("call {}", quote(&s.value)),
+            ActionKind::CallLua(s) => format!("call lua {}", quote(&s.value)),
+            ActionKind::Lua(code) => {
+                // Code over lines (or with quotes) reads best raw.
+                if (code.value.contains('\n') || code.value.contains('"'))
+                    && !code.value.contains("\"\"\"")
+                {
+                    format!("lua \"\"\"{}\"\"\"", code.value)
+                } else {
+                    format!("lua {}", quote(&code.value))
+                }
+            }
+            ActionKind::Trace(file, fields) => {
+                let mut text = format!("trace {}", quote(&file.value));
+                for (i, p) in fields.iter().enumerate() {
+                    text.push_str(if i == 0 { " " } else { ", " });
+                    text.push_str(&path(p));
+                }
+                text
+            }
         }
     }
 
@@ -960,6 +1015,19 @@ impl Printer<'_> {
                 let a = self.operand(a, indent, LEVEL_ARITH);
                 format!("{a} exists")
             }
+            ExprKind::Rate(r) => {
+                let limit = if r.limit.fract() == 0.0 && r.limit.abs() < 1e15 {
+                    format!("{}", r.limit as i64)
+                } else {
+                    r.limit.to_string()
+                };
+                format!(
+                    "rate({}) {} {limit} per {}",
+                    quote(&r.key.value),
+                    r.op.as_str(),
+                    r.window_text
+                )
+            }
         }
     }
 
@@ -1032,6 +1100,8 @@ enum Line<'a> {
     Event(&'a Expr, Span),
     /// The target and the line's span.
     Target(&'a StrLit, Span),
+    /// `repeat N` and the line's span.
+    Repeat(u32, Span),
     Expect(&'a Expect),
 }
 
@@ -1040,7 +1110,7 @@ impl Line<'_> {
         match self {
             Line::Condition(c) => c.span,
             Line::Action(a) => a.span,
-            Line::Event(_, span) | Line::Target(_, span) => *span,
+            Line::Event(_, span) | Line::Target(_, span) | Line::Repeat(_, span) => *span,
             Line::Expect(e) => e.span,
         }
     }
@@ -1092,5 +1162,19 @@ mod tests {
             out,
             "hook x on a.b, c.d at builtin::llm priority 5 fail closed timeout 5s disabled {\n    when payload.n & 8 != 0\n    set payload.n = payload.n & ~8\n}\n"
         );
+    }
+
+    #[test]
+    fn webhook_clauses_on_one_line() {
+        // Comments inside the action move before it; `#` in strings is text.
+        let input = "hook x on p {\n    webhook \"https://h.example/#a\" # the hook\n        header \"X-A\" \"#1\"\n        include payload.a, payload[\"b c\"] # fields\n        include metadata.k\n    abort\n}\n";
+        let out = fmt(input);
+        assert_eq!(
+            out,
+            "hook x on p {\n    # the hook\n    # fields\n    webhook \"https://h.example/#a\" include payload.a, payload[\"b c\"], metadata.k header \"X-A\" \"#1\"\n    abort\n}\n"
+        );
+        assert_eq!(fmt(&out), out);
+        let plain = "hook x on p {\n    webhook \"https://h.example\"\n}\n";
+        assert_eq!(fmt(plain), plain);
     }
 }

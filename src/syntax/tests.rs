@@ -760,7 +760,19 @@ fn action_forms() {
         ("sh \"echo hi\"", ActionKind::Sh(lit("echo hi"))),
         (
             "webhook \"https://x.example\"",
-            ActionKind::Webhook(lit("https://x.example")),
+            ActionKind::Webhook(Webhook {
+                url: lit("https://x.example"),
+                include: vec![],
+                headers: vec![],
+            }),
+        ),
+        (
+            "webhook \"https://x.example\" include payload.tool, payload.args.path header \"X-Team\" \"ops\"",
+            ActionKind::Webhook(Webhook {
+                url: lit("https://x.example"),
+                include: vec![p("payload", &["tool"]), p("payload", &["args", "path"])],
+                headers: vec![(lit("X-Team"), lit("ops"))],
+            }),
         ),
         ("call \"handler\"", ActionKind::Call(lit("handler"))),
     ];
@@ -791,6 +803,44 @@ fn optional_operands_do_not_swallow_the_next_action() {
             ActionKind::Skip(None),
         ]
     );
+}
+
+#[test]
+fn webhook_clauses() {
+    // Clauses in any order and number, over several lines; `include` and
+    // `header` are not reserved: fields with those names stay usable.
+    let got = actions(
+        "webhook \"https://x.example\"\n    header \"A\" \"1\"\n    include payload.include, metadata.header\n    include principal.id header \"B\" \"2\"\nset payload.header = 1",
+    );
+    assert_eq!(
+        got,
+        vec![
+            ActionKind::Webhook(Webhook {
+                url: lit("https://x.example"),
+                include: vec![
+                    p("payload", &["include"]),
+                    p("metadata", &["header"]),
+                    p("principal", &["id"]),
+                ],
+                headers: vec![(lit("A"), lit("1")), (lit("B"), lit("2"))],
+            }),
+            ActionKind::Set(p("payload", &["header"]), int(1)),
+        ]
+    );
+    // The action's span ends with its last clause.
+    let src = "hook h on p {\n    webhook \"https://x\" include payload.a   # note\n    skip\n}";
+    let h = hook(src);
+    assert_eq!(
+        slice(src, h.actions[0].span),
+        "webhook \"https://x\" include payload.a"
+    );
+    let src = "hook h on p { webhook \"https://x\" header \"A\" \"1\" }";
+    assert_eq!(
+        slice(src, hook(src).actions[0].span),
+        "webhook \"https://x\" header \"A\" \"1\""
+    );
+    // `include` and `header` also work as macro, list and field names.
+    parse_ok("macro include = payload.header == 1\nlist header = [1]");
 }
 
 #[test]
@@ -931,6 +981,16 @@ fn error_messages_and_help() {
         msg.starts_with("expected a top-level item") && msg.ends_with("found `junk`"),
         "{msg}"
     );
+
+    let (msg, help) = one("hook a on p { webhook \"https://x\" includes payload.a }");
+    assert!(msg.ends_with("found `includes`"), "{msg}");
+    assert_eq!(help, "did you mean `include`?");
+
+    let (msg, _) = one("hook a on p { webhook \"https://x\" include }");
+    assert_eq!(msg, "expected a name, found `}`");
+
+    let (msg, _) = one("hook a on p { webhook \"https://x\" header \"X-A\" }");
+    assert_eq!(msg, "expected a string, found `}`");
 
     let (msg, _) = one("hook a on p fail maybe {}");
     assert_eq!(msg, "expected `open` or `closed`, found `maybe`");
@@ -1107,6 +1167,8 @@ mod props {
         "exec",
         "sh",
         "webhook",
+        "include",
+        "header",
         "call",
         "schema",
         "import",

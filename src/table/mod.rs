@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 5)
+//! # Format (version 6)
 //!
 //! ```text
 //! offset  size  field
@@ -26,6 +26,10 @@
 //! Every section starts 4-byte aligned relative to the start, so bytes that
 //! start aligned (see [`Aligned`]) load without copying. DFAs are
 //! native-endian: a table is for machines of the endianness it was written on.
+//!
+//! Version 6 added the `include` fields and `header`s of a webhook action
+//! to the program; a table of an older version is refused with
+//! [`LoadErrorKind::Version`], never misread.
 
 mod error;
 mod validate;
@@ -33,6 +37,7 @@ mod validate;
 pub use error::{LoadError, LoadErrorKind};
 
 use crate::ir::{PointProgram, Program};
+use crate::runtime::RateCounter;
 use crate::schema::HookPoint;
 use aho_corasick::AhoCorasick;
 use regex::Regex;
@@ -43,7 +48,7 @@ use regex_automata::{Input, MatchError};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;
@@ -217,6 +222,8 @@ pub(crate) struct Loaded<'a> {
     pub(crate) dfas: Vec<Dfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
     pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
+    /// The counters of `rate(…)` tests (empty at load).
+    pub(crate) rates: Vec<RateCounter>,
     by_orcs: [Option<u16>; 25],
     dfa_bytes: Vec<usize>,
     len: usize,
@@ -555,11 +562,23 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
             .ok()
             .and_then(|i| u16::try_from(i).ok());
     }
+    let rates = program
+        .rates
+        .iter()
+        .map(|r| {
+            RateCounter::new(
+                std::time::Duration::from_millis(r.window_ms),
+                r.keep as usize,
+                crate::runtime::RATE_MAX_KEYS,
+            )
+        })
+        .collect();
     Ok(Loaded {
         program,
         regexes,
         dfas,
         acs,
+        rates,
         by_orcs,
         dfa_bytes,
         len: bytes.len(),

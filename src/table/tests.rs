@@ -43,6 +43,7 @@ fn sample() -> Program {
         }],
         regexes: vec![],
         files: vec!["t.hooks".into()],
+        rates: Vec::new(),
     }
 }
 

@@ -23,8 +23,33 @@ pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), 
     for point in &program.points {
         self::point(point, regexes, program.files.len())?;
         self::matchers(point, dfas)?;
+        for atom in &point.atoms {
+            if let Atom::Rate(test) = atom {
+                rate(test, &program.rates)?;
+            }
+        }
+    }
+    for spec in &program.rates {
+        if spec.keep == 0 || f64::from(spec.keep) > crate::ir::MAX_RATE_LIMIT + 1.0 {
+            return Err(LoadError::invalid("a rate counter keeps too many arrivals"));
+        }
     }
     Ok(())
+}
+
+/// A rate test's counter exists, has its window, and keeps enough arrivals.
+fn rate(test: &crate::ir::RateTest, rates: &[crate::ir::RateSpec]) -> Result<(), LoadError> {
+    match rates.get(test.counter as usize) {
+        Some(spec) if spec.window_ms == test.window_ms && spec.keep >= test.keep() => Ok(()),
+        Some(_) => Err(LoadError::invalid(format!(
+            "rate counter {} does not fit its test",
+            test.counter
+        ))),
+        None => Err(LoadError::invalid(format!(
+            "rate counter {} out of range",
+            test.counter
+        ))),
+    }
 }
 
 fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadError> {
@@ -228,6 +253,8 @@ fn expr(e: &Expr, regexes: usize, depth: usize) -> Result<(), LoadError> {
             regex(*re, regexes)?;
             expr(a, regexes, d)
         }
+        // The compiler turns every rate test into an atom of its own.
+        Expr::Rate(_) => Err(LoadError::invalid("a rate test outside a condition")),
     }
 }
 

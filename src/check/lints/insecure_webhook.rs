@@ -1,9 +1,9 @@
 //! `insecure-webhook`: a webhook URL that is not https or reaches an
-//! internal host.
+//! internal host, or a header a webhook may not set.
 
 use super::{declare_lint, Cx, Sink};
 use crate::diag::Diagnostic;
-use crate::net_guard::{self, UrlError};
+use crate::net_guard::{self, HeaderError, UrlError};
 use crate::syntax::ast;
 
 declare_lint! {
@@ -25,13 +25,26 @@ declare_lint! {
     /// checking each resolved address with the same rules
     /// (`hookc::net_guard::check_ip`). It is an error by default.
     ///
+    /// It also finds `header` clauses a webhook may not send: `Host`,
+    /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Forwarded`,
+    /// `X-Forwarded-*`, `X-Real-IP`, `Proxy-*`, `Connection`,
+    /// `Transfer-Encoding` and the other headers that frame the message,
+    /// whatever their case; names that are not HTTP tokens; and values
+    /// with a line break.
+    ///
+    /// Allowing the lint does not make such a webhook work: the runtime
+    /// checks the URL, the headers and every resolved address again when
+    /// it sends, and refuses with a warning.
+    ///
     /// ## Why is this bad?
     /// A webhook posts event data (tool arguments, results, who asked) to
     /// the URL. Over plain `http` anyone on the path can read it. A URL that
     /// reaches the machine itself, its network or a cloud metadata service
     /// lets whoever writes rules probe internal services from inside the
     /// host (server-side request forgery), and credentials in a URL end up in
-    /// logs.
+    /// logs. The refused headers would put credentials in rule files, fake
+    /// where the request comes from, or change how the receiver reads the
+    /// request.
     ///
     /// ## Example
     /// ```text
@@ -40,7 +53,8 @@ declare_lint! {
     /// }
     /// ```
     ///
-    /// Post to a public `https://` endpoint that you control.
+    /// Post to a public `https://` endpoint that you control; name the
+    /// sender with a custom header such as `header "X-Team" "ops"`.
     pub static INSECURE_WEBHOOK = "insecure-webhook", Deny, check;
 }
 
@@ -51,9 +65,34 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             for action in &hook.actions {
-                let ast::ActionKind::Webhook(url) = &action.kind else {
+                let ast::ActionKind::Webhook(webhook) = &action.kind else {
                     continue;
                 };
+                for (name, value) in &webhook.headers {
+                    let Err(e) = net_guard::check_header(&name.value, &value.value) else {
+                        continue;
+                    };
+                    let (span, help) = match &e {
+                        HeaderError::Refused { .. } => (
+                            name.span,
+                            "webhooks may not send credentials, client addresses, `Host` or headers that frame the message; put what the receiver needs in a custom header such as `X-Team`",
+                        ),
+                        HeaderError::InvalidValue { .. } => (
+                            value.span,
+                            "a header value is one line of text",
+                        ),
+                        _ => (
+                            name.span,
+                            "header names are letters, digits and `-`, such as `X-Team`",
+                        ),
+                    };
+                    let d =
+                        Diagnostic::error(INSECURE_WEBHOOK.code, format!("insecure webhook: {e}"))
+                            .with_primary(span, "refused")
+                            .with_help(help);
+                    sink.report(&INSECURE_WEBHOOK, fi, &[(fi, hook.header_span)], d);
+                }
+                let url = &webhook.url;
                 let Err(e) = net_guard::check_url(&url.value) else {
                     continue;
                 };

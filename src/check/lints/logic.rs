@@ -485,7 +485,7 @@ pub(crate) fn paths_overlap(a: &FieldPath, b: &FieldPath) -> bool {
 pub(crate) fn edits_unknown(rule: &CheckedRule) -> bool {
     rule.actions
         .iter()
-        .any(|a| matches!(a, Action::Exec { .. } | Action::Call(_)))
+        .any(|a| matches!(a, Action::Exec { .. } | Action::Call(_) | Action::Lua(_)))
 }
 
 /// Every field path an expression reads.
@@ -506,6 +506,13 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
             reads(a, out);
             reads(b, out);
+        }
+        Expr::Rate(r) => {
+            for part in &r.key.parts {
+                if let crate::ir::TemplatePart::Path(p) = part {
+                    out.push(p);
+                }
+            }
         }
     }
 }
@@ -646,6 +653,17 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
             write_expr(cx, a, true, out);
             out.push_str(" matches ");
             out.push_str(&show_regex(cx, *id));
+        }
+        Expr::Rate(r) => {
+            out.push_str("rate(");
+            write_expr(cx, &Expr::Template(r.key.clone()), false, out);
+            let op = match r.op {
+                crate::ir::CmpOp::Lt => "<",
+                crate::ir::CmpOp::Le => "<=",
+                crate::ir::CmpOp::Gt => ">",
+                crate::ir::CmpOp::Ge => ">=",
+            };
+            out.push_str(&format!(") {op} {} per {}ms", r.limit, r.window_ms));
         }
     }
     if nested && compound {
