@@ -144,7 +144,7 @@ impl Snapshot {
         for point in &self.table.program().points {
             let mut bits = vec![0u64; point.rules.len().div_ceil(64)];
             for (i, rule) in point.rules.iter().enumerate() {
-                if self.disabled_ids.iter().any(|id| *id == rule.id) {
+                if self.disabled_ids.contains(&rule.id) {
                     if let Some(w) = bits.get_mut(i / 64) {
                         *w |= 1 << (i % 64);
                     }
@@ -408,6 +408,7 @@ impl Registry {
         let snapshot = self.current.load();
         let natives = snapshot.natives.get(point.point_name());
         let live = Live {
+            effects: &snapshot.effects,
             natives: natives.map_or(&[][..], |(n, _)| n.as_slice()),
             empty_point: natives.map(|(_, p)| &**p),
             disabled: match snapshot.table.point_index(point.point_name()) {
@@ -415,15 +416,9 @@ impl Registry {
                 None => &[],
             },
         };
-        let outcome = snapshot.table.dispatch_observed(
-            scratch,
-            point,
-            target,
-            ctx,
-            &snapshot.effects,
-            live,
-            &mut (),
-        );
+        let outcome = snapshot
+            .table
+            .dispatch_observed(scratch, point, target, ctx, live, &mut ());
         inspect(&outcome, snapshot.generation)
     }
 

@@ -5,8 +5,6 @@
 #![cfg(unix)]
 #![expect(
     clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
     reason = "tests fail loudly on bad fixtures"
 )]
 

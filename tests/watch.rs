@@ -4,7 +4,6 @@
 
 #![expect(
     clippy::unwrap_used,
-    clippy::panic,
     reason = "tests fail loudly on bad fixtures"
 )]
 

@@ -108,13 +108,15 @@ impl HooksConfig {
     ///
     /// A `config` diagnostic when the text is not TOML or an entry lacks a
     /// required key or has one of the wrong type.
-    pub fn from_toml(name: &str, text: &str) -> Result<HooksConfig, Diagnostic> {
+    pub fn from_toml(name: &str, text: &str) -> Result<HooksConfig, Box<Diagnostic>> {
         let layer: Layer = toml::from_str(text).map_err(|e| {
-            Diagnostic::error(
-                "config",
-                format!("`{name}` is not a valid ORCS configuration"),
+            Box::new(
+                Diagnostic::error(
+                    "config",
+                    format!("`{name}` is not a valid ORCS configuration"),
+                )
+                .with_help(e.message().to_string() + &location(text, e.span())),
             )
-            .with_help(e.message().to_string() + &location(text, e.span()))
         })?;
         let origins = vec![name.to_string(); layer.hooks.len()];
         Ok(HooksConfig {
@@ -301,7 +303,7 @@ pub fn compile<P: AsRef<Path>>(layers: &[P], options: &Options) -> Result<Compil
         };
         match HooksConfig::from_toml(&name, &text) {
             Ok(config) => merged.merge(config),
-            Err(d) => diagnostics.push(d),
+            Err(d) => diagnostics.push(*d),
         }
     }
     let (text, found) = merged.to_source();

@@ -244,8 +244,7 @@ impl Table {
                 name.as_str(),
                 target,
                 &mut observed,
-                crate::Effects::global(),
-                super::Live::default(),
+                super::Live::effects(crate::Effects::global()),
                 &mut recorder,
             )
             .report(&observed);

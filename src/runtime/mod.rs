@@ -412,8 +412,7 @@ impl Table {
             point,
             target,
             ctx,
-            Effects::global(),
-            Live::default(),
+            Live::effects(Effects::global()),
             &mut (),
         )
     }
@@ -428,15 +427,7 @@ impl Table {
         ctx: &mut HookContext,
         effects: &'a Effects,
     ) -> Outcome<'a> {
-        self.dispatch_observed(
-            scratch,
-            point,
-            target,
-            ctx,
-            effects,
-            Live::default(),
-            &mut (),
-        )
+        self.dispatch_observed(scratch, point, target, ctx, Live::effects(effects), &mut ())
     }
 
     /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
@@ -447,7 +438,6 @@ impl Table {
         point: impl AsPoint,
         target: &Target<'_>,
         ctx: &mut HookContext,
-        effects: &'a Effects,
         live: Live<'a>,
         observer: &mut O,
     ) -> Outcome<'a> {
@@ -483,7 +473,7 @@ impl Table {
         };
         let mut run = Run {
             loaded,
-            effects,
+            effects: live.effects,
             point: program,
             acs,
             kind: OutcomeKind::Continue,
@@ -504,9 +494,12 @@ impl Table {
     }
 }
 
-/// What a live [`Registry`](crate::Registry) adds to a table's chain.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the host brings to a table's chain: its effects and, for a live
+/// [`Registry`](crate::Registry), native hooks and rules switched off.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Live<'a> {
+    /// Command settings, the webhook pool, named handlers.
+    pub(crate) effects: &'a Effects,
     /// The point's native hooks, by priority, then registration.
     pub(crate) natives: &'a [NativeHook],
     /// The point's rules switched off at run time: bit `i % 64` of word
@@ -517,7 +510,17 @@ pub(crate) struct Live<'a> {
     pub(crate) empty_point: Option<&'a PointProgram>,
 }
 
-impl Live<'_> {
+impl<'a> Live<'a> {
+    /// Only effects: a plain table dispatch.
+    pub(crate) fn effects(effects: &'a Effects) -> Live<'a> {
+        Live {
+            effects,
+            natives: &[],
+            disabled: &[],
+            empty_point: None,
+        }
+    }
+
     fn is_disabled(&self, rule: u32) -> bool {
         self.disabled
             .get(rule as usize / 64)
