@@ -47,6 +47,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod claude;
 pub mod diag;
 pub mod effects;
 pub mod fql;

@@ -47,7 +47,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
     if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
-        fields = from_claude_event(fields);
+        fields = claude_event_fields(fields)?;
     }
     if let Some(point) = &args.point {
         fields.insert("hook_point".into(), Value::from(point.as_str()));
@@ -122,19 +122,13 @@ fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
     )
 }
 
-/// A Claude Code hook event as a hook context: the point is its
-/// `hook_event_name`, the whole event is the payload, and the component is
-/// `claude-code::<tool_name>` for tool events, `claude-code::session` for
-/// the others.
-fn from_claude_event(event: Map<String, Value>) -> Map<String, Value> {
-    let point = event.get("hook_event_name").cloned().unwrap_or(Value::Null);
-    let component = match event.get("tool_name").and_then(Value::as_str) {
-        Some(tool) if !tool.is_empty() => format!("claude-code::{tool}"),
-        _ => "claude-code::session".to_string(),
-    };
-    let mut fields = Map::new();
-    fields.insert("hook_point".into(), point);
-    fields.insert("component_id".into(), Value::from(component));
-    fields.insert("payload".into(), Value::Object(event));
-    fields
+/// A Claude Code hook event as the JSON of its hook context, through the
+/// mapping `hookc claude` dispatches on ([`crate::claude::hook_context`]), so
+/// that the options can still override its fields.
+fn claude_event_fields(event: Map<String, Value>) -> Result<Map<String, Value>, Failure> {
+    match serde_json::to_value(crate::claude::hook_context(event)) {
+        Ok(Value::Object(fields)) => Ok(fields),
+        Ok(_) => Err(Failure::new("a hook context is not a JSON object")),
+        Err(e) => Err(Failure::new(format!("cannot convert the event: {e}"))),
+    }
 }

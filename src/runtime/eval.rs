@@ -70,11 +70,14 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &LazyRegexes) -> boo
             .get(path)
             .is_some_and(|v| v.as_str().is_some_and(|s| s.ends_with(suffix.as_str()))),
         Atom::Matches(path, re) => {
-            let Some(re) = regexes.get(re.0 as usize) else {
+            // The field first: a regex is compiled on first use, and one
+            // whose field the event lacks need never be.
+            let Some(Val::Str(text)) = ctx.get(path) else {
                 return false;
             };
-            ctx.get(path)
-                .is_some_and(|v| v.as_str().is_some_and(|s| re.is_match(s)))
+            regexes
+                .get(re.0 as usize)
+                .is_some_and(|re| re.is_match(&text))
         }
         Atom::Exists(path) => ctx.get(path).is_some(),
         // Counted by the dispatch, which never evaluates it here.

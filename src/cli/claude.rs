@@ -1,0 +1,213 @@
+//! `hookc claude`: hookc as a Claude Code command hook.
+//!
+//! Claude Code spawns this once per event (on every tool call, twice), so
+//! the path is short: read stdin, find and load the table, dispatch, print
+//! the answer [`crate::claude`] builds. No logging subscriber is set up
+//! unless `HOOKC_LOG` asks for one, and a compiled table is loaded as bytes
+//! (`--rules` compiles at every run and is for trying rules out).
+
+use super::{io_reason, print_stderr, print_stdout, Failure, Status};
+use crate::claude::{failure, Event, Response};
+use crate::ir::FailMode;
+use crate::Table;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the table when no flag does.
+const TABLE_VAR: &str = "HOOKC_TABLE";
+
+/// The environment variable Claude Code sets to the project's root.
+const PROJECT_VAR: &str = "CLAUDE_PROJECT_DIR";
+
+/// The directory, in the project, of the rules `hookc claude` finds itself.
+const PROJECT_RULES: &str = ".hookc";
+
+/// The table's name in that directory.
+const PROJECT_TABLE: &str = "rules.tbl";
+
+/// Arguments of `hookc claude`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ClaudeArgs {
+    /// A table written by `hookc compile` (the fast way)
+    #[arg(long, value_name = "FILE", conflicts_with = "rules")]
+    table: Option<PathBuf>,
+
+    /// `.hooks` files or a directory of them, compiled at every run (slower)
+    #[arg(long, value_name = "PATH")]
+    rules: Option<PathBuf>,
+
+    /// When the rules or the event cannot be used, block (exit 2) instead
+    /// of failing open (exit 0, no decision)
+    #[arg(long)]
+    fail_closed: bool,
+}
+
+/// Answers the event on stdin; the exit code is the answer's (0 or 2).
+pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
+    init_logging();
+    let mode = if args.fail_closed {
+        FailMode::Closed
+    } else {
+        FailMode::Open
+    };
+    let response = respond(&args, mode);
+    if let Some(text) = &response.stdout {
+        print_stdout(text);
+    }
+    if let Some(text) = &response.stderr {
+        print_stderr(text);
+    }
+    Ok(if response.exit_code == 2 {
+        Status::Reported
+    } else {
+        Status::Ok
+    })
+}
+
+/// The whole exchange, with every failure turned into a response.
+fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
+    let mut text = String::new();
+    if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+        let message = format!("cannot read the event on stdin: {}", io_reason(&err));
+        return failure(None, &message, mode);
+    }
+    let event = match Event::parse(&text) {
+        Ok(event) => event,
+        Err(err) => return failure(None, &err.to_string(), mode),
+    };
+    let table = match locate(args, &event).and_then(|source| source.load()) {
+        Ok(table) => table,
+        Err(message) => return failure(Some(event.name()), &message, mode),
+    };
+    let report = event.dispatch(&table);
+    let mut response = event.answer(&report);
+    let schema = &table.program().schema;
+    if schema != crate::claude::SCOPE && response.exit_code == 0 {
+        // Only the debug log sees this: a table for another schema has no
+        // points named like Claude Code events, so it never fires.
+        let note = format!(
+            "hookc: note: the table's schema is `{schema}`, not `claude-code`; its points are not Claude Code events\n"
+        );
+        response.stderr = Some(response.stderr.unwrap_or_default() + &note);
+    }
+    // The process ends right after the answer is printed: freeing the
+    // table's thousands of allocations one by one would only add to every
+    // tool call's latency.
+    std::mem::forget(table);
+    response
+}
+
+/// Where the rules are.
+#[derive(Debug)]
+enum Source {
+    /// A compiled table.
+    Table(PathBuf),
+    /// `.hooks` files to compile.
+    Rules(PathBuf),
+}
+
+/// The rules, in order: `--table` or `--rules`; `HOOKC_TABLE`; in the
+/// project (`CLAUDE_PROJECT_DIR`, else the event's `cwd`),
+/// `.hookc/rules.tbl`, else the `.hooks` files in `.hookc/`.
+fn locate(args: &ClaudeArgs, event: &Event) -> Result<Source, String> {
+    if let Some(path) = &args.table {
+        return Ok(Source::Table(path.clone()));
+    }
+    if let Some(path) = &args.rules {
+        return Ok(Source::Rules(path.clone()));
+    }
+    if let Some(path) = env_path(TABLE_VAR) {
+        return Ok(Source::Table(path));
+    }
+    let project = env_path(PROJECT_VAR)
+        .or_else(|| event.cwd().filter(|cwd| !cwd.is_empty()).map(PathBuf::from));
+    let Some(project) = project else {
+        return Err(format!(
+            "no rules: no `--table` or `--rules`, `{TABLE_VAR}` and `{PROJECT_VAR}` are unset, and the event has no `cwd`"
+        ));
+    };
+    let dir = project.join(PROJECT_RULES);
+    let table = dir.join(PROJECT_TABLE);
+    if table.is_file() {
+        Ok(Source::Table(table))
+    } else if dir.is_dir() {
+        Ok(Source::Rules(dir))
+    } else {
+        Err(format!(
+            "no rules: no `--table` or `--rules`, `{TABLE_VAR}` is unset, and there is no `{}` or `{}` directory",
+            table.display(),
+            dir.display()
+        ))
+    }
+}
+
+/// A non-empty environment variable as a path.
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
+
+impl Source {
+    /// The table, or what went wrong in one message.
+    fn load(self) -> Result<Table, String> {
+        match self {
+            Source::Table(path) => load_table(&path),
+            Source::Rules(path) => compile_rules(&path),
+        }
+    }
+}
+
+fn load_table(path: &Path) -> Result<Table, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read table `{}`: {}", path.display(), io_reason(&e)))?;
+    Table::from_owned_bytes(bytes)
+        .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))
+}
+
+fn compile_rules(path: &Path) -> Result<Table, String> {
+    let paths = [path.to_path_buf()];
+    if let Err(err) = std::fs::metadata(path) {
+        return Err(format!(
+            "cannot read rules `{}`: {}",
+            path.display(),
+            io_reason(&err)
+        ));
+    }
+    let (options, config_diags) = super::load_config(&paths, None).map_err(|f| f.message)?;
+    if config_diags.has_errors() {
+        return Err(format!(
+            "the configuration of `{}` has errors:\n{}",
+            path.display(),
+            crate::diag::render::human(&config_diags, false)
+        ));
+    }
+    crate::compile_paths(&paths, &options)
+        .map(|compiled| compiled.table)
+        .map_err(|diags| {
+            format!(
+                "the rules in `{}` do not compile:\n{}",
+                path.display(),
+                crate::diag::render::human(&diags, false).trim_end()
+            )
+        })
+}
+
+/// A stderr logger filtered by `HOOKC_LOG` (`info`, `hookc=debug`, …), only
+/// when it is set: setting one up costs time on every tool call.
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let Some(filter) = std::env::var("HOOKC_LOG")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .and_then(|s| EnvFilter::try_new(s).ok())
+    else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time()
+        .try_init();
+}

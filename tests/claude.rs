@@ -1,0 +1,670 @@
+//! `hookc claude` as Claude Code runs it: a process with an event JSON on
+//! stdin, read back through its exit code, stdout and stderr.
+//!
+//! The events are the sample events of `../shared/claude-code/fixtures/`,
+//! copied to `tests/fixtures/claude/events/`; the policy,
+//! `tests/fixtures/claude/policy.hooks`, has a rule for each shape of answer
+//! (see `src/claude.rs` for the mapping these tests pin down). Every test
+//! sets the environment the command reads (`HOOKC_TABLE`,
+//! `CLAUDE_PROJECT_DIR`) itself, so the machine's own settings do not leak in.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests fail loudly on purpose"
+)]
+
+use serde_json::{json, Value};
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+const EVENTS: &str = "tests/fixtures/claude/events";
+const POLICY: &str = "tests/fixtures/claude/policy.hooks";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh, empty temp directory for one test.
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("claude-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What one run printed and how it exited.
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Stdout as the one JSON object Claude Code parses.
+    #[track_caller]
+    fn json(&self) -> Value {
+        assert!(
+            self.stdout.ends_with('\n') && self.stdout.trim_end().lines().count() == 1,
+            "stdout is not one line: {self:#?}"
+        );
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:#?}"))
+    }
+
+    #[track_caller]
+    fn assert_silent_ok(&self) {
+        assert_eq!(self.code, Some(0), "{self:#?}");
+        assert_eq!(self.stdout, "", "{self:#?}");
+    }
+}
+
+/// Runs `hookc` from the crate root with `args`, `stdin`, and only the
+/// given variables among those `hookc claude` reads.
+fn hookc(args: &[&OsStr], stdin: &str, env: &[(&str, &OsStr)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hookc"));
+    command
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("HOOKC_TABLE")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HOOKC_LOG")
+        .env_remove("RUST_LOG");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hookc binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("stdin is written");
+    let out = child.wait_with_output().expect("hookc finishes");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// The policy, compiled once.
+fn policy_table() -> &'static Path {
+    static TABLE: OnceLock<PathBuf> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let path = tmp_dir("policy").join("policy.tbl");
+        let run = hookc(
+            &[
+                OsStr::new("compile"),
+                OsStr::new(POLICY),
+                OsStr::new("-o"),
+                path.as_os_str(),
+            ],
+            "",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        path
+    })
+}
+
+fn event_text(name: &str) -> String {
+    std::fs::read_to_string(root().join(EVENTS).join(name)).unwrap()
+}
+
+fn event_json(name: &str) -> Value {
+    serde_json::from_str(&event_text(name)).unwrap()
+}
+
+/// `hookc claude --table <policy>` on `stdin`.
+fn claude(stdin: &str) -> Run {
+    hookc(
+        &[
+            OsStr::new("claude"),
+            OsStr::new("--table"),
+            policy_table().as_os_str(),
+        ],
+        stdin,
+        &[],
+    )
+}
+
+/// What the policy answers to each sample event: stdout as JSON, or
+/// `None` for an empty stdout (exit 0 in every case).
+fn expected(event: &str) -> Option<Value> {
+    let pre = |fields: Value| {
+        let mut specific = json!({"hookEventName": "PreToolUse"});
+        specific
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        Some(json!({ "hookSpecificOutput": specific }))
+    };
+    let context = |name: &str, text: &str| {
+        Some(json!({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}))
+    };
+    match event {
+        "notification_permission_prompt.json"
+        | "post_tool_batch_reads.json"
+        | "pre_tool_use_webfetch.json"
+        | "session_end_prompt_input_exit.json"
+        | "stop_failure_rate_limit.json"
+        | "stop_hook_active.json" => None,
+        "permission_request_bash_rm.json" => Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "recursive deletes are never approved"},
+        }})),
+        "post_tool_use_bash_npm_test.json" => {
+            let mut output = event_json(event)["tool_response"].clone();
+            output["stdout"] = json!(
+                "> jest --runInBand\n\nPASS src/routes/invoices.test.ts\nPASS src/db/pool.test.ts\n\nTest Suites: 2 passed, 2 total\nTests:       42 passed, 42 total\n"
+            );
+            Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "updatedToolOutput": output,
+            }}))
+        }
+        "post_tool_use_failure_bash.json" => Some(json!({
+            "decision": "block",
+            "reason": "the tests fail: fix them before anything else",
+        })),
+        "post_tool_use_write_src.json" => context(
+            "PostToolUse",
+            "`/home/dev/acme-api/src/routes/invoices.ts` changed: run its tests",
+        ),
+        "pre_compact_auto.json" => {
+            Some(json!({"decision": "block", "reason": "compact by hand with /compact"}))
+        }
+        "pre_tool_use_bash_compound_rm.json" => pre(json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "`git stash && rm -fr node_modules && npm ci` deletes recursively; delete the files one by one",
+        })),
+        "pre_tool_use_bash_rm.json" => pre(json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "`rm -rf ./build /tmp/acme-cache` deletes recursively; delete the files one by one",
+        })),
+        "pre_tool_use_bash_npm_test.json" => {
+            let mut input = event_json(event)["tool_input"].clone();
+            input["timeout"] = json!(600_000);
+            pre(json!({"permissionDecision": "allow", "updatedInput": input}))
+        }
+        "pre_tool_use_bash_subagent.json" => pre(json!({
+            "permissionDecision": "ask",
+            "permissionDecisionReason": "hookc rewrote this call's input (rules `label-subagent-commands`)",
+            "updatedInput": {"command": "ls -la src/routes", "description": "List route files (Explore subagent)"},
+        })),
+        "pre_tool_use_edit_outside_src.json" => pre(json!({
+            "permissionDecision": "ask",
+            "permissionDecisionReason": "`/home/dev/acme-api/package.json` is outside src/: write it?",
+        })),
+        "pre_tool_use_write_outside_src.json" => pre(json!({
+            "permissionDecision": "ask",
+            "permissionDecisionReason": "`/home/dev/acme-api/.env.production` is outside src/: write it?",
+        })),
+        "pre_tool_use_write_windows.json" => pre(json!({
+            "permissionDecision": "ask",
+            "permissionDecisionReason": "`C:\\Users\\dev\\acme-api\\scripts\\deploy.ps1` is outside src/: write it?",
+        })),
+        "pre_tool_use_edit_src.json"
+        | "pre_tool_use_write_src.json"
+        | "pre_tool_use_mcp_github_create_issue.json" => {
+            pre(json!({"permissionDecision": "allow"}))
+        }
+        "pre_tool_use_read_env.json" => pre(json!({
+            "additionalContext": "`/home/dev/acme-api/.env` holds secrets: never repeat its values",
+        })),
+        "session_start_resume.json" => {
+            context("SessionStart", "working in /home/dev/acme-api (resume)")
+        }
+        "session_start_startup.json" => {
+            context("SessionStart", "working in /home/dev/acme-api (startup)")
+        }
+        "stop_first_attempt.json" => Some(json!({
+            "decision": "block",
+            "reason": "run `npm test` and report the result before finishing",
+        })),
+        "subagent_start_explore.json" => {
+            context("SubagentStart", "you explore: read, do not write")
+        }
+        "subagent_stop_general.json" => context(
+            "SubagentStop",
+            "subagent general-purpose finished: review its changes",
+        ),
+        "user_prompt_expansion_deploy.json" => Some(json!({
+            "decision": "block",
+            "reason": "deploying to staging needs a human",
+        })),
+        "user_prompt_submit_plain.json" => context(
+            "UserPromptSubmit",
+            "Conventions: TypeScript strict mode; tests next to the code as *.test.ts",
+        ),
+        "user_prompt_submit_secret.json" => Some(json!({
+            "decision": "block",
+            "reason": "the prompt holds a credential; remove it and use an environment variable",
+        })),
+        other => panic!("no expected answer for the sample event `{other}`: add one"),
+    }
+}
+
+// ---------------------------------------------------------------- answers
+
+#[test]
+fn every_sample_event_gets_its_answer() {
+    let mut names: Vec<String> = std::fs::read_dir(root().join(EVENTS))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 30, "the sample events: {names:?}");
+    for name in &names {
+        let run = claude(&event_text(name));
+        assert_eq!(run.code, Some(0), "{name}: {run:#?}");
+        match expected(name) {
+            Some(answer) => assert_eq!(run.json(), answer, "{name}"),
+            None => assert_eq!(run.stdout, "", "{name}"),
+        }
+    }
+}
+
+#[test]
+fn hook_specific_output_names_the_event() {
+    for name in ["pre_tool_use_bash_rm.json", "session_start_startup.json"] {
+        let answer = claude(&event_text(name)).json();
+        assert_eq!(
+            answer["hookSpecificOutput"]["hookEventName"],
+            event_json(name)["hook_event_name"]
+        );
+    }
+}
+
+#[test]
+fn log_lines_go_to_stderr_only() {
+    let run = claude(&event_text("notification_permission_prompt.json"));
+    run.assert_silent_ok();
+    assert_eq!(
+        run.stderr,
+        "hookc: info [log-notifications]: notified: Claude needs your permission to use Bash\n"
+    );
+}
+
+#[test]
+fn an_ask_where_nobody_is_asked_blocks_and_says_so() {
+    let run = claude(&event_text("user_prompt_expansion_deploy.json"));
+    assert_eq!(run.json()["decision"], "block");
+    assert!(
+        run.stderr
+            .contains("UserPromptExpansion has no ask; blocking instead"),
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn a_stop_already_continued_by_a_hook_is_not_blocked_again() {
+    let mut event = event_json("stop_first_attempt.json");
+    event["stop_hook_active"] = json!(true);
+    let run = claude(&event.to_string());
+    run.assert_silent_ok();
+    assert!(
+        run.stderr
+            .contains("not blocking Stop again (stop_hook_active is true)"),
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn task_completed_blocks_with_exit_code_2() {
+    let event = json!({
+        "session_id": "s",
+        "transcript_path": "/t.jsonl",
+        "cwd": "/home/dev/acme-api",
+        "hook_event_name": "TaskCompleted",
+        "task_id": "task-7",
+        "task_subject": "ship the release",
+    });
+    let run = claude(&event.to_string());
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "run the release checklist first\n");
+}
+
+#[test]
+fn unknown_events_answer_nothing() {
+    let event = json!({
+        "session_id": "s",
+        "cwd": "/home/dev/acme-api",
+        "hook_event_name": "SomethingNew",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    });
+    let run = claude(&event.to_string());
+    run.assert_silent_ok();
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn unknown_fields_are_tolerated() {
+    let mut event = event_json("pre_tool_use_bash_rm.json");
+    event["a_future_field"] = json!({"nested": [1, 2, 3]});
+    event["tool_input"]["a_future_option"] = json!(true);
+    let answer = claude(&event.to_string()).json();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn minimal_events_work() {
+    // Only `hook_event_name` is required.
+    let run = claude(
+        r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}}"#,
+    );
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+}
+
+// ---------------------------------------------------------------- failures
+
+fn corrupt_table(name: &str) -> PathBuf {
+    let path = tmp_dir(name).join("corrupt.tbl");
+    let mut bytes = std::fs::read(policy_table()).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn claude_with(table: &Path, extra: &[&str], stdin: &str) -> Run {
+    let mut args = vec![
+        OsStr::new("claude"),
+        OsStr::new("--table"),
+        table.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    hookc(&args, stdin, &[])
+}
+
+#[test]
+fn a_corrupt_table_fails_open() {
+    let table = corrupt_table("corrupt-open");
+    let run = claude_with(&table, &[], &event_text("pre_tool_use_bash_rm.json"));
+    run.assert_silent_ok();
+    assert!(
+        run.stderr.contains("hookc: cannot load table `") && run.stderr.contains("corrupt.tbl`"),
+        "{run:#?}"
+    );
+    assert!(
+        run.stderr
+            .contains("failing open: no decision (`--fail-closed` blocks instead)"),
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn a_corrupt_table_with_fail_closed_blocks() {
+    let table = corrupt_table("corrupt-closed");
+    let run = claude_with(
+        &table,
+        &["--fail-closed"],
+        &event_text("pre_tool_use_bash_npm_test.json"),
+    );
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("hookc: cannot load table `"),
+        "{run:#?}"
+    );
+    assert!(run.stderr.ends_with("(failing closed)\n"), "{run:#?}");
+}
+
+#[test]
+fn fail_closed_denies_a_permission_request_in_json() {
+    // Claude Code ignores exit code 2 at PermissionRequest.
+    let table = corrupt_table("corrupt-permission");
+    let run = claude_with(
+        &table,
+        &["--fail-closed"],
+        &event_text("permission_request_bash_rm.json"),
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let answer = run.json();
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "PermissionRequest"
+    );
+    assert_eq!(answer["hookSpecificOutput"]["decision"]["behavior"], "deny");
+}
+
+#[test]
+fn a_missing_table_fails_open() {
+    let missing = tmp_dir("missing").join("nope.tbl");
+    let run = claude_with(&missing, &[], &event_text("pre_tool_use_bash_rm.json"));
+    run.assert_silent_ok();
+    assert!(
+        run.stderr.contains("cannot read table `") && run.stderr.contains("no such file"),
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn stdin_that_is_not_an_event_fails_per_the_mode() {
+    for stdin in ["", "{not json", "[1, 2]", r#"{"tool_name": "Bash"}"#] {
+        let open = claude(stdin);
+        open.assert_silent_ok();
+        assert!(open.stderr.starts_with("hookc: the event "), "{open:#?}");
+        let closed = claude_with(policy_table(), &["--fail-closed"], stdin);
+        assert_eq!(closed.code, Some(2), "{closed:#?}");
+        assert_eq!(closed.stdout, "");
+    }
+}
+
+#[test]
+fn rules_that_do_not_compile_fail_open_or_closed() {
+    let dir = tmp_dir("broken-rules");
+    std::fs::write(
+        dir.join("broken.hooks"),
+        "schema claude-code\nhook x on PreToolUse {\n    when payload.tool_name ==\n}\n",
+    )
+    .unwrap();
+    let args = |extra: &'static str| {
+        let mut args = vec![OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()];
+        if !extra.is_empty() {
+            args.push(OsStr::new(extra));
+        }
+        args
+    };
+    let event = event_text("pre_tool_use_bash_rm.json");
+    let open = hookc(&args(""), &event, &[]);
+    open.assert_silent_ok();
+    assert!(open.stderr.contains("do not compile"), "{open:#?}");
+    let closed = hookc(&args("--fail-closed"), &event, &[]);
+    assert_eq!(closed.code, Some(2), "{closed:#?}");
+    assert!(closed.stderr.contains("do not compile"), "{closed:#?}");
+}
+
+#[test]
+fn no_rules_anywhere_fails_open() {
+    let empty = tmp_dir("no-rules");
+    let run = hookc(
+        &[OsStr::new("claude")],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[("CLAUDE_PROJECT_DIR", empty.as_os_str())],
+    );
+    run.assert_silent_ok();
+    assert!(run.stderr.contains("hookc: no rules:"), "{run:#?}");
+}
+
+// ---------------------------------------------------------------- finding the rules
+
+fn expect_rm_denied(run: &Run) {
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn hookc_table_names_the_table() {
+    let run = hookc(
+        &[OsStr::new("claude")],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[("HOOKC_TABLE", policy_table().as_os_str())],
+    );
+    expect_rm_denied(&run);
+}
+
+#[test]
+fn the_flag_comes_before_hookc_table() {
+    let corrupt = corrupt_table("flag-first");
+    let run = hookc(
+        &[
+            OsStr::new("claude"),
+            OsStr::new("--table"),
+            policy_table().as_os_str(),
+        ],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[("HOOKC_TABLE", corrupt.as_os_str())],
+    );
+    expect_rm_denied(&run);
+}
+
+#[test]
+fn rules_flag_compiles_the_sources() {
+    let run = hookc(
+        &[
+            OsStr::new("claude"),
+            OsStr::new("--rules"),
+            OsStr::new(POLICY),
+        ],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[],
+    );
+    expect_rm_denied(&run);
+}
+
+/// A project directory with `.hookc/` holding the policy as a table or as
+/// source.
+fn project(name: &str, as_table: bool) -> PathBuf {
+    let project = tmp_dir(name);
+    let hookc_dir = project.join(".hookc");
+    std::fs::create_dir_all(&hookc_dir).unwrap();
+    if as_table {
+        std::fs::copy(policy_table(), hookc_dir.join("rules.tbl")).unwrap();
+    } else {
+        std::fs::copy(root().join(POLICY), hookc_dir.join("policy.hooks")).unwrap();
+    }
+    project
+}
+
+#[test]
+fn the_project_table_is_found_through_claude_project_dir() {
+    let project = project("project-table", true);
+    let run = hookc(
+        &[OsStr::new("claude")],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[("CLAUDE_PROJECT_DIR", project.as_os_str())],
+    );
+    expect_rm_denied(&run);
+}
+
+#[test]
+fn the_project_rules_directory_is_compiled_without_a_table() {
+    let project = project("project-rules", false);
+    let run = hookc(
+        &[OsStr::new("claude")],
+        &event_text("pre_tool_use_bash_rm.json"),
+        &[("CLAUDE_PROJECT_DIR", project.as_os_str())],
+    );
+    expect_rm_denied(&run);
+}
+
+#[test]
+fn without_claude_project_dir_the_event_cwd_is_the_project() {
+    let project = project("project-cwd", true);
+    let mut event = event_json("pre_tool_use_bash_rm.json");
+    event["cwd"] = json!(project.to_str().unwrap());
+    let run = hookc(&[OsStr::new("claude")], &event.to_string(), &[]);
+    expect_rm_denied(&run);
+}
+
+#[test]
+fn a_table_of_another_schema_is_noted() {
+    let dir = tmp_dir("orcs-schema");
+    let table = dir.join("orcs.tbl");
+    let compile = hookc(
+        &[
+            OsStr::new("compile"),
+            OsStr::new("rules/guard.hooks"),
+            OsStr::new("rules/common.hooks"),
+            OsStr::new("-o"),
+            table.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(compile.code, Some(0), "{compile:#?}");
+    let run = claude_with(&table, &[], &event_text("pre_tool_use_bash_rm.json"));
+    run.assert_silent_ok();
+    assert!(
+        run.stderr.contains("the table's schema is `orcs`"),
+        "{run:#?}"
+    );
+}
+
+#[test]
+fn help_says_where_the_rules_come_from_and_how_it_fails() {
+    let run = hookc(&[OsStr::new("claude"), OsStr::new("--help")], "", &[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for needle in [
+        "--table",
+        "--rules",
+        "--fail-closed",
+        "HOOKC_TABLE",
+        "CLAUDE_PROJECT_DIR",
+        ".hookc/rules.tbl",
+        "fails open",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "`{needle}` missing:\n{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn explain_reads_a_claude_event_the_same_way() {
+    let run = hookc(
+        &[
+            OsStr::new("explain"),
+            OsStr::new("--table"),
+            policy_table().as_os_str(),
+            OsStr::new("--event"),
+            OsStr::new("tests/fixtures/claude/events/pre_tool_use_bash_rm.json"),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let text = &run.stdout;
+    assert!(text.contains("claude-code::Bash"), "{text}");
+    assert!(text.contains("deny-recursive-rm"), "{text}");
+}
