@@ -616,7 +616,7 @@ fn inspect_sources_json() {
     run.assert_code(0);
     let summary = run.json();
     assert_eq!(summary["schema"], "orcs");
-    assert_eq!(summary["rules"], 5);
+    assert_eq!(summary["rules"], 6);
     insta::assert_snapshot!("inspect_sources_json", run.render());
 }
 

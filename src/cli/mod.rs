@@ -10,10 +10,12 @@
 //! `eval`; 2 usage or I/O errors (unreadable files, bad events, corrupt
 //! tables).
 
+mod claude;
 mod compile;
 mod eval;
 mod explain;
 mod fmt;
+mod import;
 mod inspect;
 mod lint;
 mod test;
@@ -131,6 +133,42 @@ enum Command {
     )]
     Explain(explain::ExplainArgs),
 
+    /// Answer a Claude Code hook event: hookc as a `type: "command"` hook
+    ///
+    /// Claude Code runs it for an event with the event JSON on stdin. The
+    /// event becomes a hook context for the `claude-code` schema (point =
+    /// `hook_event_name`, payload = the event, component =
+    /// `claude-code::<tool_name>` or `claude-code::session`), the rules run,
+    /// and the answer is what Claude Code reads for that event: at
+    /// PreToolUse `hookSpecificOutput.permissionDecision` deny / ask / allow
+    /// with the reason, `updatedInput` when rules edited
+    /// `payload.tool_input` and `additionalContext`; at PermissionRequest
+    /// `decision.behavior`; at UserPromptSubmit, PostToolUse, Stop,
+    /// SubagentStop, PreCompact, … `decision: "block"` + `reason`; at
+    /// SessionStart `additionalContext`; at TeammateIdle, TaskCompleted and
+    /// WorktreeCreate exit 2 with the reason on stderr. Nothing on stdout
+    /// when no rule decided. Unknown events and fields are fine (no rule
+    /// fires). README.md § Claude Code has the whole table.
+    ///
+    /// The rules, first found: `--table FILE` or `--rules PATH`; the table
+    /// named by `HOOKC_TABLE`; in the project (`CLAUDE_PROJECT_DIR`, else
+    /// the event's `cwd`) `.hookc/rules.tbl`, else the `.hooks` files of
+    /// `.hookc/` (compiled at every run: compile them for speed).
+    ///
+    /// When the rules cannot be loaded (none found, a corrupt table, rules
+    /// that do not compile) or stdin is not an event, the reason goes to
+    /// stderr and hookc fails open: exit 0, no decision, so a broken policy
+    /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
+    /// (a JSON deny at PermissionRequest, which ignores exit codes).
+    /// `HOOKC_LOG=debug` logs to stderr.
+    ///
+    /// Exit status: 0 answered (or failed open), 2 a block that only the
+    /// exit code expresses, or a failure with --fail-closed.
+    #[command(
+        after_help = "Examples:\n  hookc claude --table .hookc/rules.tbl < event.json\n  hookc claude --rules rules/claude-code/ < event.json\n  HOOKC_TABLE=rules.tbl hookc claude --fail-closed < event.json\n\nsettings.json (exec form):\n  {\"type\": \"command\", \"command\": \"hookc\",\n   \"args\": [\"claude\", \"--table\", \"${CLAUDE_PROJECT_DIR}/.hookc/rules.tbl\"]}"
+    )]
+    Claude(claude::ClaudeArgs),
+
     /// Summarize a compiled table or a set of rule files
     ///
     /// Shows the schema, the source files, the table size, and per hook
@@ -197,6 +235,25 @@ enum Command {
         after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent"
     )]
     Watch(watch::WatchArgs),
+
+    /// Convert another hook system's configuration to `.hooks` rules
+    ///
+    /// Reads ORCS `[[hooks]]` TOML, IronClaw hook bundles, Claude Code
+    /// `settings.json` hooks or MCP Router hooks (JSON) and writes the rules
+    /// they mean, in the canonical layout of `hookc fmt`. Several files are
+    /// merged in order (ORCS layers replace entries by id). What a source
+    /// field cannot become is a warning; invalid input is an error, and then
+    /// nothing is written. Rules go to stdout, or with `-o` to a file, with
+    /// the files they need beside it: the `ironclaw.schema.toml` schema of
+    /// IronClaw rules, the Node.js runners of MCP Router scripts (in
+    /// `mcp-router/`). The module docs of `hookc::import` have each mapping.
+    ///
+    /// Exit status: 0 imported (warnings allowed), 1 errors in the input,
+    /// 2 a file cannot be read or written.
+    #[command(
+        after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks"
+    )]
+    Import(import::ImportArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -283,16 +340,21 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(code).unwrap_or(2));
         }
     };
-    init_tracing(cli.verbose);
+    // `claude` runs on every tool call: it sets up logging only on request.
+    if !matches!(cli.command, Command::Claude(_)) {
+        init_tracing(cli.verbose);
+    }
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Compile(args) => compile::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Claude(args) => claude::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Test(args) => test::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Import(args) => import::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

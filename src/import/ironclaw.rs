@@ -1,0 +1,1000 @@
+//! IronClaw hook bundles: declarative rule hooks and outbound webhooks that
+//! become rules.
+//!
+//! IronClaw reads bundles from `hooks/hooks.json` and `hooks/*.hook.json`
+//! in a workspace and from the `hooks` section of an extension's
+//! `capabilities.json` (`hooks` or `capabilities.hooks`). A bundle is
+//! `{"rules": [...], "outbound_webhooks": [...]}`, or an array of rules:
+//!
+//! ```json
+//! {
+//!   "rules": [
+//!     {"name": "block-forbidden", "points": ["beforeInbound"],
+//!      "when_regex": "forbidden", "reject_reason": "forbidden content"},
+//!     {"name": "redact-keys", "points": ["beforeOutbound"], "priority": 50,
+//!      "replacements": [{"pattern": "sk-[a-zA-Z0-9]+", "replacement": "[REDACTED]"}]}
+//!   ],
+//!   "outbound_webhooks": [
+//!     {"name": "notify", "points": ["beforeInbound"], "url": "https://example.com/hook",
+//!      "headers": {"X-Source": "ironclaw"}, "timeout_ms": 1000}
+//!   ]
+//! }
+//! ```
+//!
+//! # Points and the `ironclaw` schema
+//!
+//! IronClaw's six hook points are not ORCS points, and every IronClaw rule
+//! works on the event's *primary content*, a string that differs by event.
+//! The rules therefore use a schema of their own, [`SCHEMA_TOML`], written
+//! next to the rules as [`SCHEMA_FILE`] (`hookc import ironclaw -o` does
+//! it) and named by `schema "ironclaw.schema.toml"`. Its points are
+//! IronClaw's, spelt as in bundles; each has the event's fields under
+//! `payload` and the primary content as `payload.content`:
+//!
+//! | point | kind | `payload.content` | other fields |
+//! |---|---|---|---|
+//! | `beforeInbound` | pre | the message | `user_id`, `channel`, `thread_id` |
+//! | `beforeToolCall` | pre | the parameters as JSON text | `tool_name`, `parameters`, `user_id`, `context` |
+//! | `beforeOutbound` | pre | the message | `user_id`, `channel`, `thread_id` |
+//! | `onSessionStart` | event | the session id | `user_id`, `session_id` |
+//! | `onSessionEnd` | event | the session id | `user_id`, `session_id`, `thread_ids` |
+//! | `transformResponse` | post | the response | `user_id`, `thread_id`, `response` |
+//!
+//! Every point can block, as in IronClaw (a `Reject` ends the run at any
+//! point). A host applies an edited `payload.content` the way IronClaw's
+//! `apply_modification` does: it replaces the message or response, and for
+//! a tool call it is parsed as JSON (text that does not parse is ignored).
+//!
+//! # Mapping
+//!
+//! Each rule and webhook becomes one rule, in bundle order (rules, then
+//! webhooks; bundles in the order given), which is IronClaw's registration
+//! order and so its order among equal priorities. The rule id is the
+//! `name` (characters other than letters, digits, `_` and `-` become `-`; a
+//! name used twice gets `-2`, `-3`, … with a warning).
+//!
+//! | IronClaw | `.hooks` |
+//! |---|---|
+//! | `points` | the rule's points |
+//! | `priority` (rules 100, webhooks 300) | `priority N` |
+//! | `failure_mode` `fail_open` / `fail_closed` | `fail open` / `fail closed` |
+//! | `timeout_ms` (1..=30000) | `timeout Nms`; webhooks without one get IronClaw's `2s` |
+//! | `when_regex` | `when payload.content matches /re/` |
+//! | `reject_reason` | `abort "reason"` |
+//! | `replacements[]` `{pattern, replacement}` | `rewrite payload.content /pattern/ -> "replacement"`, in order (`$1`, `${name}` expand as in IronClaw: both use the `regex` crate) |
+//! | `prepend` / `append` | `prepend payload.content "…"` / `append payload.content "…"`, after the replacements |
+//! | webhook `url` | `webhook "url"` |
+//! | webhook `headers` | `header "Name" "value"` clauses, sorted by name |
+//!
+//! Text that becomes a template (`reject_reason`, `prepend`, `append`) has
+//! its braces doubled, so it stays literal.
+//!
+//! # What does not map
+//!
+//! Reported as warnings, never dropped silently:
+//!
+//! - `replacements`, `prepend` and `append` next to a `reject_reason`: IronClaw
+//!   rejects first and never runs them, so they are left out.
+//! - A rule with no `reject_reason`, `replacements`, `prepend` or `append`: a
+//!   no-op in IronClaw (which warns about it too); no rule is written.
+//! - A webhook's `max_in_flight`: hookc's webhook pool has one limit for the
+//!   host (`WebhookConfig::max_in_flight`, 32 by default, IronClaw's default
+//!   too).
+//! - Unknown keys.
+//!
+//! IronClaw posts a fixed summary of the event (lengths and names, never
+//! the content); hookc's `webhook` posts its own summary (rule and point),
+//! also without the content.
+//!
+//! Errors, where IronClaw refuses the hook too: no points or an unknown
+//! point, an invalid regex, a timeout of 0 or above 30 s, a failure mode
+//! other than `fail_open` / `fail_closed`, a webhook URL that is not
+//! `https://` or names an internal host, a restricted webhook header
+//! (`Host`, `Authorization`, `Cookie`, `X-Forwarded-*`, …), `max_in_flight`
+//! 0. A priority above 2147483647 is an error too (hookc's priorities are
+//! 32-bit signed).
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::span::SourceFile;
+use crate::syntax::pretty::quote;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+
+/// The file name the rules give in `schema "…"`, relative to the rules.
+pub const SCHEMA_FILE: &str = "ironclaw.schema.toml";
+
+/// The `ironclaw` schema: IronClaw's hook points and their payloads (see
+/// the module documentation). Write it as [`SCHEMA_FILE`] next to the rules.
+pub const SCHEMA_TOML: &str = r#"# IronClaw's hook points, for rules written by `hookc import ironclaw`.
+# Generated; regenerate, do not edit.
+#
+# `content` is the event's primary content as IronClaw's rule hooks see it:
+# the message (beforeInbound, beforeOutbound), the tool parameters as JSON
+# text (beforeToolCall), the session id (onSessionStart, onSessionEnd), the
+# response (transformResponse). A host applies an edited `content` as
+# IronClaw does: for a tool call it is parsed back as JSON.
+name = "ironclaw"
+
+[[points]]
+name = "beforeInbound"
+kind = "pre"
+
+[points.fields]
+"content" = "string"
+"user_id" = "string"
+"channel" = "string"
+"thread_id" = "string?"
+
+[[points]]
+name = "beforeToolCall"
+kind = "pre"
+
+[points.fields]
+"content" = "string"
+"tool_name" = "string"
+"parameters" = "any"
+"user_id" = "string"
+"context" = "string"
+
+[[points]]
+name = "beforeOutbound"
+kind = "pre"
+
+[points.fields]
+"content" = "string"
+"user_id" = "string"
+"channel" = "string"
+"thread_id" = "string?"
+
+[[points]]
+name = "onSessionStart"
+kind = "event"
+blocking = true
+
+[points.fields]
+"content" = "string"
+"user_id" = "string"
+"session_id" = "string"
+
+[[points]]
+name = "onSessionEnd"
+kind = "event"
+blocking = true
+
+[points.fields]
+"content" = "string"
+"user_id" = "string"
+"session_id" = "string"
+"thread_ids" = "list?"
+
+[[points]]
+name = "transformResponse"
+kind = "post"
+
+[points.fields]
+"content" = "string"
+"user_id" = "string"
+"thread_id" = "string"
+"response" = "string"
+"#;
+
+/// IronClaw's hook points, as bundles spell them.
+pub const POINTS: [&str; 6] = [
+    "beforeInbound",
+    "beforeToolCall",
+    "beforeOutbound",
+    "onSessionStart",
+    "onSessionEnd",
+    "transformResponse",
+];
+
+/// IronClaw's default priority of a rule hook.
+const DEFAULT_RULE_PRIORITY: u32 = 100;
+/// IronClaw's default priority of an outbound webhook.
+const DEFAULT_WEBHOOK_PRIORITY: u32 = 300;
+/// IronClaw's default webhook timeout; hookc's is 5 s.
+const DEFAULT_WEBHOOK_TIMEOUT_MS: u64 = 2000;
+/// IronClaw's longest hook timeout.
+const MAX_TIMEOUT_MS: u64 = 30_000;
+/// IronClaw's default in-flight limit, which is hookc's too.
+const DEFAULT_MAX_IN_FLIGHT: usize = 32;
+
+/// One or more IronClaw hook bundles, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bundles {
+    /// Rules and webhooks in registration order, each with the name of the
+    /// bundle it came from.
+    entries: Vec<(Entry, String)>,
+}
+
+/// A rule hook or an outbound webhook of a bundle.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// A declarative rule hook.
+    Rule(RuleConfig),
+    /// A fire-and-forget webhook.
+    Webhook(WebhookConfig),
+}
+
+/// A declarative rule hook (IronClaw's `HookRuleConfig`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct RuleConfig {
+    /// The hook's name.
+    pub name: String,
+    /// Where it runs.
+    pub points: Vec<String>,
+    /// Lower runs first; 100 when absent.
+    #[serde(default)]
+    pub priority: Option<u32>,
+    /// `fail_open` (the default) or `fail_closed`.
+    #[serde(default)]
+    pub failure_mode: Option<String>,
+    /// 1 to 30000 ms; 5 s when absent.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Guard: the rule is a no-op unless the content matches.
+    #[serde(default)]
+    pub when_regex: Option<String>,
+    /// Reject with this reason when the guard matches.
+    #[serde(default)]
+    pub reject_reason: Option<String>,
+    /// Regex replacements on the content, in order.
+    #[serde(default)]
+    pub replacements: Vec<Replacement>,
+    /// Text put before the content.
+    #[serde(default)]
+    pub prepend: Option<String>,
+    /// Text put after the content.
+    #[serde(default)]
+    pub append: Option<String>,
+    /// Keys hookc does not know.
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, Value>,
+}
+
+/// One replacement step of a rule hook.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Replacement {
+    /// A regex (the `regex` crate's syntax).
+    pub pattern: String,
+    /// The replacement, with `$1` / `${name}` group references.
+    pub replacement: String,
+}
+
+/// An outbound webhook (IronClaw's `OutboundWebhookConfig`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct WebhookConfig {
+    /// The hook's name.
+    pub name: String,
+    /// Where it fires.
+    pub points: Vec<String>,
+    /// An `https://` URL.
+    pub url: String,
+    /// Static request headers.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// 1 to 30000 ms; 2 s when absent.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Lower runs first; 300 when absent.
+    #[serde(default)]
+    pub priority: Option<u32>,
+    /// Deliveries in flight at once.
+    #[serde(default)]
+    pub max_in_flight: Option<usize>,
+    /// Keys hookc does not know.
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, Value>,
+}
+
+impl Bundles {
+    /// Reads one bundle file named `name`: a bundle object, an array of
+    /// rules, or a file with the bundle under `hooks` (a workspace file or
+    /// a tool's `capabilities.json`) or `capabilities.hooks` (a channel's).
+    ///
+    /// # Errors
+    ///
+    /// An `import` diagnostic when the text is not JSON or not a bundle, or
+    /// an entry lacks a required key or has one of the wrong type.
+    pub fn from_json(name: &str, text: &str) -> Result<Bundles, Diagnostics> {
+        Self::read(name, text).map_err(|d| Diagnostics(vec![*d]))
+    }
+
+    fn read(name: &str, text: &str) -> Result<Bundles, Box<Diagnostic>> {
+        let root: Value = serde_json::from_str(text).map_err(|e| {
+            Diagnostic::error("import", format!("`{name}` is not valid JSON"))
+                .with_help(format!("{e}"))
+        })?;
+        let section = root
+            .get("hooks")
+            .or_else(|| root.get("capabilities").and_then(|c| c.get("hooks")))
+            .unwrap_or(&root);
+        let not_a_bundle = || {
+            Diagnostic::error("import", format!("`{name}` is not an IronClaw hook bundle"))
+                .with_help(
+                    "a bundle is `{\"rules\": [...], \"outbound_webhooks\": [...]}` or an array of rules",
+                )
+        };
+        let (rules, webhooks) = match section {
+            Value::Array(rules) => (rules.as_slice(), &[][..]),
+            Value::Object(map) => {
+                if !map.contains_key("rules") && !map.contains_key("outbound_webhooks") {
+                    return Err(not_a_bundle().into());
+                }
+                let list = |key: &str| match map.get(key) {
+                    None | Some(Value::Null) => Ok(&[][..]),
+                    Some(Value::Array(items)) => Ok(items.as_slice()),
+                    Some(_) => Err(Box::new(Diagnostic::error(
+                        "import",
+                        format!("`{name}`: `{key}` is not an array"),
+                    ))),
+                };
+                (list("rules")?, list("outbound_webhooks")?)
+            }
+            _ => return Err(not_a_bundle().into()),
+        };
+        let mut entries = Vec::new();
+        for (n, rule) in rules.iter().enumerate() {
+            let config: RuleConfig = serde_json::from_value(rule.clone())
+                .map_err(|e| entry_error(name, "rule", n, rule, &e))?;
+            entries.push((Entry::Rule(config), name.to_string()));
+        }
+        for (n, webhook) in webhooks.iter().enumerate() {
+            let config: WebhookConfig = serde_json::from_value(webhook.clone())
+                .map_err(|e| entry_error(name, "outbound webhook", n, webhook, &e))?;
+            entries.push((Entry::Webhook(config), name.to_string()));
+        }
+        Ok(Bundles { entries })
+    }
+
+    /// Adds a later bundle: its entries register after these.
+    pub fn merge(&mut self, later: Bundles) {
+        self.entries.extend(later.entries);
+    }
+
+    /// The entries, in registration order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().map(|(entry, _)| entry)
+    }
+
+    /// The bundles as `.hooks` text in the canonical layout (naming
+    /// [`SCHEMA_FILE`]), and the problems found on the way (an entry with
+    /// an error is left out of the text).
+    pub fn to_source(&self) -> (String, Diagnostics) {
+        let mut out = format!(
+            "# Rules from IronClaw hook bundles; regenerate, do not edit.\n\
+             schema {}\n",
+            quote(SCHEMA_FILE)
+        );
+        let mut diagnostics = Diagnostics::new();
+        let mut ids = UniqueIds::default();
+        for (entry, origin) in &self.entries {
+            let (kind, name) = match entry {
+                Entry::Rule(r) => ("rule", &r.name),
+                Entry::Webhook(w) => ("outbound webhook", &w.name),
+            };
+            let id = ids.claim(&rule_id(name, "rule"));
+            if id != *name {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        "import",
+                        format!("{origin}: {kind} `{name}` is imported as rule `{id}`"),
+                    )
+                    .with_help("rule ids are letters, digits, `_` and `-`, and unique"),
+                );
+            }
+            let mut report = Report {
+                origin,
+                kind,
+                name,
+                diagnostics: &mut diagnostics,
+            };
+            let text = match entry {
+                Entry::Rule(rule) => rule_text(&id, rule, &mut report),
+                Entry::Webhook(webhook) => webhook_text(&id, webhook, &mut report),
+            };
+            if let Some(text) = text {
+                out.push('\n');
+                out.push_str(&text);
+            }
+        }
+        (
+            canonical("ironclaw.hooks", out, &mut diagnostics),
+            diagnostics,
+        )
+    }
+}
+
+/// Where diagnostics about one entry go, and how they name it.
+struct Report<'a> {
+    origin: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    diagnostics: &'a mut Diagnostics,
+}
+
+impl Report<'_> {
+    fn error(&mut self, message: impl std::fmt::Display, help: &str) {
+        let d = Diagnostic::error(
+            "import",
+            format!("{}: {} `{}`: {message}", self.origin, self.kind, self.name),
+        );
+        self.diagnostics.push(d.with_help(help));
+    }
+
+    fn warning(&mut self, message: impl std::fmt::Display, help: &str) {
+        let d = Diagnostic::warning(
+            "import",
+            format!("{}: {} `{}`: {message}", self.origin, self.kind, self.name),
+        );
+        self.diagnostics.push(d.with_help(help));
+    }
+
+    fn unknown_keys(&mut self, unknown: &BTreeMap<String, Value>, known: &str) {
+        for key in unknown.keys() {
+            self.warning(
+                format_args!("unknown key `{key}` is not imported"),
+                &format!("known keys: {known}"),
+            );
+        }
+    }
+}
+
+/// The header of a rule: `hook ID on POINTS priority N [fail …] [timeout …]`,
+/// or `None` (with an error) when a point, the priority or the timeout is
+/// invalid.
+fn header(
+    id: &str,
+    points: &[String],
+    priority: u32,
+    timeout_ms: Option<u64>,
+    report: &mut Report<'_>,
+) -> Option<String> {
+    if points.is_empty() {
+        report.error(
+            "no `points`",
+            "give at least one of beforeInbound, beforeToolCall, beforeOutbound, onSessionStart, onSessionEnd, transformResponse",
+        );
+        return None;
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for point in points {
+        if !POINTS.contains(&point.as_str()) {
+            let help = match suggest(point, POINTS) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("IronClaw's points are {}", POINTS.join(", ")),
+            };
+            report.error(format_args!("unknown point `{point}`"), &help);
+            return None;
+        }
+        if !seen.contains(&point.as_str()) {
+            seen.push(point);
+        }
+    }
+    let Ok(priority) = i32::try_from(priority) else {
+        report.error(
+            format_args!("priority {priority} is too large"),
+            "hookc's priorities are at most 2147483647",
+        );
+        return None;
+    };
+    let mut header = format!("hook {id} on {} priority {priority}", seen.join(", "));
+    if let Some(ms) = timeout_ms {
+        if ms == 0 || ms > MAX_TIMEOUT_MS {
+            report.error(
+                format_args!("`timeout_ms` {ms} is out of range"),
+                "IronClaw takes 1 to 30000 ms",
+            );
+            return None;
+        }
+        let _ = write!(header, " timeout {ms}ms");
+    }
+    Some(header)
+}
+
+fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<String> {
+    report.unknown_keys(
+        &rule.unknown,
+        "name, points, priority, failure_mode, timeout_ms, when_regex, reject_reason, replacements, prepend, append",
+    );
+    let mut header = header(
+        id,
+        &rule.points,
+        rule.priority.unwrap_or(DEFAULT_RULE_PRIORITY),
+        rule.timeout_ms,
+        report,
+    )?;
+    match rule.failure_mode.as_deref() {
+        None => {}
+        Some("fail_open") => header.push_str(" fail open"),
+        Some("fail_closed") => header.push_str(" fail closed"),
+        Some(other) => {
+            report.error(
+                format_args!("`failure_mode` `{other}` is not a failure mode"),
+                "use `fail_open` or `fail_closed`",
+            );
+            return None;
+        }
+    }
+    let mut body = Vec::new();
+    if let Some(guard) = &rule.when_regex {
+        if let Err(e) = regex::Regex::new(guard) {
+            report.error(
+                format_args!("invalid `when_regex`: {e}"),
+                "IronClaw refuses it too",
+            );
+            return None;
+        }
+        body.push(format!(
+            "when payload.content matches {}",
+            regex_literal(guard)
+        ));
+    }
+    let edits = !rule.replacements.is_empty() || rule.prepend.is_some() || rule.append.is_some();
+    if let Some(reason) = &rule.reject_reason {
+        body.push(format!("abort {}", template(reason)));
+        if edits {
+            report.warning(
+                "`replacements`, `prepend` and `append` are not imported",
+                "IronClaw rejects before it edits, so they never run next to a `reject_reason`",
+            );
+        }
+    } else if edits {
+        for step in &rule.replacements {
+            if let Err(e) = regex::Regex::new(&step.pattern) {
+                report.error(
+                    format_args!("invalid replacement pattern: {e}"),
+                    "IronClaw refuses it too",
+                );
+                return None;
+            }
+            body.push(format!(
+                "rewrite payload.content {} -> {}",
+                regex_literal(&step.pattern),
+                quote(&step.replacement)
+            ));
+        }
+        if let Some(text) = &rule.prepend {
+            body.push(format!("prepend payload.content {}", template(text)));
+        }
+        if let Some(text) = &rule.append {
+            body.push(format!("append payload.content {}", template(text)));
+        }
+    } else {
+        report.warning(
+            "no `reject_reason`, `replacements`, `prepend` or `append`: a no-op, not imported",
+            "IronClaw runs it but it never changes anything",
+        );
+        return None;
+    }
+    Some(rule_block(&header, &body))
+}
+
+fn webhook_text(id: &str, webhook: &WebhookConfig, report: &mut Report<'_>) -> Option<String> {
+    report.unknown_keys(
+        &webhook.unknown,
+        "name, points, url, headers, timeout_ms, priority, max_in_flight",
+    );
+    let header = header(
+        id,
+        &webhook.points,
+        webhook.priority.unwrap_or(DEFAULT_WEBHOOK_PRIORITY),
+        Some(webhook.timeout_ms.unwrap_or(DEFAULT_WEBHOOK_TIMEOUT_MS)),
+        report,
+    )?;
+    if let Err(e) = crate::net_guard::check_url(&webhook.url) {
+        report.error(
+            format_args!("`url` `{}` is refused: {e}", webhook.url),
+            "IronClaw and hookc post only to public `https://` hosts",
+        );
+        return None;
+    }
+    let mut action = format!("webhook {}", quote(&webhook.url));
+    for (name, value) in &webhook.headers {
+        if restricted_header(name) {
+            report.error(
+                format_args!("header `{name}` is restricted"),
+                "IronClaw refuses Host, Authorization, Cookie, Proxy-Authorization, Forwarded, X-Real-IP, X-Forwarded-*, Transfer-Encoding and Connection",
+            );
+            return None;
+        }
+        if name.is_empty() || !name.bytes().all(is_token_byte) {
+            report.error(
+                format_args!("`{name}` is not a header name"),
+                "header names are letters, digits and !#$%&'*+-.^_`|~",
+            );
+            return None;
+        }
+        let _ = write!(action, " header {} {}", quote(name), quote(value));
+    }
+    match webhook.max_in_flight {
+        Some(0) => {
+            report.error("`max_in_flight` is 0", "IronClaw needs at least 1");
+            return None;
+        }
+        Some(n) if n != DEFAULT_MAX_IN_FLIGHT => report.warning(
+            format_args!("`max_in_flight` {n} is not imported"),
+            "hookc's webhook pool has one in-flight limit for the host (WebhookConfig::max_in_flight, 32 by default)",
+        ),
+        _ => {}
+    }
+    Some(rule_block(&header, &[action]))
+}
+
+/// IronClaw's restricted webhook headers.
+fn restricted_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "host"
+            | "authorization"
+            | "cookie"
+            | "proxy-authorization"
+            | "forwarded"
+            | "x-real-ip"
+            | "transfer-encoding"
+            | "connection"
+    ) || lower.starts_with("x-forwarded-")
+}
+
+/// A byte of an HTTP token (RFC 9110).
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// `import` error for an entry that does not deserialize.
+fn entry_error(
+    file: &str,
+    kind: &str,
+    n: usize,
+    value: &Value,
+    e: &serde_json::Error,
+) -> Diagnostic {
+    let which = match value.get("name").and_then(Value::as_str) {
+        Some(name) => format!("{kind} `{name}`"),
+        None => format!("{kind} {}", n + 1),
+    };
+    Diagnostic::error("import", format!("{file}: {which} is not valid")).with_help(e.to_string())
+}
+
+// ---------------------------------------------------------------------------
+// Text helpers shared by the importers
+// ---------------------------------------------------------------------------
+
+/// A rule: its header line, one body line each, the closing brace.
+pub(super) fn rule_block(header: &str, body: &[String]) -> String {
+    let mut text = format!("{header} {{\n");
+    for line in body {
+        let _ = writeln!(text, "    {line}");
+    }
+    text.push_str("}\n");
+    text
+}
+
+/// Generated text in the canonical layout (what `hookc fmt` prints). Text
+/// that does not parse is a bug of the importer: its errors are reported
+/// and the text is returned as it is.
+pub(super) fn canonical(name: &str, text: String, diagnostics: &mut Diagnostics) -> String {
+    match crate::syntax::pretty::format_source(&SourceFile::new(name, text.as_str())) {
+        Ok(formatted) => formatted,
+        Err(found) => {
+            diagnostics.extend(found);
+            text
+        }
+    }
+}
+
+/// A regex literal `/…/` that means `pattern`: `/` is escaped, and line
+/// breaks (which cannot appear in a literal) are written as escapes.
+pub(super) fn regex_literal(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 2);
+    out.push('/');
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // An escape and what it escapes are copied together, so `\/`
+            // stays one escaped slash and `\\` one backslash.
+            '\\' => match chars.next() {
+                Some('\n') => out.push_str("\\n"),
+                Some('\r') => out.push_str("\\r"),
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push('\\'),
+            },
+            '/' => out.push_str("\\/"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('/');
+    out
+}
+
+/// A string literal for a template action whose text must stay literal:
+/// braces doubled, then quoted.
+pub(super) fn template(text: &str) -> String {
+    quote(&text.replace('{', "{{").replace('}', "}}"))
+}
+
+/// Words the grammar reserves: a rule id cannot be one of them.
+const KEYWORDS: &[&str] = &[
+    "hook",
+    "on",
+    "at",
+    "priority",
+    "disabled",
+    "fail",
+    "open",
+    "closed",
+    "timeout",
+    "when",
+    "unless",
+    "and",
+    "or",
+    "not",
+    "in",
+    "contains",
+    "any",
+    "starts_with",
+    "ends_with",
+    "matches",
+    "glob",
+    "exists",
+    "true",
+    "false",
+    "null",
+    "continue",
+    "abort",
+    "deny",
+    "skip",
+    "replace",
+    "set",
+    "unset",
+    "rewrite",
+    "prepend",
+    "append",
+    "meta",
+    "log",
+    "ask",
+    "allow",
+    "context",
+    "exec",
+    "sh",
+    "webhook",
+    "call",
+    "schema",
+    "import",
+    "list",
+    "pattern",
+    "macro",
+];
+
+/// A rule id made from a name: letters, digits, `_` and `-` kept, runs of
+/// anything else become one `-`; it starts with a letter or `_` (else
+/// `prefix-` is put before it) and is not a reserved word.
+pub(super) fn rule_id(name: &str, prefix: &str) -> String {
+    let mut id = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id = id.trim_end_matches('-');
+    let starts_well = id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let id = match (id.is_empty(), starts_well) {
+        (true, _) => prefix.to_string(),
+        (false, true) => id.to_string(),
+        (false, false) => format!("{prefix}-{}", id.trim_start_matches('-')),
+    };
+    if KEYWORDS.contains(&id.as_str()) {
+        format!("{id}-{prefix}")
+    } else {
+        id
+    }
+}
+
+/// Hands out rule ids, each once: a taken id gets `-2`, `-3`, ….
+#[derive(Debug, Default)]
+pub(super) struct UniqueIds {
+    taken: HashSet<String>,
+}
+
+impl UniqueIds {
+    /// `id`, or the first free `id-N`.
+    pub(super) fn claim(&mut self, id: &str) -> String {
+        let mut candidate = id.to_string();
+        let mut n = 2;
+        while self.taken.contains(&candidate) {
+            candidate = format!("{id}-{n}");
+            n += 1;
+        }
+        self.taken.insert(candidate.clone());
+        candidate
+    }
+}
+
+/// The candidate closest to `name`, if one is close enough to be a typo.
+pub(super) fn suggest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| {
+            (
+                strsim::jaro_winkler(&name.to_lowercase(), &c.to_lowercase()),
+                c,
+            )
+        })
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundles(text: &str) -> Bundles {
+        match Bundles::from_json("hooks.json", text) {
+            Ok(b) => b,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn rules_and_webhooks_become_rules() {
+        let (text, diagnostics) = bundles(
+            r#"{
+                "rules": [
+                    {"name": "block-forbidden", "points": ["beforeInbound"],
+                     "when_regex": "forbidden", "reject_reason": "forbidden {content}"},
+                    {"name": "redact", "points": ["beforeOutbound", "transformResponse"],
+                     "priority": 50, "failure_mode": "fail_closed", "timeout_ms": 1500,
+                     "replacements": [{"pattern": "a/b", "replacement": "$1"}],
+                     "prepend": "> ", "append": "!"}
+                ],
+                "outbound_webhooks": [
+                    {"name": "notify", "points": ["beforeInbound"],
+                     "url": "https://example.com/hook", "headers": {"X-Source": "ironclaw"}}
+                ]
+            }"#,
+        )
+        .to_source();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert!(text.starts_with(
+            "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema \"ironclaw.schema.toml\"\n"
+        ), "{text}");
+        assert!(text.contains(
+            "hook block-forbidden on beforeInbound priority 100 {\n    when payload.content matches /forbidden/\n    abort \"forbidden {{content}}\"\n}\n"
+        ), "{text}");
+        assert!(text.contains(
+            "hook redact on beforeOutbound, transformResponse priority 50 fail closed timeout 1500ms {\n    rewrite payload.content /a\\/b/ -> \"$1\"\n    prepend payload.content \"> \"\n    append payload.content \"!\"\n}\n"
+        ), "{text}");
+        assert!(text.contains(
+            "hook notify on beforeInbound priority 300 timeout 2s {\n    webhook \"https://example.com/hook\" header \"X-Source\" \"ironclaw\"\n}\n"
+        ), "{text}");
+    }
+
+    #[test]
+    fn every_bundle_shape_is_read() {
+        let rule = r#"{"name": "bang", "points": ["beforeInbound"], "append": "!"}"#;
+        for text in [
+            format!("[{rule}]"),
+            format!("{{\"rules\": [{rule}]}}"),
+            format!("{{\"hooks\": [{rule}]}}"),
+            format!("{{\"http\": {{}}, \"hooks\": {{\"rules\": [{rule}]}}}}"),
+            format!("{{\"type\": \"channel\", \"capabilities\": {{\"hooks\": {{\"rules\": [{rule}]}}}}}}"),
+        ] {
+            assert_eq!(bundles(&text).entries().count(), 1, "{text}");
+        }
+        let e = Bundles::from_json("caps.json", r#"{"name": "x"}"#).unwrap_err();
+        let e = &e.0[0];
+        assert_eq!(e.message, "`caps.json` is not an IronClaw hook bundle");
+        let e = Bundles::from_json("hooks.json", r#"[{"points": []}]"#).unwrap_err();
+        let e = &e.0[0];
+        assert_eq!(e.message, "hooks.json: rule 1 is not valid");
+        assert!(e
+            .help
+            .clone()
+            .unwrap_or_default()
+            .contains("missing field `name`"));
+    }
+
+    #[test]
+    fn what_ironclaw_refuses_is_an_error_and_what_does_not_map_a_warning() {
+        let (text, diagnostics) = bundles(
+            r#"{
+                "rules": [
+                    {"name": "nopoints", "points": [], "append": "!"},
+                    {"name": "typo", "points": ["beforeInbond"], "append": "!"},
+                    {"name": "badre", "points": ["beforeInbound"], "when_regex": "(", "append": "!"},
+                    {"name": "slow", "points": ["beforeInbound"], "timeout_ms": 30001, "append": "!"},
+                    {"name": "mode", "points": ["beforeInbound"], "failure_mode": "sideways", "append": "!"},
+                    {"name": "noop", "points": ["beforeInbound"], "when_regex": "x"},
+                    {"name": "both", "points": ["beforeInbound"], "reject_reason": "no", "append": "!", "colour": 1},
+                    {"name": "log", "points": ["beforeInbound"], "append": "!"},
+                    {"name": "log", "points": ["beforeInbound"], "append": "?"}
+                ],
+                "outbound_webhooks": [
+                    {"name": "plain", "points": ["beforeInbound"], "url": "http://example.com/"},
+                    {"name": "local", "points": ["beforeInbound"], "url": "https://127.0.0.1/"},
+                    {"name": "auth", "points": ["beforeInbound"], "url": "https://example.com/", "headers": {"Authorization": "x"}},
+                    {"name": "busy", "points": ["beforeInbound"], "url": "https://example.com/", "max_in_flight": 4}
+                ]
+            }"#,
+        )
+        .to_source();
+        let messages: Vec<(String, String)> = diagnostics
+            .iter()
+            .map(|d| (d.severity.to_string(), d.message.clone()))
+            .collect();
+        let expected = [
+            ("error", "hooks.json: rule `nopoints`: no `points`"),
+            ("error", "hooks.json: rule `typo`: unknown point `beforeInbond`"),
+            ("error", "hooks.json: rule `badre`: invalid `when_regex`: regex parse error:\n    (\n    ^\nerror: unclosed group"),
+            ("error", "hooks.json: rule `slow`: `timeout_ms` 30001 is out of range"),
+            ("error", "hooks.json: rule `mode`: `failure_mode` `sideways` is not a failure mode"),
+            ("warning", "hooks.json: rule `noop`: no `reject_reason`, `replacements`, `prepend` or `append`: a no-op, not imported"),
+            ("warning", "hooks.json: rule `both`: unknown key `colour` is not imported"),
+            ("warning", "hooks.json: rule `both`: `replacements`, `prepend` and `append` are not imported"),
+            ("warning", "hooks.json: rule `log` is imported as rule `log-rule`"),
+            ("warning", "hooks.json: rule `log` is imported as rule `log-rule-2`"),
+            ("error", "hooks.json: outbound webhook `plain`: `url` `http://example.com/` is refused: scheme `http` is not `https`"),
+            ("error", "hooks.json: outbound webhook `local`: `url` `https://127.0.0.1/` is refused: `127.0.0.1` is a loopback address"),
+            ("error", "hooks.json: outbound webhook `auth`: header `Authorization` is restricted"),
+            ("warning", "hooks.json: outbound webhook `busy`: `max_in_flight` 4 is not imported"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(s, m)| (s.to_string(), m.to_string()))
+            .collect();
+        assert_eq!(messages, expected);
+        assert!(
+            text.contains("hook both on beforeInbound priority 100 {\n    abort \"no\"\n}"),
+            "{text}"
+        );
+        assert!(text.contains("hook busy on"), "{text}");
+        for left_out in [
+            "nopoints", "typo", "badre", "slow", "mode", "noop", "plain", "local", "auth",
+        ] {
+            assert!(
+                !text.contains(&format!("hook {left_out} ")),
+                "{left_out}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn regex_literals_keep_their_meaning() {
+        assert_eq!(regex_literal("a/b"), r"/a\/b/");
+        assert_eq!(regex_literal(r"a\/b"), r"/a\/b/");
+        assert_eq!(regex_literal(r"a\\/b"), r"/a\\\/b/");
+        assert_eq!(regex_literal("a\nb"), r"/a\nb/");
+        assert_eq!(regex_literal("a\\\nb"), r"/a\nb/");
+    }
+
+    #[test]
+    fn ids_are_valid_and_unique() {
+        assert_eq!(rule_id("redact-keys", "rule"), "redact-keys");
+        assert_eq!(rule_id("Rate limit (v2)", "rule"), "Rate-limit-v2");
+        assert_eq!(rule_id("9lives", "rule"), "rule-9lives");
+        assert_eq!(rule_id("-x", "rule"), "rule-x");
+        assert_eq!(rule_id("…", "rule"), "rule");
+        assert_eq!(rule_id("allow", "rule"), "allow-rule");
+        let mut ids = UniqueIds::default();
+        assert_eq!(ids.claim("a"), "a");
+        assert_eq!(ids.claim("a"), "a-2");
+        assert_eq!(ids.claim("a"), "a-3");
+    }
+}
