@@ -3,10 +3,7 @@
 //! handler, layers merge by id, and a disabled entry does not run.
 
 #![cfg(unix)]
-#![expect(
-    clippy::unwrap_used,
-    reason = "tests fail loudly on bad fixtures"
-)]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on bad fixtures")]
 
 use hookc::{HookAction, HookContext, OutcomeKind, Registry, Target};
 use serde_json::json;

@@ -156,7 +156,10 @@ fn the_users_path_runs_as_written() {
             commands += 1;
         }
     }
-    assert!(files >= 3 && commands >= 6, "{files} files, {commands} commands");
+    assert!(
+        files >= 3 && commands >= 6,
+        "{files} files, {commands} commands"
+    );
     // The settings the section writes reach the table it compiled: with no
     // flag, `hookc claude` finds `.hookc/rules.tbl` from the event's `cwd`.
     let event = format!(
@@ -165,5 +168,8 @@ fn the_users_path_runs_as_written() {
     );
     std::fs::write(dir.join("from-cwd.json"), event).unwrap();
     let stdout = run(&dir, "hookc claude < from-cwd.json");
-    assert!(stdout.contains("\"permissionDecision\":\"deny\""), "{stdout}");
+    assert!(
+        stdout.contains("\"permissionDecision\":\"deny\""),
+        "{stdout}"
+    );
 }

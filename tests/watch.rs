@@ -2,10 +2,7 @@
 //! the last good table on errors; `hookc watch` does the same with a table
 //! file.
 
-#![expect(
-    clippy::unwrap_used,
-    reason = "tests fail loudly on bad fixtures"
-)]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on bad fixtures")]
 
 use hookc::watch::{Change, Watcher};
 use hookc::{HookContext, Registry, Table, Target};
