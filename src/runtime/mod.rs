@@ -1422,10 +1422,12 @@ impl<'a> Run<'a> {
             .call(self.effects.exec_config(), source, ctx, timeout)
         {
             Ok(action) => {
-                if scratch.backup.is_none() && *ctx != before {
-                    scratch.backup = Some(before);
+                if *ctx != before {
+                    if scratch.backup.is_none() {
+                        scratch.backup = Some(before);
+                    }
+                    scratch.invalidate();
                 }
-                scratch.invalidate();
                 self.act(&rule.id, action, scratch, ctx)
             }
             Err(e) => {
@@ -1487,10 +1489,13 @@ impl<'a> Run<'a> {
             }
             Ok(action) => action,
         };
-        if scratch.backup.is_none() && *ctx != before {
-            scratch.backup = Some(before);
+        // Matches are memoized: forget them only when the code edited.
+        if *ctx != before {
+            if scratch.backup.is_none() {
+                scratch.backup = Some(before);
+            }
+            scratch.invalidate();
         }
-        scratch.invalidate();
         self.act(id, action, scratch, ctx)
     }
 
