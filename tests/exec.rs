@@ -230,6 +230,48 @@ fn stdin_carries_the_context_json() {
 }
 
 #[test]
+fn under_the_claude_code_schema_stdin_is_the_claude_event() {
+    let _serial = serial();
+    let dir = TempDir::new("claude-stdin");
+    let rules = format!(
+        "schema claude-code\n\
+         hook tidy on PreToolUse {{\n    set payload.tool_input.command = \"ls -la\"\n}}\n\
+         hook record on PreToolUse {{\n    exec \"/bin/sh\" {} {}\n}}\n",
+        lit(&fixture("record.sh")),
+        lit(&dir.0.display().to_string()),
+    );
+    let event = json!({
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "cwd": "/tmp",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    });
+    let table = table(&rules);
+    let mut ctx = HookContext::new("PreToolUse", "claude-code::Bash", event.clone());
+    let mut scratch = table.scratch();
+    let effects = Effects::new().with_exec(ExecConfig::new().with_project_dir(&dir.0));
+    let outcome = table.dispatch_with(
+        &mut scratch,
+        "PreToolUse",
+        &Target::new("claude-code::Bash"),
+        &mut ctx,
+        &effects,
+    );
+    let report = outcome.report(&ctx);
+    assert_eq!(report.outcome, OutcomeKind::Continue, "{report:#?}");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    // The command reads what Claude Code would give it (the event, not
+    // hookc's context around it), with the earlier rule's edit.
+    let stdin = std::fs::read_to_string(dir.path("stdin.json")).expect("stdin recorded");
+    let got: Value = serde_json::from_str(&stdin).expect("stdin is JSON");
+    let mut expected = event;
+    expected["tool_input"]["command"] = json!("ls -la");
+    assert_eq!(got, expected);
+    assert_clean();
+}
+
+#[test]
 fn environment_and_working_directory() {
     let _serial = serial();
     let dir = TempDir::new("env");

@@ -11,9 +11,11 @@
 //! added:
 //!
 //! - **stdin**: the event context as one JSON object (the [`HookContext`]
-//!   the rule sees, edits of earlier rules included), then end of file. A
-//!   command need not read it: the writer stops at a closed pipe without
-//!   error.
+//!   the rule sees, edits of earlier rules included), then end of file.
+//!   Under the `claude-code` schema it is the context's `payload` alone,
+//!   which is the Claude Code event: a command hook written for Claude Code
+//!   runs unchanged. A command need not read stdin: the writer stops at a
+//!   closed pipe without error.
 //! - **working directory**: [`ExecConfig::project_dir`], or the host's
 //!   current directory.
 //! - **environment**: the host's, plus
@@ -141,6 +143,20 @@ pub(crate) struct Command<'a> {
     pub rule: &'a str,
     /// The rule's timeout, if it has one.
     pub timeout: Option<Duration>,
+    /// What goes on stdin.
+    pub input: Input,
+}
+
+/// What a command reads on stdin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Input {
+    /// The whole [`HookContext`] (hookc's own schemas).
+    Context,
+    /// Only its `payload`: under the `claude-code` schema the payload is the
+    /// Claude Code event, so a command hook written for Claude Code reads
+    /// the JSON it expects (`.tool_input.command`, …), edits of earlier
+    /// rules included.
+    Payload,
 }
 
 /// Runs `cmd` with `ctx` as JSON on stdin and reads its reply.
@@ -164,7 +180,7 @@ pub(crate) fn run(
 
 #[cfg(unix)]
 mod unix {
-    use super::{Command, ExecConfig};
+    use super::{Command, ExecConfig, Input};
     use crate::effects::{reply, EffectError, HookAction, Reply};
     use crate::runtime::HookContext;
     use rustix::process::{kill_process_group, Pid, Signal};
@@ -205,7 +221,11 @@ mod unix {
         };
         // Everything that can fail before the spawn does, so that a failure
         // leaves no process behind.
-        let input = serde_json::to_vec(ctx).map_err(|e| io_error(io::Error::other(e)))?;
+        let input = match cmd.input {
+            Input::Context => serde_json::to_vec(ctx),
+            Input::Payload => serde_json::to_vec(&ctx.payload),
+        }
+        .map_err(|e| io_error(io::Error::other(e)))?;
         let dir = project_dir(config).map_err(|source| EffectError::Spawn {
             program: label.to_string(),
             source,

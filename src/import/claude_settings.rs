@@ -93,11 +93,11 @@
 //! (a note). A command handler without `command`, a handler without `type`
 //! and a timeout that is not a positive number are errors.
 //!
-//! The commands are Claude Code hooks, and hookc's `exec` speaks Claude
-//! Code's protocol (exit 0 / 2 / other, the JSON answer on stdout) with one
-//! difference, reported once as a warning: stdin is hookc's event, whose
-//! `payload` is the Claude Code event, so a script that reads
-//! `.tool_input.command` must read `.payload.tool_input.command`.
+//! The commands are Claude Code hooks, and they run unchanged: hookc's
+//! `exec` speaks Claude Code's protocol (exit 0 / 2 / other, the JSON answer
+//! on stdout), and under the `claude-code` schema a command's stdin is the
+//! Claude Code event itself (`.tool_input.command`, …), edits of earlier
+//! rules included.
 
 use super::ironclaw::{canonical, regex_literal, rule_block, suggest};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -358,7 +358,6 @@ impl Settings {
         let schema = Schema::builtin("claude-code");
         let mut counters: BTreeMap<&str, usize> = BTreeMap::new();
         let mut seen: Vec<(&Handler, String)> = Vec::new();
-        let mut imported = 0;
         for handler in &self.handlers {
             let n = counters.entry(handler.event.as_str()).or_insert(0);
             *n += 1;
@@ -406,19 +405,7 @@ impl Settings {
             if let Some(text) = rule_text(&id, handler, disabled, &mut report) {
                 out.push('\n');
                 out.push_str(&text);
-                imported += 1;
             }
-        }
-        if imported > 0 {
-            diagnostics.push(
-                Diagnostic::warning(
-                    "import",
-                    "the commands get hookc's event on stdin, with the Claude Code event as its `payload`",
-                )
-                .with_help(
-                    "a command that reads the event finds `.payload.tool_input.command`, not `.tool_input.command`; exit codes and JSON answers work as in Claude Code",
-                ),
-            );
         }
         (
             canonical("claude-settings.hooks", out, &mut diagnostics),
@@ -842,7 +829,6 @@ mod tests {
             messages,
             [
                 "note: settings.json: `PreToolUse` hook (matcher \"Edit|Write, NotebookEdit\"): `${CLAUDE_PROJECT_DIR}` is written `.`",
-                "warning: the commands get hookc's event on stdin, with the Claude Code event as its `payload`",
             ]
         );
         assert!(text.starts_with("# Rules from Claude Code settings `hooks`; regenerate, do not edit.\nschema claude-code\n"), "{text}");
@@ -888,7 +874,6 @@ mod tests {
             "warning: settings.json: `Stop` hook (matcher \"x\"): `Stop` takes no matcher: it is ignored, as Claude Code ignores it",
             "warning: settings.json: `Stop` hook (matcher \"x\"): `if` on `Stop`: the handler never runs in Claude Code, so the rule is disabled",
             "warning: settings.json: unknown event `PreToolUze`: its hooks are not imported",
-            "warning: the commands get hookc's event on stdin, with the Claude Code event as its `payload`",
         ];
         assert_eq!(messages, expected);
         assert!(text.contains("hook pre-tool-use-3 on PreToolUse timeout 10m disabled {\n    when payload.tool_name == \"Bash\"\n    sh \"\\\"$CLAUDE_PLUGIN_ROOT\\\"/hooks/x.sh\"\n}"), "{text}");

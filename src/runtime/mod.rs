@@ -1217,6 +1217,11 @@ impl<'a> Run<'a> {
                         point: &self.point.name,
                         rule: &rule.id,
                         timeout: rule.timeout_ms.map(Duration::from_millis),
+                        input: if self.loaded.program.schema == crate::schema::claude_code::NAME {
+                            exec::Input::Payload
+                        } else {
+                            exec::Input::Context
+                        },
                     };
                     match exec::run(self.effects.exec_config(), &command, ctx) {
                         Ok(reply) => {

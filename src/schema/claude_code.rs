@@ -38,6 +38,9 @@
 
 use super::{FieldDef, PointDef, PointKind, Schema};
 
+/// The schema's name, as `schema = "claude-code"` names it.
+pub const NAME: &str = "claude-code";
+
 /// One event: name, kind, whether it blocks, and its own input fields as
 /// `(path, type)` with the schema-file type syntax (`string?` = optional).
 struct Event {
@@ -513,7 +516,7 @@ pub fn schema() -> Schema {
         })
         .collect();
     Schema {
-        name: "claude-code".to_string(),
+        name: NAME.to_string(),
         points,
     }
 }
