@@ -7,7 +7,6 @@
 #![expect(
     clippy::unwrap_used,
     clippy::panic,
-    clippy::indexing_slicing,
     reason = "tests fail loudly on bad fixtures"
 )]
 

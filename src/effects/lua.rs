@@ -119,7 +119,7 @@ impl LuaHandlers {
             let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
             let current = loaded
                 .get(&key)
-                .filter(|l| l.lock().map_or(false, |l| l.stamp == stamp));
+                .filter(|l| l.lock().is_ok_and(|l| l.stamp == stamp));
             match current {
                 Some(slot) => Arc::clone(slot),
                 None => {
