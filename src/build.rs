@@ -28,7 +28,8 @@
 //! }
 //! ```
 //!
-//! `src/main.rs`:
+//! `src/main.rs` (not run as a doctest: it needs the build script's
+//! `OUT_DIR`; `examples/host` is this host, built by the tests):
 //!
 //! ```ignore
 //! use hookc::{HookContext, HookPoint, Table, Target};

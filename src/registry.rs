@@ -25,6 +25,8 @@
 //!     fn id(&self) -> &str { "tag" }
 //!     fn fql_pattern(&self) -> &FqlPattern { &self.0 }
 //!     fn hook_point(&self) -> &str { "tool.pre_execute" }
+//!     // Before the table's rules (default priority 100).
+//!     fn priority(&self) -> i32 { 50 }
 //!     fn execute(&self, ctx: &mut HookContext) -> HookAction {
 //!         ctx.metadata.insert("tagged".into(), true.into());
 //!         HookAction::Continue
@@ -33,7 +35,7 @@
 //!
 //! let table = hookc::compile_str("r.hooks", r#"
 //!     hook block on tool.pre_execute at builtin::* {
-//!         when meta.tagged == true
+//!         when metadata.tagged == true
 //!         abort "tagged"
 //!     }
 //! "#)?.table;

@@ -62,7 +62,9 @@ pub const MAX_LEN: usize = 256 << 20;
 /// The largest compiled size of one regex (the `regex` crate's size limit).
 pub const REGEX_SIZE_LIMIT: usize = 10 << 20;
 
-/// Bytes with 4-byte alignment, for embedding a table in a binary:
+/// Bytes with 4-byte alignment, for embedding a table in a binary (not run
+/// as a doctest: it needs a build script's `OUT_DIR`; `examples/host` runs
+/// it):
 ///
 /// ```ignore
 /// static TABLE: &hookc::table::Aligned<[u8]> =
@@ -80,7 +82,9 @@ pub struct Aligned<B: ?Sized> {
     pub bytes: B,
 }
 
-/// Embeds a compiled table file, 4-byte aligned, as a `&'static [u8]`.
+/// Embeds a compiled table file, 4-byte aligned, as a `&'static [u8]` (not
+/// run as a doctest: it needs a build script's `OUT_DIR`; `examples/host`
+/// runs it).
 ///
 /// ```ignore
 /// let bytes: &'static [u8] = hookc::include_table!(concat!(env!("OUT_DIR"), "/hooks.tbl"));
