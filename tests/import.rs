@@ -775,7 +775,7 @@ fn cli_writes_the_rules_and_the_files_they_need() {
         )
         .unwrap();
     }
-    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    // `rules/` does not exist yet: the first import makes it.
     let run = |args: &[&str]| hookc_in(&dir, args, None);
 
     let r = run(&[

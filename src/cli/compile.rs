@@ -58,6 +58,10 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
     };
     emit_diagnostics(&compiled.warnings, args.format)?;
     let bytes = compiled.table.to_bytes();
+    // `-o build/hooks.tbl` in a fresh checkout: the directory is made.
+    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::cannot_write(dir, &e))?;
+    }
     std::fs::write(&args.output, &bytes).map_err(|e| Failure::cannot_write(&args.output, &e))?;
     let program = compiled.table.program();
     let rules: BTreeSet<&str> = program

@@ -83,7 +83,7 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
     match &args.output {
         Some(output) => {
             report(&diagnostics);
-            std::fs::write(output, &text).map_err(|e| Failure::cannot_write(output, &e))?;
+            write_if_changed(output, &text)?;
             for (path, contents) in &companions {
                 write_if_changed(path, contents)?;
             }
