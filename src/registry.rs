@@ -274,11 +274,14 @@ impl Registry {
     }
 
     /// Swaps in a new table; native hooks and switched-off rule ids carry
-    /// over. Dispatches in flight finish on the old table. Returns the new
-    /// generation.
+    /// over, and so do the counts of `rate(…)` counters with the same key
+    /// template and window (events counted by dispatches still running on
+    /// the old table after the copy are not). Dispatches in flight finish on
+    /// the old table. Returns the new generation.
     pub fn reload(&self, table: impl Into<Arc<Table>>) -> u64 {
         let table = table.into();
         self.update(|s| {
+            table.carry_rates_from(&s.table);
             s.table = table;
             s.generation += 1;
             s.index_disabled();

@@ -220,6 +220,40 @@ fn unregister_by_id_and_by_owner_and_switch_off() {
 }
 
 #[test]
+fn rate_counts_survive_a_reload() {
+    let limit = |window: &str, extra: &str| {
+        table(&format!(
+            "hook limit on {POINT} {{\n    when rate(\"{{component}}\") > 3 per {window}\n    abort \"too many\"\n}}\n{extra}"
+        ))
+    };
+    let registry = Registry::new(limit("60s", ""));
+    let outcome = |registry: &Registry| {
+        let mut scratch = registry.scratch();
+        let mut c = ctx(json!({}));
+        registry
+            .dispatch(&mut scratch, POINT, &Target::new("builtin::llm"), &mut c)
+            .outcome
+    };
+    for _ in 0..3 {
+        assert_eq!(outcome(&registry), OutcomeKind::Continue);
+    }
+    // The policy is edited (one more rule) and reloaded: the counter with
+    // the same key and window keeps its three events, so the fourth is over.
+    let extra = format!("hook other on {POINT} {{\n    when payload.x == 1\n    abort \"x\"\n}}\n");
+    registry.reload(limit("60s", &extra));
+    assert_eq!(outcome(&registry), OutcomeKind::Abort);
+    // Reloading the very table the registry holds changes nothing.
+    registry.reload(registry.table());
+    assert_eq!(outcome(&registry), OutcomeKind::Abort);
+    // Another window is another counter: it starts empty.
+    registry.reload(limit("30s", ""));
+    for _ in 0..3 {
+        assert_eq!(outcome(&registry), OutcomeKind::Continue);
+    }
+    assert_eq!(outcome(&registry), OutcomeKind::Abort);
+}
+
+#[test]
 fn a_panicking_native_hook_is_a_failure_and_leaves_the_context_alone() {
     let registry = Registry::new(table(ORDERED));
     registry.register(native("boom", 1, |c| {

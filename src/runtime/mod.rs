@@ -374,6 +374,30 @@ impl Table {
         Scratch::for_table(self)
     }
 
+    /// Takes over the `rate(…)` counts of `old`, the table this one
+    /// replaces: each counter gets the counts of the old counter with the
+    /// same key template and window (a counter that is new, or whose window
+    /// changed, starts empty).
+    pub(crate) fn carry_rates_from(&self, old: &Table) {
+        if std::ptr::eq(self, old) {
+            return;
+        }
+        let (new, old) = (self.loaded(), old.loaded());
+        if new.rates.is_empty() || old.rates.is_empty() {
+            return;
+        }
+        let old_keys = rate_keys(&old.program);
+        for (i, key) in rate_keys(&new.program).into_iter().enumerate() {
+            let Some(key) = key else { continue };
+            let found = old_keys.iter().position(|k| *k == Some(key));
+            if let (Some(counter), Some(previous)) =
+                (new.rates.get(i), found.and_then(|j| old.rates.get(j)))
+            {
+                counter.carry_from(previous);
+            }
+        }
+    }
+
     /// Dispatches `ctx` at its own `hook_point`, for its own component,
     /// child and instance, with a fresh scratch, and returns the owned report.
     /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls
@@ -1545,4 +1569,18 @@ fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
         LogLevel::Warn => tracing::warn!(target: "hookc::rules", rule, point, "{message}"),
         LogLevel::Error => tracing::error!(target: "hookc::rules", rule, point, "{message}"),
     }
+}
+
+/// Per counter of `program`, its key template and window (`None` for a
+/// counter no test uses, which a compiled program does not have).
+fn rate_keys(program: &crate::ir::Program) -> Vec<Option<(&crate::ir::Template, u64)>> {
+    let mut keys = vec![None; program.rates.len()];
+    for atom in program.points.iter().flat_map(|p| &p.atoms) {
+        if let Atom::Rate(test) = atom {
+            if let Some(slot) = keys.get_mut(test.counter as usize) {
+                *slot = Some((&test.key, test.window_ms));
+            }
+        }
+    }
+    keys
 }

@@ -17,8 +17,11 @@
 //!   the key seen least recently is.
 //!
 //! Counts live in the loaded table, shared by every thread dispatching on
-//! it, behind one mutex per `rate` condition; a reloaded table starts with
-//! empty counts. Time is the process's monotonic clock.
+//! it, behind one mutex per counter. A table loaded on its own starts with
+//! empty counts; [`Registry::reload`](crate::Registry::reload) carries the
+//! counts of a counter over to the new table's counter with the same key
+//! template and window, so that editing a policy does not reset its limits.
+//! Time is the process's monotonic clock.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
@@ -67,6 +70,32 @@ impl RateCounter {
             arrivals.pop_front();
         }
         arrivals.len()
+    }
+
+    /// Takes over the counts of `old`, a counter of the same key template
+    /// and window in the table this one replaces: each key keeps its newest
+    /// `keep` arrivals, and at most `max_keys` keys (the most recently seen)
+    /// are taken. Events `old` records after this call are not seen here.
+    pub(crate) fn carry_from(&self, old: &RateCounter) {
+        if old.window != self.window {
+            return;
+        }
+        let mut taken: Vec<(String, VecDeque<Instant>)> = {
+            let old = old.keys.lock().unwrap_or_else(PoisonError::into_inner);
+            old.iter()
+                .map(|(key, arrivals)| {
+                    let skip = arrivals.len().saturating_sub(self.keep);
+                    (key.clone(), arrivals.iter().skip(skip).copied().collect())
+                })
+                .collect()
+        };
+        if taken.len() > self.max_keys {
+            // Newest last arrival first.
+            taken.sort_by(|a, b| b.1.back().cmp(&a.1.back()));
+            taken.truncate(self.max_keys);
+        }
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        keys.extend(taken);
     }
 
     /// How many keys are tracked.
@@ -128,6 +157,26 @@ mod tests {
         assert_eq!(counts, [1, 2, 3, 4, 4, 4, 4, 4]);
         // Long after, the count starts again.
         assert_eq!(counter.hit("k", at(t, 500)), 1);
+    }
+
+    #[test]
+    fn counts_carry_over_to_a_counter_of_the_same_window() {
+        let t = Instant::now();
+        let old = RateCounter::new(Duration::from_millis(1000), 10, 100);
+        for i in 0..5 {
+            old.hit("k", at(t, i));
+        }
+        old.hit("gone", at(t, 0));
+        // Keeps fewer arrivals and fewer keys: the newest survive.
+        let new = RateCounter::new(Duration::from_millis(1000), 3, 1);
+        new.carry_from(&old);
+        assert_eq!(new.len(), 1);
+        assert_eq!(new.hit("k", at(t, 10)), 3);
+        assert_eq!(new.hit("gone", at(t, 10)), 1);
+        // Another window: nothing is carried.
+        let other = RateCounter::new(Duration::from_millis(500), 10, 100);
+        other.carry_from(&old);
+        assert_eq!(other.len(), 0);
     }
 
     #[test]
