@@ -161,8 +161,12 @@ impl Snapshot {
 fn empty_point(point: &str) -> PointProgram {
     let kind = match point.parse::<HookPoint>() {
         Ok(p) => p.kind(),
-        Err(_) => Schema::builtin("claude-code")
-            .and_then(|s| s.point(point).map(|p| p.kind))
+        // Another built-in schema's point (`PreToolUse`, `beforeInbound`);
+        // a custom schema's point is unknown here: an event point.
+        Err(_) => Schema::BUILTIN
+            .iter()
+            .filter_map(|name| Schema::builtin(name))
+            .find_map(|s| s.point(point).map(|p| p.kind))
             .unwrap_or(PointKind::Event),
     };
     PointProgram {

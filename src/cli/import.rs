@@ -175,10 +175,7 @@ fn convert(
             let (text, diagnostics) = merged.to_source();
             Converted {
                 text,
-                companions: vec![(
-                    out_dir.join(ironclaw::SCHEMA_FILE),
-                    ironclaw::SCHEMA_TOML.to_string(),
-                )],
+                companions: Vec::new(),
                 diagnostics,
             }
         }

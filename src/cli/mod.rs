@@ -244,9 +244,8 @@ enum Command {
     /// merged in order (ORCS layers replace entries by id). What a source
     /// field cannot become is a warning; invalid input is an error, and then
     /// nothing is written. Rules go to stdout, or with `-o` to a file, with
-    /// the files they need beside it: the `ironclaw.schema.toml` schema of
-    /// IronClaw rules, the Node.js runners of MCP Router scripts (in
-    /// `mcp-router/`). The module docs of `hookc::import` have each mapping.
+    /// the files they need beside it: the Node.js runners of MCP Router
+    /// scripts (in `mcp-router/`). The module docs of `hookc::import` have each mapping.
     ///
     /// Exit status: 0 imported (warnings allowed), 1 errors in the input,
     /// 2 a file cannot be read or written.

@@ -25,9 +25,8 @@
 //!
 //! IronClaw's six hook points are not ORCS points, and every IronClaw rule
 //! works on the event's *primary content*, a string that differs by event.
-//! The rules therefore use a schema of their own, [`SCHEMA_TOML`], written
-//! next to the rules as [`SCHEMA_FILE`] (`hookc import ironclaw -o` does
-//! it) and named by `schema "ironclaw.schema.toml"`. Its points are
+//! The rules therefore use the built-in `ironclaw` schema
+//! ([`crate::schema::ironclaw`], `schema ironclaw`). Its points are
 //! IronClaw's, spelt as in bundles; each has the event's fields under
 //! `payload` and the primary content as `payload.content`:
 //!
@@ -101,84 +100,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
-
-/// The file name the rules give in `schema "…"`, relative to the rules.
-pub const SCHEMA_FILE: &str = "ironclaw.schema.toml";
-
-/// The `ironclaw` schema: IronClaw's hook points and their payloads (see
-/// the module documentation). Write it as [`SCHEMA_FILE`] next to the rules.
-pub const SCHEMA_TOML: &str = r#"# IronClaw's hook points, for rules written by `hookc import ironclaw`.
-# Generated; regenerate, do not edit.
-#
-# `content` is the event's primary content as IronClaw's rule hooks see it:
-# the message (beforeInbound, beforeOutbound), the tool parameters as JSON
-# text (beforeToolCall), the session id (onSessionStart, onSessionEnd), the
-# response (transformResponse). A host applies an edited `content` as
-# IronClaw does: for a tool call it is parsed back as JSON.
-name = "ironclaw"
-
-[[points]]
-name = "beforeInbound"
-kind = "pre"
-
-[points.fields]
-"content" = "string"
-"user_id" = "string"
-"channel" = "string"
-"thread_id" = "string?"
-
-[[points]]
-name = "beforeToolCall"
-kind = "pre"
-
-[points.fields]
-"content" = "string"
-"tool_name" = "string"
-"parameters" = "any"
-"user_id" = "string"
-"context" = "string"
-
-[[points]]
-name = "beforeOutbound"
-kind = "pre"
-
-[points.fields]
-"content" = "string"
-"user_id" = "string"
-"channel" = "string"
-"thread_id" = "string?"
-
-[[points]]
-name = "onSessionStart"
-kind = "event"
-blocking = true
-
-[points.fields]
-"content" = "string"
-"user_id" = "string"
-"session_id" = "string"
-
-[[points]]
-name = "onSessionEnd"
-kind = "event"
-blocking = true
-
-[points.fields]
-"content" = "string"
-"user_id" = "string"
-"session_id" = "string"
-"thread_ids" = "list?"
-
-[[points]]
-name = "transformResponse"
-kind = "post"
-
-[points.fields]
-"content" = "string"
-"user_id" = "string"
-"thread_id" = "string"
-"response" = "string"
-"#;
 
 /// IronClaw's hook points, as bundles spell them.
 pub const POINTS: [&str; 6] = [
@@ -359,14 +280,12 @@ impl Bundles {
         self.entries.iter().map(|(entry, _)| entry)
     }
 
-    /// The bundles as `.hooks` text in the canonical layout (naming
-    /// [`SCHEMA_FILE`]), and the problems found on the way (an entry with
-    /// an error is left out of the text).
+    /// The bundles as `.hooks` text in the canonical layout (with `schema
+    /// ironclaw`), and the problems found on the way (an entry with an
+    /// error is left out of the text).
     pub fn to_source(&self) -> (String, Diagnostics) {
-        let mut out = format!(
-            "# Rules from IronClaw hook bundles; regenerate, do not edit.\n\
-             schema {}\n",
-            quote(SCHEMA_FILE)
+        let mut out = String::from(
+            "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema ironclaw\n",
         );
         let mut diagnostics = Diagnostics::new();
         let mut ids = UniqueIds::default();
@@ -872,9 +791,12 @@ mod tests {
         )
         .to_source();
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        assert!(text.starts_with(
-            "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema \"ironclaw.schema.toml\"\n"
-        ), "{text}");
+        assert!(
+            text.starts_with(
+                "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema ironclaw\n"
+            ),
+            "{text}"
+        );
         assert!(text.contains(
             "hook block-forbidden on beforeInbound priority 100 {\n    when payload.content matches /forbidden/\n    abort \"forbidden {{content}}\"\n}\n"
         ), "{text}");

@@ -3,7 +3,7 @@
 //!
 //! A [`Schema`] is the checker's view of a catalog: point names with their
 //! [`PointKind`], whether rules there can block (`abort`, `deny`, `ask`,
-//! `skip`), and the typed fields of their payload. There are two built-in
+//! `skip`), and the typed fields of their payload. There are three built-in
 //! catalogs and custom ones:
 //!
 //! - `orcs` (the default): the 25 points of the ORCS lifecycle, also the
@@ -11,12 +11,15 @@
 //! - `claude-code`: every Claude Code hook event (`PreToolUse`,
 //!   `UserPromptSubmit`, `Stop`, …) with the fields of its input JSON under
 //!   `payload` (see [`claude_code`]).
+//! - `ironclaw`: IronClaw's six hook points, the event's primary content as
+//!   `payload.content` (see [`ironclaw`]).
 //! - custom schemas in TOML, `schema "app.schema.toml"` (see
 //!   `custom` for the format).
 
 pub mod claude_code;
 #[cfg(feature = "compiler")]
 pub mod custom;
+pub mod ironclaw;
 mod orcs;
 
 pub use orcs::HookPoint;
@@ -189,12 +192,13 @@ impl Schema {
         match name {
             "orcs" => Some(orcs::schema()),
             "claude-code" => Some(claude_code::schema()),
+            "ironclaw" => Some(ironclaw::schema()),
             _ => None,
         }
     }
 
     /// Names of the built-in schemas.
-    pub const BUILTIN: &'static [&'static str] = &["orcs", "claude-code"];
+    pub const BUILTIN: &'static [&'static str] = &["orcs", "claude-code", "ironclaw"];
 
     /// The point called `name`.
     pub fn point(&self, name: &str) -> Option<&PointDef> {
