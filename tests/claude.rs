@@ -668,3 +668,74 @@ fn explain_reads_a_claude_event_the_same_way() {
     assert!(text.contains("claude-code::Bash"), "{text}");
     assert!(text.contains("deny-recursive-rm"), "{text}");
 }
+
+/// The whole path of a Claude Code user who already has command hooks:
+/// `hookc import claude-settings`, `hookc compile`, then `hookc claude` as
+/// the one hook. The imported command reads the Claude Code event on stdin,
+/// exactly as Claude Code would give it, and blocks with exit 2.
+#[test]
+fn imported_command_hooks_run_unchanged_under_hookc_claude() {
+    let dir = tmp_dir("imported-commands");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+        "type": "command",
+        "command": "cat > \"$HOOKC_TEST_RECORD\"; if grep -q 'rm -rf' \"$HOOKC_TEST_RECORD\"; then echo 'rm -rf is blocked by policy' >&2; exit 2; fi",
+    }]}]}});
+    let settings_path = dir.join("settings.json");
+    std::fs::write(&settings_path, settings.to_string()).unwrap();
+    let rules = dir.join("rules/claude.hooks");
+    let table = dir.join("build/hooks.tbl");
+    let run = hookc(
+        &[
+            OsStr::new("import"),
+            OsStr::new("claude-settings"),
+            settings_path.as_os_str(),
+            OsStr::new("-o"),
+            rules.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let run = hookc(
+        &[
+            OsStr::new("compile"),
+            rules.as_os_str(),
+            OsStr::new("-o"),
+            table.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+
+    let record = dir.join("stdin.json");
+    let answer = |event: &str| {
+        hookc(
+            &[
+                OsStr::new("claude"),
+                OsStr::new("--table"),
+                table.as_os_str(),
+            ],
+            &event_text(event),
+            &[("HOOKC_TEST_RECORD", record.as_os_str())],
+        )
+    };
+    let blocked = answer("pre_tool_use_bash_rm.json");
+    assert_eq!(blocked.code, Some(0), "{blocked:#?}");
+    let output = blocked.json();
+    assert_eq!(
+        output["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{blocked:#?}"
+    );
+    assert_eq!(
+        output["hookSpecificOutput"]["permissionDecisionReason"],
+        "rm -rf is blocked by policy"
+    );
+    // The command read the event itself, not hookc's context around it.
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(seen, event_json("pre_tool_use_bash_rm.json"));
+
+    answer("pre_tool_use_bash_npm_test.json").assert_silent_ok();
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(seen, event_json("pre_tool_use_bash_npm_test.json"));
+}
