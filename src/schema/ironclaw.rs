@@ -26,19 +26,17 @@ pub const NAME: &str = "ironclaw";
 /// Fields as `(path, type)`, the type in the schema-file syntax.
 type Fields = &'static [(&'static str, &'static str)];
 
+/// The fields of a message going in or out.
+const MESSAGE: Fields = &[
+    ("content", "string"),
+    ("user_id", "string"),
+    ("channel", "string"),
+    ("thread_id", "string?"),
+];
+
 /// The points: name, kind, whether rules there can block, fields.
 const POINTS: &[(&str, PointKind, bool, Fields)] = &[
-    (
-        "beforeInbound",
-        PointKind::Pre,
-        true,
-        &[
-            ("content", "string"),
-            ("user_id", "string"),
-            ("channel", "string"),
-            ("thread_id", "string?"),
-        ],
-    ),
+    ("beforeInbound", PointKind::Pre, true, MESSAGE),
     (
         "beforeToolCall",
         PointKind::Pre,
@@ -51,17 +49,7 @@ const POINTS: &[(&str, PointKind, bool, Fields)] = &[
             ("context", "string"),
         ],
     ),
-    (
-        "beforeOutbound",
-        PointKind::Pre,
-        true,
-        &[
-            ("content", "string"),
-            ("user_id", "string"),
-            ("channel", "string"),
-            ("thread_id", "string?"),
-        ],
-    ),
+    ("beforeOutbound", PointKind::Pre, true, MESSAGE),
     (
         "onSessionStart",
         PointKind::Event,
