@@ -94,6 +94,10 @@ pub enum FqlErrorKind {
     /// `builtin::llm::x`, `built in::llm`
     #[error("unexpected {0} in FQL pattern")]
     UnexpectedChar(String),
+    /// `builtin/x::llm`, `builtin#x::llm`: a child path or an instance
+    /// before the `::` (they come after the target).
+    #[error("`{0}` before `::`: {part} comes after the target", part = part_after_target(.0))]
+    BeforeSeparator(char),
 }
 
 /// An invalid FQL pattern: what is wrong and at which byte of the pattern.
@@ -130,6 +134,15 @@ impl FqlError {
     }
 }
 
+/// What a `/` or `#` starts: the part of a pattern that follows the target.
+fn part_after_target(separator: &char) -> &'static str {
+    if *separator == '/' {
+        "a child path"
+    } else {
+        "an instance"
+    }
+}
+
 fn valid_char(c: char) -> bool {
     !(c.is_whitespace() || c.is_control() || matches!(c, ':' | '#' | '"' | '{' | '}' | ','))
 }
@@ -150,7 +163,8 @@ impl FqlPattern {
     /// # Errors
     ///
     /// An [`FqlError`] naming the first problem: missing `::`, an empty scope,
-    /// target, child path or instance, or a character that cannot appear.
+    /// target, child path or instance, a `/` or `#` before the `::`, or a
+    /// character that cannot appear.
     ///
     /// # Example
     ///
@@ -171,6 +185,12 @@ impl FqlPattern {
         let rest_at = sep + 2;
         if scope.is_empty() {
             return err(FqlErrorKind::EmptyScope, 0);
+        }
+        // `/` and `#` are valid in a child path and an instance, but the
+        // scope comes before both: `builtin/x::llm` is not a scope named
+        // `builtin/x`.
+        if let Some((i, c)) = scope.char_indices().find(|&(_, c)| matches!(c, '/' | '#')) {
+            return err(FqlErrorKind::BeforeSeparator(c), i);
         }
         if let Some((i, c)) = scope.char_indices().find(|&(_, c)| !valid_char(c)) {
             return err(FqlErrorKind::UnexpectedChar(describe(c)), i);
@@ -424,6 +444,22 @@ mod tests {
         assert_eq!(
             kind("built in::llm"),
             FqlErrorKind::UnexpectedChar("whitespace".into())
+        );
+        // A child path or an instance before the `::`.
+        assert_eq!(kind("builtin/x::llm"), FqlErrorKind::BeforeSeparator('/'));
+        assert_eq!(kind("builtin#x::llm"), FqlErrorKind::BeforeSeparator('#'));
+        assert_eq!(kind("*/x::*"), FqlErrorKind::BeforeSeparator('/'));
+        assert_eq!(kind("a#b/c::d"), FqlErrorKind::BeforeSeparator('#'));
+        let e = FqlPattern::parse("builtin/x::llm").unwrap_err();
+        assert_eq!(e.offset(), 7);
+        assert_eq!(
+            e.to_string(),
+            "invalid FQL `builtin/x::llm`: `/` before `::`: a child path comes after the target"
+        );
+        let e = FqlPattern::parse("builtin#x::llm").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid FQL `builtin#x::llm`: `#` before `::`: an instance comes after the target"
         );
         let e = FqlPattern::parse("builtin::llm/").unwrap_err();
         assert_eq!(e.offset(), 12);

@@ -42,10 +42,29 @@ fn invalid_fql_points_at_the_problem() {
     );
     assert_eq!(d.labels[0].message, "empty scope before `::`");
     assert_eq!(at, (1, 32));
+    // Unquoted, the pattern is one token: the `/` is pointed at.
+    let (d, at) = one(
+        "hook a on tool.pre_execute at builtin/x::llm { continue }",
+        "invalid-fql",
+    );
+    assert_eq!(d.message, "invalid FQL target `builtin/x::llm`");
+    assert_eq!(
+        d.labels[0].message,
+        "`/` before `::`: a child path comes after the target"
+    );
+    assert_eq!(at, (1, 38));
     for (fql, why) in [
         ("builtin", "missing `::` between scope and target"),
         ("builtin::", "empty target after `::`"),
         ("builtin::llm#", "empty instance after `#`"),
+        (
+            "builtin/x::llm",
+            "`/` before `::`: a child path comes after the target",
+        ),
+        (
+            "builtin#x::llm",
+            "`#` before `::`: an instance comes after the target",
+        ),
     ] {
         let (d, _) = one(
             &format!("hook a on tool.pre_execute at \"{fql}\" {{ continue }}"),
