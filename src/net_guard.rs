@@ -12,7 +12,9 @@
 //!   no user-info, and a host that [`check_host`] accepts;
 //! - [`check_host`]: refuses names of the local machine and of metadata
 //!   services (`localhost`, `*.localhost`, `host.docker.internal`,
-//!   `metadata.google.internal`, …) and every IP address [`check_ip`]
+//!   `metadata.google.internal`, `metadata.aws.internal`, `instance-data`,
+//!   …: [`REFUSED_NAMES`], in any case, with or without a trailing dot) and
+//!   every IP address [`check_ip`]
 //!   refuses, including the numeric forms a URL parser decodes to an IPv4
 //!   address (`2130706433`, `127.1`, `0x7f.0.0.1`, `0177.0.0.1`);
 //! - [`check_ip`] for the sender to run on every address the host resolves
@@ -31,14 +33,17 @@
 //! `0.0.0.0`), `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16` (private),
 //! `100.64.0.0/10` (shared address space, carrier-grade NAT),
 //! `127.0.0.0/8` (loopback), `169.254.0.0/16` (link-local, with the
-//! metadata address `169.254.169.254`), `168.63.129.16` (Azure's platform
-//! endpoint), `192.0.0.0/24` (IETF protocol assignments),
+//! metadata address `169.254.169.254`), the metadata addresses
+//! `168.63.129.16` (Azure's platform endpoint), `100.100.100.200` (Alibaba
+//! Cloud) and `192.0.0.192` (Oracle Cloud), `192.0.0.0/24` (IETF protocol
+//! assignments),
 //! `192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24` (documentation),
 //! `198.18.0.0/15` (benchmarking), `224.0.0.0/4` (multicast),
 //! `240.0.0.0/4` (reserved) and `255.255.255.255` (broadcast).
 //!
 //! Refused IPv6 ranges: `::` (unspecified), `::1` (loopback), `fc00::/7`
-//! (unique local, with AWS's metadata address `fd00:ec2::254`), `fe80::/10`
+//! (unique local, with the metadata addresses `fd00:ec2::254` of AWS and
+//! `fd20:ce::254` of Google Cloud), `fe80::/10`
 //! (link-local), `fec0::/10` (site-local), `ff00::/8` (multicast),
 //! `2001:db8::/32` and `3fff::/20` (documentation), `2001:2::/48`
 //! (benchmarking), `100::/64` (discard) and `64:ff9b:1::/48` (local-use
@@ -65,8 +70,10 @@ pub enum Range {
     SharedAddressSpace,
     /// `169.254.0.0/16`, `fe80::/10`.
     LinkLocal,
-    /// A cloud metadata service: `169.254.169.254`, `168.63.129.16`,
-    /// `fd00:ec2::254`.
+    /// A cloud metadata service: `169.254.169.254` (AWS, Google Cloud,
+    /// Azure, Oracle Cloud, DigitalOcean, …), `168.63.129.16` (Azure),
+    /// `100.100.100.200` (Alibaba Cloud), `192.0.0.192` (Oracle Cloud),
+    /// `fd00:ec2::254` (AWS), `fd20:ce::254` (Google Cloud).
     Metadata,
     /// `192.0.0.0/24`: IETF protocol assignments.
     ProtocolAssignments,
@@ -165,8 +172,10 @@ const V4_RANGES: &[(u32, u8, Range)] = &[
     // Most specific first.
     (0x0000_0000, 32, Range::Unspecified),
     (0xFFFF_FFFF, 32, Range::Broadcast),
-    (0xA9FE_A9FE, 32, Range::Metadata), // 169.254.169.254
-    (0xA83F_8110, 32, Range::Metadata), // 168.63.129.16
+    (0xA9FE_A9FE, 32, Range::Metadata), // 169.254.169.254: AWS, GCP, Azure, Oracle, DigitalOcean, …
+    (0xA83F_8110, 32, Range::Metadata), // 168.63.129.16: Azure's platform endpoint
+    (0x6464_64C8, 32, Range::Metadata), // 100.100.100.200: Alibaba Cloud
+    (0xC000_00C0, 32, Range::Metadata), // 192.0.0.192: Oracle Cloud (classic)
     (0x0000_0000, 8, Range::ThisNetwork),
     (0x0A00_0000, 8, Range::Private),
     (0x6440_0000, 10, Range::SharedAddressSpace), // 100.64.0.0/10
@@ -190,7 +199,12 @@ const V6_RANGES: &[(u128, u8, Range)] = &[
         0xfd00_0ec2_0000_0000_0000_0000_0000_0254,
         128,
         Range::Metadata,
-    ),
+    ), // AWS
+    (
+        0xfd20_00ce_0000_0000_0000_0000_0000_0254,
+        128,
+        Range::Metadata,
+    ), // Google Cloud
     (
         0x0100_0000_0000_0000_0000_0000_0000_0000,
         64,
@@ -321,6 +335,11 @@ pub fn check_ip(ip: IpAddr) -> Result<(), Refused> {
 
 /// Host names that reach the local machine or a metadata service, after
 /// lowercasing and without a trailing dot; `*.localhost` is refused too.
+///
+/// The metadata services of clouds that have no name of their own (Azure,
+/// Alibaba Cloud, Oracle Cloud, DigitalOcean, Hetzner, OpenStack, …) are
+/// reached by address, and their addresses are refused (see [`Range::Metadata`]
+/// and the link-local range they are in).
 pub const REFUSED_NAMES: &[(&str, &str)] = &[
     ("localhost", "names the local machine"),
     ("localhost.localdomain", "names the local machine"),
@@ -339,6 +358,23 @@ pub const REFUSED_NAMES: &[(&str, &str)] = &[
     (
         "instance-data.ec2.internal",
         "names the AWS metadata service",
+    ),
+    ("metadata.aws.internal", "names the AWS metadata service"),
+    (
+        "metadata.tencentyun.com",
+        "names the Tencent Cloud metadata service",
+    ),
+    (
+        "api.metadata.cloud.ibm.com",
+        "names the IBM Cloud metadata service",
+    ),
+    (
+        "metadata.platformequinix.com",
+        "names the Equinix Metal metadata service",
+    ),
+    (
+        "metadata.packet.net",
+        "names the Equinix Metal metadata service",
     ),
 ];
 
@@ -937,7 +973,19 @@ mod tests {
             "host.docker.internal",
             "metadata.google.internal",
             "Metadata.Google.Internal.",
+            "metadata.goog",
+            "metadata",
+            "METADATA.",
             "instance-data",
+            "instance-data.ec2.internal",
+            "metadata.aws.internal",
+            "METADATA.AWS.INTERNAL",
+            "metadata.aws.internal.",
+            "Metadata.Aws.Internal.",
+            "metadata.tencentyun.com",
+            "api.metadata.cloud.ibm.com",
+            "metadata.platformequinix.com",
+            "metadata.packet.net",
         ] {
             assert!(
                 matches!(
@@ -947,6 +995,13 @@ mod tests {
                 "{host}"
             );
         }
+        assert_eq!(
+            refused("https://Metadata.AWS.internal./latest").to_string(),
+            "`metadata.aws.internal` names the AWS metadata service"
+        );
+        // A port does not change the host.
+        assert!(check_url("https://metadata.aws.internal:443/").is_err());
+        assert!(check_url("https://metadata.aws.example.com/").is_ok());
         assert!(check_url("https://localhost.example.com/").is_ok());
         assert!(check_url("https://notlocalhost/").is_ok());
     }
@@ -967,6 +1022,8 @@ mod tests {
             ("169.254.1.1", Range::LinkLocal),
             ("169.254.169.254", Range::Metadata),
             ("168.63.129.16", Range::Metadata),
+            ("100.100.100.200", Range::Metadata),
+            ("192.0.0.192", Range::Metadata),
             ("192.0.0.8", Range::ProtocolAssignments),
             ("192.0.2.1", Range::Documentation),
             ("198.51.100.7", Range::Documentation),
@@ -1040,6 +1097,7 @@ mod tests {
             ("[fc00::1]", Range::UniqueLocal),
             ("[fd12:3456::1]", Range::UniqueLocal),
             ("[fd00:ec2::254]", Range::Metadata),
+            ("[fd20:ce::254]", Range::Metadata),
             ("[fe80::1]", Range::LinkLocal),
             ("[febf::1]", Range::LinkLocal),
             ("[fec0::1]", Range::Private),

@@ -499,3 +499,33 @@ fn unreachable_needs_every_condition_implied() {
         assert!(lint_codes(&text(later)).is_empty(), "{later}");
     }
 }
+
+#[test]
+fn cloud_metadata_names_are_insecure_webhooks_in_any_spelling() {
+    for host in [
+        "metadata.aws.internal",
+        "METADATA.AWS.INTERNAL",
+        "metadata.aws.internal.",
+        "Metadata.Aws.Internal.:443",
+        "instance-data",
+        "instance-data.",
+        "instance-data.ec2.internal",
+        "metadata.google.internal",
+        "Metadata.Google.Internal.",
+        "metadata.goog",
+        "metadata",
+        "metadata.tencentyun.com",
+        "api.metadata.cloud.ibm.com",
+        "100.100.100.200",
+        "192.0.0.192",
+        "[fd20:ce::254]",
+    ] {
+        let text = format!(
+            "hook r on tool.post_execute {{\n    webhook \"https://{host}/latest/meta-data/\"\n}}\n"
+        );
+        assert_eq!(lint_codes(&text), ["insecure-webhook"], "{host}");
+    }
+    let public =
+        "hook r on tool.post_execute {\n    webhook \"https://metadata.aws.example.com/\"\n}\n";
+    assert!(lint_codes(public).is_empty());
+}

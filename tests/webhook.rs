@@ -519,6 +519,12 @@ fn the_default_guard_refuses_local_destinations_when_sending() {
         format!("https://[::ffff:127.0.0.1]:{port}/"),
         "https://169.254.169.254/latest/meta-data/".to_string(),
         "https://metadata.google.internal/".to_string(),
+        "https://metadata.aws.internal/latest/meta-data/".to_string(),
+        "https://METADATA.AWS.INTERNAL./".to_string(),
+        "https://Instance-Data./latest/meta-data/".to_string(),
+        "https://metadata.goog/".to_string(),
+        "https://100.100.100.200/latest/meta-data/".to_string(),
+        "https://[fd20:ce::254]/".to_string(),
         "https://user:pw@hooks.example.com/".to_string(),
     ];
     let body: String = urls.iter().map(|u| format!("webhook \"{u}\"\n")).collect();

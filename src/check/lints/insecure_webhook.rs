@@ -12,7 +12,10 @@ declare_lint! {
     /// (`user:password@`), or name a host that is not public.
     ///
     /// Refused hosts are names of the local machine or a metadata service (`localhost`,
-    /// `*.localhost`, `host.docker.internal`, `metadata.google.internal`, …)
+    /// `*.localhost`, `host.docker.internal`, `metadata.google.internal`,
+    /// `metadata.aws.internal`, `instance-data`, …, in any case, with or
+    /// without a trailing dot), the metadata addresses of the clouds
+    /// (`169.254.169.254`, `168.63.129.16`, `100.100.100.200`, …)
     /// and IP addresses in loopback, private, link-local, shared (CGN
     /// `100.64.0.0/10`), benchmarking, documentation, multicast, broadcast,
     /// reserved or unspecified ranges, IPv6 unique-local and link-local
