@@ -868,6 +868,60 @@ fn cli_writes_the_rules_and_the_files_they_need() {
     );
 }
 
+/// IronClaw's own cases: a later hook of a name replaces the earlier one
+/// (its registry test), a redundant `Content-Type` header, and a tool's
+/// `capabilities.json` without hooks next to a bundle: the import goes on,
+/// with warnings, and the rules run as IronClaw runs the bundle.
+#[test]
+fn cli_imports_ironclaws_own_cases() {
+    let dir = tmp_dir("cli-cases");
+    for file in ["cases.hook.json", "github.capabilities.json"] {
+        std::fs::copy(
+            root().join(FIXTURES).join("ironclaw").join(file),
+            dir.join(file),
+        )
+        .unwrap();
+    }
+    let run = |args: &[&str], stdin: Option<&str>| hookc_in(&dir, args, stdin);
+    let r = run(
+        &[
+            "import",
+            "ironclaw",
+            "github.capabilities.json",
+            "cases.hook.json",
+        ],
+        None,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    insta::assert_snapshot!("cli_ironclaw_cases", r.render());
+
+    let r = run(
+        &[
+            "import",
+            "ironclaw",
+            "github.capabilities.json",
+            "cases.hook.json",
+            "-o",
+            "ironclaw.hooks",
+        ],
+        None,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    let r = run(&["lint", "ironclaw.hooks"], None);
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    // "hello" -> "hello-B": only the later `dup` runs.
+    let r = run(
+        &["eval", "ironclaw.hooks", "--event", "-"],
+        Some(
+            r#"{"hook_point": "beforeInbound", "component_id": "ironclaw::agent", "payload": {"content": "hello", "user_id": "u", "channel": "c"}}"#,
+        ),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    let outcome: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(outcome["context"]["payload"]["content"], "hello-B");
+    assert_eq!(outcome["fired"], json!(["dup"]));
+}
+
 #[test]
 fn cli_errors() {
     let dir = tmp_dir("cli-errors");

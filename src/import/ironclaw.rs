@@ -46,11 +46,21 @@
 //!
 //! # Mapping
 //!
-//! Each rule and webhook becomes one rule, in bundle order (rules, then
-//! webhooks; bundles in the order given), which is IronClaw's registration
-//! order and so its order among equal priorities. The rule id is the
-//! `name` (characters other than letters, digits, `_` and `-` become `-`; a
-//! name used twice gets `-2`, `-3`, … with a warning).
+//! Each rule and webhook becomes one rule. They are registered as
+//! IronClaw's registry registers them, in bundle order (rules, then
+//! webhooks; bundles in the order given), and written in the order it runs
+//! them: by priority, ties in registration order.
+//!
+//! A hook with the name of an earlier hook of the same bundle (rule or
+//! webhook) replaces it, as in IronClaw: the earlier one is dropped, with a
+//! warning, and the later one takes its place in the registry before it is
+//! sorted by its own priority. A later hook IronClaw refuses replaces
+//! nothing; a later no-op removes the earlier one. Names of different
+//! bundles do not meet (IronClaw scopes them by bundle).
+//!
+//! The rule id is the `name` (characters other than letters, digits, `_`
+//! and `-` become `-`; a name used in two bundles gets `-2`, `-3`, … with a
+//! warning).
 //!
 //! | IronClaw | `.hooks` |
 //! |---|---|
@@ -63,7 +73,7 @@
 //! | `replacements[]` `{pattern, replacement}` | `rewrite payload.content /pattern/ -> "replacement"`, in order (`$1`, `${name}` expand as in IronClaw: both use the `regex` crate) |
 //! | `prepend` / `append` | `prepend payload.content "…"` / `append payload.content "…"`, after the replacements |
 //! | webhook `url` | `webhook "url"` |
-//! | webhook `headers` | `header "Name" "value"` clauses, sorted by name |
+//! | webhook `headers` | `header "Name" "value"` clauses, sorted by name; a `Content-Type: application/json` is dropped (hookc always sends it) with a warning |
 //!
 //! Text that becomes a template (`reject_reason`, `prepend`, `append`) has
 //! its braces doubled, so it stays literal.
@@ -79,7 +89,11 @@
 //! - A webhook's `max_in_flight`: hookc's webhook pool has one limit for the
 //!   host (`WebhookConfig::max_in_flight`, 32 by default, IronClaw's default
 //!   too).
-//! - Unknown keys.
+//! - A hook replaced by a later one of its name (above).
+//! - A file with no hooks (`{}`, `[]`, a `capabilities.json` without a
+//!   `hooks` section): IronClaw registers nothing from it, and the other
+//!   files are imported.
+//! - Unknown keys, of a hook or of a bundle.
 //!
 //! IronClaw posts a fixed summary of the event (lengths and names, never
 //! the content); hookc's `webhook` posts its own summary (rule and point),
@@ -88,12 +102,18 @@
 //! Errors, where IronClaw refuses the hook too: no points or an unknown
 //! point, an invalid regex, a timeout of 0 or above 30 s, a failure mode
 //! other than `fail_open` / `fail_closed`, a webhook URL that is not
-//! `https://` or names an internal host, a restricted webhook header
-//! (`Host`, `Authorization`, `Cookie`, `X-Forwarded-*`, …), `max_in_flight`
-//! 0. A priority above 2147483647 is an error too (hookc's priorities are
-//! 32-bit signed).
+//! `https://` or names an internal or cloud metadata host (checked by
+//! [`crate::net_guard::check_url`], as `hookc compile` checks it),
+//! `max_in_flight` 0. Webhook headers are checked by the rules `hookc
+//! compile` applies ([`crate::net_guard::check_header`]), so an import that
+//! succeeds compiles: a refused header (`Host`, `Authorization`, `Cookie`,
+//! `X-Forwarded-*`, `Content-Length`, a `Content-Type` other than JSON,
+//! …), a name that is not an HTTP token, a value with a line break or
+//! another control character. A priority above 2147483647 is an error too
+//! (hookc's priorities are 32-bit signed).
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::net_guard::HeaderError;
 use crate::span::SourceFile;
 use crate::syntax::pretty::quote;
 use serde::Deserialize;
@@ -128,6 +148,10 @@ pub struct Bundles {
     /// Rules and webhooks in registration order, each with the name of the
     /// bundle it came from.
     entries: Vec<(Entry, String)>,
+    /// What reading the files found that is not an error (a file with no
+    /// hooks, unknown keys of a bundle), reported by
+    /// [`to_source`](Self::to_source).
+    warnings: Diagnostics,
 }
 
 /// A rule hook or an outbound webhook of a bundle.
@@ -215,6 +239,10 @@ impl Bundles {
     /// rules, or a file with the bundle under `hooks` (a workspace file or
     /// a tool's `capabilities.json`) or `capabilities.hooks` (a channel's).
     ///
+    /// A file with no hooks (`{}`, `[]`, a `capabilities.json` without a
+    /// `hooks` section) is read as an empty bundle, as IronClaw reads it;
+    /// [`to_source`](Self::to_source) reports it with a warning.
+    ///
     /// # Errors
     ///
     /// An `import` diagnostic when the text is not JSON or not a bundle, or
@@ -238,11 +266,25 @@ impl Bundles {
                     "a bundle is `{\"rules\": [...], \"outbound_webhooks\": [...]}` or an array of rules",
                 )
         };
+        let mut warnings = Diagnostics::new();
         let (rules, webhooks) = match section {
             Value::Array(rules) => (rules.as_slice(), &[][..]),
             Value::Object(map) => {
-                if !map.contains_key("rules") && !map.contains_key("outbound_webhooks") {
-                    return Err(not_a_bundle().into());
+                let is_bundle = map.contains_key("rules") || map.contains_key("outbound_webhooks");
+                // The root of a capabilities file holds much more than hooks;
+                // a bundle holds nothing else.
+                if is_bundle {
+                    for key in map.keys() {
+                        if key != "rules" && key != "outbound_webhooks" {
+                            warnings.push(
+                                Diagnostic::warning(
+                                    "import",
+                                    format!("{name}: unknown key `{key}` is not imported"),
+                                )
+                                .with_help("a bundle has `rules` and `outbound_webhooks`"),
+                            );
+                        }
+                    }
                 }
                 let list = |key: &str| match map.get(key) {
                     None | Some(Value::Null) => Ok(&[][..]),
@@ -267,12 +309,23 @@ impl Bundles {
                 .map_err(|e| entry_error(name, "outbound webhook", n, webhook, &e))?;
             entries.push((Entry::Webhook(config), name.to_string()));
         }
-        Ok(Bundles { entries })
+        if entries.is_empty() {
+            // IronClaw registers nothing from it and goes on with the other
+            // files: so does the import.
+            warnings.push(
+                Diagnostic::warning("import", format!("`{name}` has no hooks: nothing imported"))
+                    .with_help(
+                        "IronClaw reads `rules` and `outbound_webhooks` from a bundle, at the top level or under `hooks` (or `capabilities.hooks`)",
+                    ),
+            );
+        }
+        Ok(Bundles { entries, warnings })
     }
 
     /// Adds a later bundle: its entries register after these.
     pub fn merge(&mut self, later: Bundles) {
         self.entries.extend(later.entries);
+        self.warnings.extend(later.warnings);
     }
 
     /// The entries, in registration order.
@@ -283,46 +336,172 @@ impl Bundles {
     /// The bundles as `.hooks` text in the canonical layout (with `schema
     /// ironclaw`), and the problems found on the way (an entry with an
     /// error is left out of the text).
+    ///
+    /// Rules are written in the order IronClaw's registry runs them: by
+    /// priority, ties in registration order. A hook with the name of an
+    /// earlier one of the same bundle replaces it, as IronClaw's registry
+    /// does, with a warning: the earlier one is dropped, and the later one
+    /// runs where the registry puts it (the earlier one's place, re-sorted
+    /// by the later one's priority).
     pub fn to_source(&self) -> (String, Diagnostics) {
-        let mut out = String::from(
-            "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema ironclaw\n",
-        );
-        let mut diagnostics = Diagnostics::new();
-        let mut ids = UniqueIds::default();
+        // Each entry's diagnostics, kept apart so that they come out in
+        // entry order whatever is found later.
+        let mut found: Vec<Diagnostics> = Vec::with_capacity(self.entries.len());
+        let mut converted = Vec::with_capacity(self.entries.len());
         for (entry, origin) in &self.entries {
-            let (kind, name) = match entry {
-                Entry::Rule(r) => ("rule", &r.name),
-                Entry::Webhook(w) => ("outbound webhook", &w.name),
-            };
-            let id = ids.claim(&rule_id(name, "rule"));
-            if id != *name {
-                diagnostics.push(
-                    Diagnostic::warning(
-                        "import",
-                        format!("{origin}: {kind} `{name}` is imported as rule `{id}`"),
-                    )
-                    .with_help("rule ids are letters, digits, `_` and `-`, and unique"),
-                );
-            }
+            let (kind, name) = entry.kind_and_name();
+            let mut diagnostics = Diagnostics::new();
             let mut report = Report {
                 origin,
                 kind,
                 name,
                 diagnostics: &mut diagnostics,
             };
-            let text = match entry {
-                Entry::Rule(rule) => rule_text(&id, rule, &mut report),
-                Entry::Webhook(webhook) => webhook_text(&id, webhook, &mut report),
+            converted.push(match entry {
+                Entry::Rule(rule) => rule_text(rule, &mut report),
+                Entry::Webhook(webhook) => webhook_text(webhook, &mut report),
+            });
+            found.push(diagnostics);
+        }
+        let registry = self.register(&converted, &mut found);
+
+        // Ids in registration order, so that of two hooks of one name in
+        // different bundles the later one gets the suffix.
+        let mut survivors: Vec<usize> = registry.iter().map(|&(n, _)| n).collect();
+        survivors.sort_unstable();
+        let mut ids = UniqueIds::default();
+        let mut id_of: BTreeMap<usize, String> = BTreeMap::new();
+        for n in survivors {
+            let (Some((entry, origin)), Some(Converted::Rule { .. })) =
+                (self.entries.get(n), converted.get(n))
+            else {
+                continue;
             };
-            if let Some(text) = text {
-                out.push('\n');
-                out.push_str(&text);
+            let (kind, name) = entry.kind_and_name();
+            let id = ids.claim(&rule_id(name, "rule"));
+            if id != *name {
+                if let Some(diagnostics) = found.get_mut(n) {
+                    diagnostics.0.insert(
+                        0,
+                        Diagnostic::warning(
+                            "import",
+                            format!("{origin}: {kind} `{name}` is imported as rule `{id}`"),
+                        )
+                        .with_help("rule ids are letters, digits, `_` and `-`, and unique"),
+                    );
+                }
             }
+            id_of.insert(n, id);
+        }
+
+        let mut out = String::from(
+            "# Rules from IronClaw hook bundles; regenerate, do not edit.\nschema ironclaw\n",
+        );
+        for (n, _) in &registry {
+            if let (Some(Converted::Rule { header, body, .. }), Some(id)) =
+                (converted.get(*n), id_of.get(n))
+            {
+                out.push('\n');
+                out.push_str(&rule_block(&format!("hook {id} {header}"), body));
+            }
+        }
+        let mut diagnostics = self.warnings.clone();
+        for entry in found {
+            diagnostics.extend(entry);
         }
         (
             canonical("ironclaw.hooks", out, &mut diagnostics),
             diagnostics,
         )
+    }
+
+    /// Registers the converted entries as IronClaw's
+    /// `HookRegistry::register_with_priority` does, and returns the
+    /// registry: `(entry, priority)` in the order the hooks run. A hook
+    /// whose name is taken replaces the registered one in place, then the
+    /// hooks are sorted by priority (stably); names are scoped by the bundle
+    /// they come from. A hook IronClaw refuses is not registered and
+    /// replaces nothing. A replaced hook gets a warning in `found`.
+    fn register(&self, converted: &[Converted], found: &mut [Diagnostics]) -> Vec<(usize, u32)> {
+        let mut registry: Vec<(usize, u32)> = Vec::new();
+        for (n, ((entry, origin), conversion)) in self.entries.iter().zip(converted).enumerate() {
+            let Some(priority) = conversion.registered_priority() else {
+                continue;
+            };
+            let (kind, name) = entry.kind_and_name();
+            let taken = registry.iter_mut().find(|(i, _)| {
+                self.entries
+                    .get(*i)
+                    .is_some_and(|(e, o)| o == origin && e.kind_and_name().1 == name)
+            });
+            let Some(slot) = taken else {
+                registry.push((n, priority));
+                registry.sort_by_key(|&(_, priority)| priority);
+                continue;
+            };
+            let earlier = slot.0;
+            *slot = (n, priority);
+            registry.sort_by_key(|&(_, priority)| priority);
+            let dropped_kind = self
+                .entries
+                .get(earlier)
+                .map_or(kind, |(e, _)| e.kind_and_name().0);
+            if let Some(diagnostics) = found.get_mut(earlier) {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        "import",
+                        format!(
+                            "{origin}: {dropped_kind} `{name}` is dropped: the later {kind} `{name}` of the same bundle replaces it"
+                        ),
+                    )
+                    .with_help(
+                        "IronClaw keeps only the last hook of a name in a bundle; rename one to keep both",
+                    ),
+                );
+            }
+        }
+        registry
+    }
+}
+
+impl Entry {
+    /// `rule` or `outbound webhook`, and the hook's name.
+    fn kind_and_name(&self) -> (&'static str, &str) {
+        match self {
+            Entry::Rule(r) => ("rule", &r.name),
+            Entry::Webhook(w) => ("outbound webhook", &w.name),
+        }
+    }
+}
+
+/// What one entry becomes.
+enum Converted {
+    /// A rule: its header after the id, and its body.
+    Rule {
+        /// `on POINTS priority N …`.
+        header: String,
+        /// One condition or action a line.
+        body: Vec<String>,
+        /// IronClaw's priority of the hook.
+        priority: u32,
+    },
+    /// A hook IronClaw registers but that never does anything: nothing is
+    /// written (it still replaces an earlier hook of its name).
+    NoOp {
+        /// IronClaw's priority of the hook.
+        priority: u32,
+    },
+    /// A hook IronClaw (or hookc) refuses: reported as an error.
+    Refused,
+}
+
+impl Converted {
+    /// The priority IronClaw registers the hook with, unless it refuses it.
+    fn registered_priority(&self) -> Option<u32> {
+        match self {
+            Converted::Rule { priority, .. } | Converted::NoOp { priority } => Some(*priority),
+            Converted::Refused => None,
+        }
     }
 }
 
@@ -361,11 +540,10 @@ impl Report<'_> {
     }
 }
 
-/// The header of a rule: `hook ID on POINTS priority N [fail …] [timeout …]`,
+/// The header of a rule after its id: `on POINTS priority N [timeout …]`,
 /// or `None` (with an error) when a point, the priority or the timeout is
 /// invalid.
 fn header(
-    id: &str,
     points: &[String],
     priority: u32,
     timeout_ms: Option<u64>,
@@ -399,7 +577,7 @@ fn header(
         );
         return None;
     };
-    let mut header = format!("hook {id} on {} priority {priority}", seen.join(", "));
+    let mut header = format!("on {} priority {priority}", seen.join(", "));
     if let Some(ms) = timeout_ms {
         if ms == 0 || ms > MAX_TIMEOUT_MS {
             report.error(
@@ -413,18 +591,15 @@ fn header(
     Some(header)
 }
 
-fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<String> {
+fn rule_text(rule: &RuleConfig, report: &mut Report<'_>) -> Converted {
     report.unknown_keys(
         &rule.unknown,
         "name, points, priority, failure_mode, timeout_ms, when_regex, reject_reason, replacements, prepend, append",
     );
-    let mut header = header(
-        id,
-        &rule.points,
-        rule.priority.unwrap_or(DEFAULT_RULE_PRIORITY),
-        rule.timeout_ms,
-        report,
-    )?;
+    let priority = rule.priority.unwrap_or(DEFAULT_RULE_PRIORITY);
+    let Some(mut header) = header(&rule.points, priority, rule.timeout_ms, report) else {
+        return Converted::Refused;
+    };
     match rule.failure_mode.as_deref() {
         None => {}
         Some("fail_open") => header.push_str(" fail open"),
@@ -434,7 +609,7 @@ fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<Str
                 format_args!("`failure_mode` `{other}` is not a failure mode"),
                 "use `fail_open` or `fail_closed`",
             );
-            return None;
+            return Converted::Refused;
         }
     }
     let mut body = Vec::new();
@@ -444,7 +619,7 @@ fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<Str
                 format_args!("invalid `when_regex`: {e}"),
                 "IronClaw refuses it too",
             );
-            return None;
+            return Converted::Refused;
         }
         body.push(format!(
             "when payload.content matches {}",
@@ -467,7 +642,7 @@ fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<Str
                     format_args!("invalid replacement pattern: {e}"),
                     "IronClaw refuses it too",
                 );
-                return None;
+                return Converted::Refused;
             }
             body.push(format!(
                 "rewrite payload.content {} -> {}",
@@ -486,52 +661,66 @@ fn rule_text(id: &str, rule: &RuleConfig, report: &mut Report<'_>) -> Option<Str
             "no `reject_reason`, `replacements`, `prepend` or `append`: a no-op, not imported",
             "IronClaw runs it but it never changes anything",
         );
-        return None;
+        return Converted::NoOp { priority };
     }
-    Some(rule_block(&header, &body))
+    Converted::Rule {
+        header,
+        body,
+        priority,
+    }
 }
 
-fn webhook_text(id: &str, webhook: &WebhookConfig, report: &mut Report<'_>) -> Option<String> {
+fn webhook_text(webhook: &WebhookConfig, report: &mut Report<'_>) -> Converted {
     report.unknown_keys(
         &webhook.unknown,
         "name, points, url, headers, timeout_ms, priority, max_in_flight",
     );
-    let header = header(
-        id,
+    let priority = webhook.priority.unwrap_or(DEFAULT_WEBHOOK_PRIORITY);
+    let Some(header) = header(
         &webhook.points,
-        webhook.priority.unwrap_or(DEFAULT_WEBHOOK_PRIORITY),
+        priority,
         Some(webhook.timeout_ms.unwrap_or(DEFAULT_WEBHOOK_TIMEOUT_MS)),
         report,
-    )?;
+    ) else {
+        return Converted::Refused;
+    };
     if let Err(e) = crate::net_guard::check_url(&webhook.url) {
         report.error(
             format_args!("`url` `{}` is refused: {e}", webhook.url),
             "IronClaw and hookc post only to public `https://` hosts",
         );
-        return None;
+        return Converted::Refused;
     }
     let mut action = format!("webhook {}", quote(&webhook.url));
     for (name, value) in &webhook.headers {
-        if restricted_header(name) {
-            report.error(
-                format_args!("header `{name}` is restricted"),
-                "IronClaw refuses Host, Authorization, Cookie, Proxy-Authorization, Forwarded, X-Real-IP, X-Forwarded-*, Transfer-Encoding and Connection",
+        if name.eq_ignore_ascii_case("content-type") && is_json_content_type(value) {
+            report.warning(
+                format_args!("header `{name}: {value}` is dropped"),
+                "hookc's webhooks always send `Content-Type: application/json`",
             );
-            return None;
+            continue;
         }
-        if name.is_empty() || !name.bytes().all(is_token_byte) {
-            report.error(
-                format_args!("`{name}` is not a header name"),
-                "header names are letters, digits and !#$%&'*+-.^_`|~",
-            );
-            return None;
+        // The rules `hookc compile` applies (the `insecure-webhook` lint),
+        // so that an import that succeeds compiles.
+        if let Err(e) = crate::net_guard::check_header(name, value) {
+            let help = match e {
+                HeaderError::Refused { .. } => {
+                    "webhooks may not send credentials, client addresses, `Host` or headers that frame the message (hookc's `insecure-webhook` lint refuses it too)"
+                }
+                HeaderError::InvalidValue { .. } => {
+                    "a header value is one line of text without control characters"
+                }
+                _ => "header names are letters, digits and !#$%&'*+-.^_`|~",
+            };
+            report.error(e, help);
+            return Converted::Refused;
         }
         let _ = write!(action, " header {} {}", quote(name), quote(value));
     }
     match webhook.max_in_flight {
         Some(0) => {
             report.error("`max_in_flight` is 0", "IronClaw needs at least 1");
-            return None;
+            return Converted::Refused;
         }
         Some(n) if n != DEFAULT_MAX_IN_FLIGHT => report.warning(
             format_args!("`max_in_flight` {n} is not imported"),
@@ -539,28 +728,25 @@ fn webhook_text(id: &str, webhook: &WebhookConfig, report: &mut Report<'_>) -> O
         ),
         _ => {}
     }
-    Some(rule_block(&header, &[action]))
+    Converted::Rule {
+        header,
+        body: vec![action],
+        priority,
+    }
 }
 
-/// IronClaw's restricted webhook headers.
-fn restricted_header(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    matches!(
-        lower.as_str(),
-        "host"
-            | "authorization"
-            | "cookie"
-            | "proxy-authorization"
-            | "forwarded"
-            | "x-real-ip"
-            | "transfer-encoding"
-            | "connection"
-    ) || lower.starts_with("x-forwarded-")
-}
-
-/// A byte of an HTTP token (RFC 9110).
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+/// True for a `Content-Type` that says what hookc's webhooks send anyway:
+/// `application/json`, in any case, with at most a `charset=utf-8`.
+fn is_json_content_type(value: &str) -> bool {
+    let mut parts = value.split(';');
+    let media = parts.next().unwrap_or_default().trim();
+    media.eq_ignore_ascii_case("application/json")
+        && parts.all(|parameter| {
+            parameter.split_once('=').is_some_and(|(key, value)| {
+                key.trim().eq_ignore_ascii_case("charset")
+                    && value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+            })
+        })
 }
 
 /// `import` error for an entry that does not deserialize.
@@ -820,7 +1006,7 @@ mod tests {
         ] {
             assert_eq!(bundles(&text).entries().count(), 1, "{text}");
         }
-        let e = Bundles::from_json("caps.json", r#"{"name": "x"}"#).unwrap_err();
+        let e = Bundles::from_json("caps.json", r#""hooks""#).unwrap_err();
         let e = &e.0[0];
         assert_eq!(e.message, "`caps.json` is not an IronClaw hook bundle");
         let e = Bundles::from_json("hooks.json", r#"[{"points": []}]"#).unwrap_err();
@@ -845,8 +1031,7 @@ mod tests {
                     {"name": "mode", "points": ["beforeInbound"], "failure_mode": "sideways", "append": "!"},
                     {"name": "noop", "points": ["beforeInbound"], "when_regex": "x"},
                     {"name": "both", "points": ["beforeInbound"], "reject_reason": "no", "append": "!", "colour": 1},
-                    {"name": "log", "points": ["beforeInbound"], "append": "!"},
-                    {"name": "log", "points": ["beforeInbound"], "append": "?"}
+                    {"name": "log", "points": ["beforeInbound"], "append": "!"}
                 ],
                 "outbound_webhooks": [
                     {"name": "plain", "points": ["beforeInbound"], "url": "http://example.com/"},
@@ -871,10 +1056,9 @@ mod tests {
             ("warning", "hooks.json: rule `both`: unknown key `colour` is not imported"),
             ("warning", "hooks.json: rule `both`: `replacements`, `prepend` and `append` are not imported"),
             ("warning", "hooks.json: rule `log` is imported as rule `log-rule`"),
-            ("warning", "hooks.json: rule `log` is imported as rule `log-rule-2`"),
             ("error", "hooks.json: outbound webhook `plain`: `url` `http://example.com/` is refused: scheme `http` is not `https`"),
             ("error", "hooks.json: outbound webhook `local`: `url` `https://127.0.0.1/` is refused: `127.0.0.1` is a loopback address"),
-            ("error", "hooks.json: outbound webhook `auth`: header `Authorization` is restricted"),
+            ("error", "hooks.json: outbound webhook `auth`: header `Authorization` may not be set: it carries credentials"),
             ("warning", "hooks.json: outbound webhook `busy`: `max_in_flight` 4 is not imported"),
         ];
         let expected: Vec<(String, String)> = expected
@@ -894,6 +1078,303 @@ mod tests {
                 !text.contains(&format!("hook {left_out} ")),
                 "{left_out}: {text}"
             );
+        }
+    }
+
+    /// The messages of `diagnostics`, with their severity.
+    fn messages(diagnostics: &Diagnostics) -> Vec<String> {
+        diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", d.severity, d.message))
+            .collect()
+    }
+
+    /// The ids of the rules in `text`, in order.
+    fn rule_ids(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("hook "))
+            .filter_map(|l| l.split(' ').next())
+            .collect()
+    }
+
+    #[test]
+    fn a_later_hook_of_the_same_name_in_a_bundle_replaces_the_earlier_one() {
+        // IronClaw's `test_register_duplicate_name_replaces_existing`: only
+        // the later `dup` is left, with its own priority.
+        let (text, diagnostics) = bundles(
+            r#"[
+                {"name": "dup", "points": ["beforeInbound"], "priority": 100, "append": "-A"},
+                {"name": "dup", "points": ["beforeInbound"], "priority": 10, "append": "-B"}
+            ]"#,
+        )
+        .to_source();
+        assert_eq!(
+            messages(&diagnostics),
+            ["warning: hooks.json: rule `dup` is dropped: the later rule `dup` of the same bundle replaces it"]
+        );
+        assert!(
+            text.ends_with(
+                "\nhook dup on beforeInbound priority 10 {\n    append payload.content \"-B\"\n}\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(rule_ids(&text), ["dup"]);
+
+        // Rules and webhooks share the names of a bundle; the registry puts
+        // the later hook at the earlier one's place, then sorts by
+        // priority: `x` (replacing a priority-100 hook registered after
+        // `b`) runs before `b`, both at 200.
+        let (text, diagnostics) = bundles(
+            r#"{
+                "rules": [
+                    {"name": "b", "points": ["beforeInbound"], "priority": 200, "append": "b"},
+                    {"name": "x", "points": ["beforeInbound"], "priority": 100, "append": "x1"},
+                    {"name": "c", "points": ["beforeInbound"], "priority": 200, "append": "c"}
+                ],
+                "outbound_webhooks": [
+                    {"name": "x", "points": ["beforeInbound"], "priority": 200, "url": "https://example.com/x"}
+                ]
+            }"#,
+        )
+        .to_source();
+        assert_eq!(
+            messages(&diagnostics),
+            ["warning: hooks.json: rule `x` is dropped: the later outbound webhook `x` of the same bundle replaces it"]
+        );
+        assert_eq!(rule_ids(&text), ["x", "b", "c"]);
+        assert!(text.contains("webhook \"https://example.com/x\""), "{text}");
+        assert!(!text.contains("x1"), "{text}");
+
+        // A later hook IronClaw refuses replaces nothing; a later no-op
+        // replaces (and so removes) the earlier one.
+        let (text, diagnostics) = bundles(
+            r#"[
+                {"name": "kept", "points": ["beforeInbound"], "append": "1"},
+                {"name": "kept", "points": ["beforeInbound"], "when_regex": "(", "append": "2"},
+                {"name": "gone", "points": ["beforeInbound"], "append": "3"},
+                {"name": "gone", "points": ["beforeInbound"], "when_regex": "x"}
+            ]"#,
+        )
+        .to_source();
+        assert_eq!(rule_ids(&text), ["kept"]);
+        assert!(text.contains("append payload.content \"1\""), "{text}");
+        let found = messages(&diagnostics);
+        assert!(found.contains(&"warning: hooks.json: rule `gone` is dropped: the later rule `gone` of the same bundle replaces it".to_string()), "{found:#?}");
+        assert!(
+            found
+                .iter()
+                .any(|m| m.starts_with("error: hooks.json: rule `kept`: invalid `when_regex`")),
+            "{found:#?}"
+        );
+        assert!(
+            !found.iter().any(|m| m.contains("`kept` is dropped")),
+            "{found:#?}"
+        );
+
+        // Names are scoped by bundle: the same name in two bundles is two
+        // hooks.
+        let mut two = bundles(r#"[{"name": "same", "points": ["beforeInbound"], "append": "1"}]"#);
+        two.merge(
+            Bundles::from_json(
+                "other.hook.json",
+                r#"[{"name": "same", "points": ["beforeInbound"], "append": "2"}]"#,
+            )
+            .unwrap(),
+        );
+        let (text, diagnostics) = two.to_source();
+        assert_eq!(rule_ids(&text), ["same", "same-2"]);
+        assert_eq!(
+            messages(&diagnostics),
+            ["warning: other.hook.json: rule `same` is imported as rule `same-2`"]
+        );
+    }
+
+    #[test]
+    fn a_file_without_hooks_imports_nothing_with_a_warning() {
+        for text in [
+            "{}",
+            "[]",
+            r#"{"rules": []}"#,
+            r#"{"outbound_webhooks": []}"#,
+            r#"{"hooks": {}}"#,
+            r#"{"name": "slack", "http": {"allowlist": []}}"#,
+            r#"{"type": "channel", "capabilities": {"http": {}}}"#,
+        ] {
+            let read =
+                Bundles::from_json("caps.json", text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert_eq!(read.entries().count(), 0, "{text}");
+            let (source, diagnostics) = read.to_source();
+            assert_eq!(
+                messages(&diagnostics),
+                ["warning: `caps.json` has no hooks: nothing imported"],
+                "{text}"
+            );
+            assert_eq!(rule_ids(&source), Vec::<&str>::new());
+        }
+        // Merged with a bundle that has hooks, those are imported.
+        let mut merged = Bundles::from_json("empty.json", "{}").unwrap();
+        merged.merge(bundles(
+            r#"[{"name": "bang", "points": ["beforeInbound"], "append": "!"}]"#,
+        ));
+        let (source, diagnostics) = merged.to_source();
+        assert_eq!(rule_ids(&source), ["bang"]);
+        assert!(!diagnostics.has_errors());
+        // A bundle's keys other than `rules` and `outbound_webhooks` are
+        // reported.
+        let (_, diagnostics) = bundles(
+            r#"{"rules": [{"name": "bang", "points": ["beforeInbound"], "append": "!"}], "webhooks": []}"#,
+        )
+        .to_source();
+        assert_eq!(
+            messages(&diagnostics),
+            ["warning: hooks.json: unknown key `webhooks` is not imported"]
+        );
+    }
+
+    /// A bundle with one webhook sending `headers`.
+    fn webhook_with_headers(headers: &Value) -> (String, Diagnostics) {
+        let bundle = serde_json::json!({"outbound_webhooks": [
+            {"name": "notify", "points": ["beforeInbound"], "url": "https://example.com/hook", "headers": headers}
+        ]});
+        bundles(&bundle.to_string()).to_source()
+    }
+
+    #[test]
+    fn webhook_headers_are_checked_as_compile_checks_them() {
+        for (name, value, why) in [
+            (
+                "X-Team",
+                "ops\r\nHost: evil",
+                "the value of header `X-Team` has a line break or a control character",
+            ),
+            (
+                "X-Team",
+                "ops\n",
+                "the value of header `X-Team` has a line break or a control character",
+            ),
+            (
+                "Content-Type",
+                "text/plain",
+                "header `Content-Type` may not be set: it is always `application/json`",
+            ),
+            (
+                "content-type",
+                "application/json; charset=latin1",
+                "header `content-type` may not be set: it is always `application/json`",
+            ),
+            (
+                "Content-Length",
+                "10",
+                "header `Content-Length` may not be set: it changes how the message is framed",
+            ),
+            (
+                "Proxy-Connection",
+                "close",
+                "header `Proxy-Connection` may not be set: it is meant for proxies",
+            ),
+            (
+                "Cookie",
+                "a=b",
+                "header `Cookie` may not be set: it carries credentials",
+            ),
+            ("X Team", "ops", "`X Team` is not a valid header name"),
+        ] {
+            let (text, diagnostics) = webhook_with_headers(&serde_json::json!({name: value}));
+            assert_eq!(
+                messages(&diagnostics),
+                [format!(
+                    "error: hooks.json: outbound webhook `notify`: {why}"
+                )],
+                "{name}: {value:?}"
+            );
+            assert!(rule_ids(&text).is_empty(), "{text}");
+        }
+        for value in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+        ] {
+            let (text, diagnostics) =
+                webhook_with_headers(&serde_json::json!({"Content-Type": value, "X-Team": "ops"}));
+            assert_eq!(
+                messages(&diagnostics),
+                [format!("warning: hooks.json: outbound webhook `notify`: header `Content-Type: {value}` is dropped")]
+            );
+            assert!(
+                text.contains("webhook \"https://example.com/hook\" header \"X-Team\" \"ops\"\n"),
+                "{text}"
+            );
+            assert!(!text.contains("Content-Type"), "{text}");
+        }
+    }
+
+    /// An import without errors compiles: the header rules are the
+    /// compiler's.
+    #[test]
+    fn an_import_that_succeeds_compiles() {
+        let names = [
+            "X-Team",
+            "Content-Type",
+            "content-type",
+            "Keep-Alive",
+            "Upgrade",
+            "TE",
+            "Trailer",
+            "Proxy-Foo",
+            "X-Forwarded-Host",
+            "Accept",
+            "Host",
+        ];
+        let values = [
+            "ops",
+            "application/json",
+            "text/plain",
+            "a\tb",
+            "a\u{7f}b",
+            "caf\u{e9}",
+            "x\r\ny",
+            "",
+        ];
+        let mut compiled = 0;
+        for name in names {
+            for value in values {
+                let (text, diagnostics) = webhook_with_headers(&serde_json::json!({name: value}));
+                if diagnostics.has_errors() {
+                    continue;
+                }
+                if let Err(e) = crate::compile_str("ironclaw.hooks", &text) {
+                    panic!("{name}: {value:?} imports but does not compile: {e:?}\n{text}");
+                }
+                compiled += 1;
+            }
+        }
+        assert!(compiled > 10, "only {compiled} imports succeeded");
+    }
+
+    #[test]
+    fn cloud_metadata_hosts_are_refused_webhook_urls() {
+        for url in [
+            "https://metadata.aws.internal/latest/meta-data/",
+            "https://METADATA.AWS.INTERNAL./",
+            "https://metadata.google.internal/computeMetadata/v1/",
+            "https://instance-data/",
+            "https://169.254.169.254/",
+            "https://100.100.100.200/",
+        ] {
+            let bundle = serde_json::json!({"outbound_webhooks": [
+                {"name": "leak", "points": ["beforeInbound"], "url": url}
+            ]});
+            let (text, diagnostics) = bundles(&bundle.to_string()).to_source();
+            let found = messages(&diagnostics);
+            assert_eq!(found.len(), 1, "{url}: {found:#?}");
+            assert!(
+                found[0].starts_with(&format!(
+                    "error: hooks.json: outbound webhook `leak`: `url` `{url}` is refused: "
+                )),
+                "{found:#?}"
+            );
+            assert!(rule_ids(&text).is_empty(), "{text}");
         }
     }
 
