@@ -12,7 +12,7 @@
 //! rule's condition is a small boolean tree ([`Cond`]) over atom numbers.
 
 use crate::fql::FqlPattern;
-use crate::schema::PointKind;
+use crate::schema::{EditApplication, PointKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -38,6 +38,9 @@ pub struct PointProgram {
     pub name: String,
     /// Pre, post or event.
     pub kind: PointKind,
+    /// How the host applies an edit before the next rule runs (from the
+    /// schema); dispatch applies it after every rule that edited.
+    pub edits: EditApplication,
     /// Rules in execution order.
     pub rules: Vec<Rule>,
     /// Which rules a target can reach.

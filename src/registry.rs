@@ -53,7 +53,7 @@
 use crate::effects::{Effects, Handler, HookAction};
 use crate::ir::{FailMode, FqlIndex, PointProgram};
 use crate::runtime::{AsPoint, Decision, Live, Outcome, OutcomeKind, Scratch, Target};
-use crate::schema::{HookPoint, PointKind, Schema};
+use crate::schema::{EditApplication, HookPoint, PointKind, Schema};
 use crate::{FqlPattern, HookContext, Table};
 use arc_swap::ArcSwap;
 use serde_json::Value;
@@ -157,21 +157,23 @@ impl Snapshot {
     }
 }
 
-/// A program with no rules for `point`, of the point's kind.
+/// A program with no rules for `point`, of the point's kind and with its
+/// host's way of applying edits.
 fn empty_point(point: &str) -> PointProgram {
-    let kind = match point.parse::<HookPoint>() {
-        Ok(p) => p.kind(),
+    let (kind, edits) = match point.parse::<HookPoint>() {
+        Ok(p) => (p.kind(), EditApplication::AsEdited),
         // Another built-in schema's point (`PreToolUse`, `beforeInbound`);
         // a custom schema's point is unknown here: an event point.
         Err(_) => Schema::BUILTIN
             .iter()
             .filter_map(|name| Schema::builtin(name))
-            .find_map(|s| s.point(point).map(|p| p.kind))
-            .unwrap_or(PointKind::Event),
+            .find_map(|s| s.point(point).map(|p| (p.kind, p.edits.clone())))
+            .unwrap_or((PointKind::Event, EditApplication::AsEdited)),
     };
     PointProgram {
         name: point.to_string(),
         kind,
+        edits,
         rules: Vec::new(),
         index: FqlIndex::default(),
         atoms: Vec::new(),

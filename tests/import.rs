@@ -248,6 +248,70 @@ fn ironclaw_rules_behave_as_in_ironclaw() {
     assert_eq!(content(&r), "[bot] use key [REDACTED]\n-- sent by {agent}");
 }
 
+/// IronClaw's host applies a hook's content edit before the next hook
+/// runs (`apply_modification`): a tool call's content is parsed back into
+/// its parameters, and the next hook sees them as compact JSON; content
+/// that is not JSON, and any edit of a session event, is ignored. The
+/// imported rules see the same.
+#[test]
+fn imported_ironclaw_hooks_see_edits_as_ironclaws_host_applies_them() {
+    let bundle = r#"{"rules": [
+        {"name": "dry-run", "points": ["beforeToolCall"], "priority": 10,
+         "replacements": [{"pattern": "^\\{", "replacement": "{\"dry_run\": true, "}]},
+        {"name": "no-dry-run-on-etc", "points": ["beforeToolCall"], "priority": 20,
+         "when_regex": "^\\{\"dry_run\":true,\"path\":\"/etc/", "reject_reason": "no dry runs on /etc"},
+        {"name": "bang", "points": ["beforeToolCall", "onSessionStart"], "priority": 30, "append": "!"},
+        {"name": "saw-bang", "points": ["beforeToolCall", "onSessionStart"], "priority": 40,
+         "when_regex": "!$", "reject_reason": "saw an edit IronClaw drops"}
+    ]}"#;
+    let (text, diagnostics) = ironclaw::Bundles::from_json("hooks/hooks.json", bundle)
+        .unwrap()
+        .to_source();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let table = hookc::compile_str("ironclaw.hooks", &text)
+        .unwrap_or_else(|d| panic!("{}", hookc::diag::render::human(&d, false)))
+        .table;
+    let effects = quiet_effects(&tmp_dir("ironclaw-edits"));
+
+    // The next hook sees `{"dry_run":true,…}`: the edit was parsed and
+    // written back compact, as IronClaw's `serde_json::to_string` does.
+    let r = dispatch(
+        &table,
+        &effects,
+        ironclaw_event("beforeToolCall", r#"{"path":"/etc/passwd"}"#),
+    );
+    assert_eq!(r.outcome, OutcomeKind::Abort, "{r:#?}");
+    assert_eq!(r.reason.as_deref(), Some("no dry runs on /etc"));
+
+    // `!` makes the content invalid JSON: dropped, with a warning, and the
+    // parameters keep the earlier edit.
+    let r = dispatch(
+        &table,
+        &effects,
+        ironclaw_event("beforeToolCall", r#"{"path":"/home/alice/notes.txt"}"#),
+    );
+    assert_eq!(r.outcome, OutcomeKind::Continue, "{r:#?}");
+    assert_eq!(r.fired, ["dry-run", "bang"]);
+    assert_eq!(
+        r.context.payload["parameters"],
+        json!({"dry_run": true, "path": "/home/alice/notes.txt"})
+    );
+    assert_eq!(
+        r.context.payload["content"],
+        r#"{"dry_run":true,"path":"/home/alice/notes.txt"}"#
+    );
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0]
+        .starts_with("rule `bang`: the edit of `payload.content` is dropped: it is not JSON"));
+
+    // A session event's content is never edited.
+    let r = dispatch(&table, &effects, ironclaw_event("onSessionStart", "s-1"));
+    assert_eq!(r.outcome, OutcomeKind::Continue, "{r:#?}");
+    assert_eq!(r.fired, ["bang"]);
+    assert_eq!(r.context.payload["content"], "s-1");
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+}
+
 #[test]
 fn ironclaw_options_and_webhooks_are_carried() {
     let (table, _dir) = ironclaw_table();

@@ -435,3 +435,70 @@ fn reloading_every_millisecond_under_four_dispatching_threads() {
         "the table was reloaded"
     );
 }
+
+#[test]
+fn native_edits_are_applied_as_the_points_host_applies_them() {
+    // Under the `ironclaw` schema, a tool call's content is its parameters
+    // as JSON: a native hook's edit of it is parsed before the next rule,
+    // and one that is not JSON is dropped with a warning naming the hook.
+    let registry = Registry::new(table(
+        r#"schema ironclaw
+        hook see on beforeToolCall priority 50 {
+            when payload.parameters.path == "/sandbox/a"
+            context "saw {payload.content}"
+        }"#,
+    ));
+    let mut sandbox = native("sandbox", 10, |c| {
+        c.payload["content"] = json!(r#"{"path":"/sandbox/a"}"#);
+        HookAction::Continue
+    });
+    sandbox.point = "beforeToolCall";
+    registry.register(sandbox);
+    let mut garble = native("garble", 60, |c| {
+        c.payload["content"] = json!("not json");
+        HookAction::Continue
+    });
+    garble.point = "beforeToolCall";
+    registry.register(garble);
+    let mut scratch = registry.scratch();
+    let mut c = HookContext::new(
+        "beforeToolCall",
+        "builtin::llm",
+        json!({"content": r#"{"path":"/tmp/a"}"#, "parameters": {"path": "/tmp/a"}}),
+    );
+    let v = registry.dispatch(
+        &mut scratch,
+        "beforeToolCall",
+        &Target::new("builtin::llm"),
+        &mut c,
+    );
+    assert_eq!(v.fired, ["sandbox", "see", "garble"]);
+    assert_eq!(v.additional_context, [r#"saw {"path":"/sandbox/a"}"#]);
+    assert_eq!(c.payload["parameters"], json!({"path": "/sandbox/a"}));
+    assert_eq!(c.payload["content"], r#"{"path":"/sandbox/a"}"#);
+    assert_eq!(v.warnings.len(), 1, "{:?}", v.warnings);
+    assert!(
+        v.warnings[0].starts_with("hook `garble`: the edit of `payload.content` is dropped"),
+        "{:?}",
+        v.warnings
+    );
+
+    // At a point the table has no rules for, the point's built-in schema
+    // says how: a session event's content is not edited.
+    let mut tag = native("tag", 10, |c| {
+        c.payload["content"] = json!("s-1-tagged");
+        HookAction::Continue
+    });
+    tag.point = "onSessionEnd";
+    registry.register(tag);
+    let mut c = HookContext::new("onSessionEnd", "builtin::llm", json!({"content": "s-1"}));
+    let v = registry.dispatch(
+        &mut scratch,
+        "onSessionEnd",
+        &Target::new("builtin::llm"),
+        &mut c,
+    );
+    assert_eq!(v.fired, ["tag"]);
+    assert_eq!(c.payload["content"], "s-1");
+    assert_eq!(v.warnings.len(), 1, "{:?}", v.warnings);
+}

@@ -469,3 +469,137 @@ fn schemas_through_the_cli() {
     assert_eq!(explanation["outcome"]["outcome"], "abort", "{explanation}");
     assert_eq!(explanation["outcome"]["fired"][0], "block-destructive");
 }
+
+// --------------------------------------------------------------- ironclaw
+
+/// Dispatches the event of `ironclaw-events/<name>.json` (an ORCS-style
+/// context) through the rules of `ironclaw-edits.hooks`.
+fn ironclaw_dispatch(table: &hookc::Table, name: &str) -> hookc::Report {
+    let text = std::fs::read_to_string(fixture(&format!("ironclaw-events/{name}.json"))).unwrap();
+    let mut ctx: HookContext = serde_json::from_str(&text).unwrap();
+    let point = ctx.hook_point.clone();
+    let component = ctx.component_id.clone();
+    let mut scratch = table.scratch();
+    let outcome = table.dispatch(
+        &mut scratch,
+        point.as_str(),
+        &Target::new(&component),
+        &mut ctx,
+    );
+    outcome.report(&ctx)
+}
+
+#[test]
+fn ironclaw_edits_reach_the_next_rule_as_ironclaws_host_applies_them() {
+    let compiled = hookc::compile_paths(
+        &[fixture("ironclaw-edits.hooks")],
+        &hookc::Options::default(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    assert!(compiled.warnings.is_empty(), "{}", compiled.warnings);
+    let table = compiled.table;
+
+    // A tool call's content edit is parsed into the parameters, and the
+    // next rule sees both; an edit that is not JSON is dropped, with a
+    // warning, so the rule after it never sees it.
+    let r = ironclaw_dispatch(&table, "tool_call");
+    assert_eq!(r.outcome, hookc::OutcomeKind::Continue, "{r:#?}");
+    assert_eq!(r.fired, ["sandbox", "see-parameters", "break-json"]);
+    assert_eq!(
+        r.additional_context,
+        [r#"parameters: /sandbox/notes.txt; content: {"path":"/sandbox/notes.txt"}"#]
+    );
+    assert_eq!(
+        r.context.payload["parameters"]["path"],
+        "/sandbox/notes.txt"
+    );
+    assert_eq!(
+        r.context.payload["content"],
+        r#"{"path":"/sandbox/notes.txt"}"#
+    );
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].starts_with(
+            "rule `break-json`: the edit of `payload.content` is dropped: it is not JSON"
+        ),
+        "{:?}",
+        r.warnings
+    );
+
+    // A session event's content edit is not applied.
+    let r = ironclaw_dispatch(&table, "session_start");
+    assert_eq!(r.outcome, hookc::OutcomeKind::Continue, "{r:#?}");
+    assert_eq!(r.fired, ["tag-session"]);
+    assert_eq!(r.context.payload["content"], "session-1");
+    assert_eq!(
+        r.warnings,
+        ["rule `tag-session`: the edit of `payload.content` is dropped: the host does not apply edits of it at `onSessionStart`"]
+    );
+
+    // The response is the content.
+    let r = ironclaw_dispatch(&table, "response");
+    assert_eq!(r.fired, ["sign", "see-response"]);
+    assert_eq!(r.context.payload["content"], "Done. -- bot");
+    assert_eq!(r.context.payload["response"], "Done. -- bot");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+
+    // The compiler recorded it per point, from the schema.
+    let edits = |point: &str| {
+        table
+            .program()
+            .points
+            .iter()
+            .find(|p| p.name == point)
+            .map(|p| p.edits.clone())
+    };
+    assert!(matches!(
+        edits("beforeToolCall"),
+        Some(hookc::schema::EditApplication::Json { .. })
+    ));
+    assert!(matches!(
+        edits("onSessionStart"),
+        Some(hookc::schema::EditApplication::Ignore { .. })
+    ));
+}
+
+#[test]
+fn hookc_eval_applies_ironclaw_edits() {
+    let dir = fixture("");
+    let eval = |event: &str| {
+        let run = common::hookc_in(
+            &dir,
+            &[
+                "eval",
+                "ironclaw-edits.hooks",
+                "--event",
+                &format!("ironclaw-events/{event}.json"),
+            ],
+            None,
+        );
+        assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+        serde_json::from_str::<Value>(&run.stdout).unwrap()
+    };
+    let out = eval("tool_call");
+    assert_eq!(out["outcome"], "continue", "{out:#}");
+    assert_eq!(
+        out["fired"],
+        serde_json::json!(["sandbox", "see-parameters", "break-json"])
+    );
+    assert_eq!(
+        out["context"]["payload"]["parameters"]["path"],
+        "/sandbox/notes.txt"
+    );
+    assert_eq!(
+        out["context"]["payload"]["content"],
+        r#"{"path":"/sandbox/notes.txt"}"#
+    );
+    let out = eval("session_start");
+    assert_eq!(out["fired"], serde_json::json!(["tag-session"]), "{out:#}");
+    assert_eq!(out["context"]["payload"]["content"], "session-1");
+    assert_eq!(out["warnings"].as_array().unwrap().len(), 1, "{out:#}");
+    let out = eval("response");
+    assert_eq!(
+        out["context"]["payload"]["response"], "Done. -- bot",
+        "{out:#}"
+    );
+}

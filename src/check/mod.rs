@@ -18,10 +18,10 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::Loaded;
-use crate::schema::{PointKind, Schema};
+use crate::schema::{EditApplication, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub use lints::{Level, LintLevels};
 pub use names::suggest;
@@ -82,6 +82,11 @@ pub struct CondSpans {
 pub struct Checked {
     /// The schema's name.
     pub schema: String,
+    /// How the schema's host applies edits between rules, for each point
+    /// where it is not [`EditApplication::AsEdited`].
+    ///
+    /// [`EditApplication::AsEdited`]: crate::schema::EditApplication::AsEdited
+    pub edits: BTreeMap<String, EditApplication>,
     /// Rules of the root files, in declaration order.
     pub rules: Vec<CheckedRule>,
     /// Regexes the rules use, each once.
@@ -110,6 +115,12 @@ pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
     };
     let schema = resolve_schema(loaded, &mut checked.diagnostics);
     checked.schema = schema.name.clone();
+    checked.edits = schema
+        .points
+        .iter()
+        .filter(|p| !p.edits.is_as_edited())
+        .map(|p| (p.name.clone(), p.edits.clone()))
+        .collect();
     let scopes = names::scopes(loaded, &mut checked.diagnostics);
     let mut regexes = lower::Regexes::default();
     let mut ids: HashMap<String, (usize, Span)> = HashMap::new();

@@ -14,6 +14,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
 use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
 use crate::load::{self, Loaded};
+use crate::schema::EditApplication;
 use crate::span::SourceFile;
 use crate::table::Table;
 use std::collections::BTreeMap;
@@ -121,6 +122,7 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
     let checked = check::check_with(&loaded, &options.lints);
     let Checked {
         schema,
+        edits,
         rules,
         regexes,
         files,
@@ -133,6 +135,7 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
     }
     let (program, dfas) = lower(
         schema,
+        &edits,
         rules,
         regexes,
         files,
@@ -160,8 +163,13 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
 }
 
 /// Partitions rules by point, orders and indexes them, and builds atoms.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of a checked load, taken apart once by the caller"
+)]
 fn lower(
     schema: String,
+    edits: &BTreeMap<String, EditApplication>,
     rules: Vec<CheckedRule>,
     regexes: Vec<crate::ir::RegexSource>,
     files: Vec<String>,
@@ -257,9 +265,13 @@ fn lower(
         };
         let triggers = choose_triggers(&mut compiled, &atoms, &built.atom_field);
         let index = fql_index(&compiled, &built.atom_field);
+        // Behaviour that differs per hook system is recorded here, from
+        // the schema, so that dispatch never asks which schema it runs.
+        let edits = edits.get(&name).cloned().unwrap_or_default();
         points.push(PointProgram {
             name,
             kind,
+            edits,
             rules: compiled,
             index,
             atoms,

@@ -40,9 +40,14 @@
 //! | `transformResponse` | post | the response | `user_id`, `thread_id`, `response` |
 //!
 //! Every point can block, as in IronClaw (a `Reject` ends the run at any
-//! point). A host applies an edited `payload.content` the way IronClaw's
-//! `apply_modification` does: it replaces the message or response, and for
-//! a tool call it is parsed as JSON (text that does not parse is ignored).
+//! point). Between rules, dispatch applies an edit of `payload.content` the
+//! way IronClaw's host applies a hook's modification (`apply_modification`,
+//! recorded per point by the schema): it replaces the message or the
+//! response (`payload.response` too), a tool call's is parsed as JSON into
+//! `payload.parameters` (text that does not parse is dropped, with a
+//! warning), and a session event's is not applied. So the next rule sees
+//! what the next IronClaw hook would, and the host reads the outcome's
+//! `payload.content` as IronClaw reads the chain's modification.
 //!
 //! # Mapping
 //!

@@ -7,7 +7,10 @@
 //! - `abort`/`deny` and `skip` end the chain at once at any kind of point;
 //!   edits made earlier in the chain are dropped (the context is restored).
 //! - `replace` swaps the payload at post points and the chain goes on.
-//! - Edits chain: the next rule sees the edited context.
+//! - Edits chain: the next rule sees the edited context, as the point's
+//!   host applies it (the schema's [`EditApplication`], recorded per point
+//!   by the compiler: IronClaw's host parses a tool call's content back
+//!   into its parameters and ignores edits of session events).
 //! - Decisions combine most-restrictive-wins: abort > ask > allow.
 //! - Before running each rule whose target and conditions match, dispatch
 //!   checks `depth >= max_depth`; if so the chain stops with a warning.
@@ -23,6 +26,7 @@
 //! plain dispatch's observer is `()`, which compiles to nothing.
 
 mod context;
+mod edits;
 mod eval;
 mod explain;
 mod rate;
@@ -44,6 +48,8 @@ use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
 use crate::registry::NativeHook;
+#[cfg(doc)]
+use crate::schema::EditApplication;
 use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
 use crate::table::Table;
@@ -684,8 +690,13 @@ impl<'a> Run<'a> {
             if let Some(hook) = live.natives.get(native) {
                 if rule.is_none_or(|r| hook.priority < r.priority) {
                     let generation = scratch.generation;
+                    let before = edits::before(&self.point.edits, ctx);
                     match self.native(live, native, target, scratch, ctx) {
-                        Natives::Ran => {}
+                        Natives::Ran => {
+                            if scratch.generation != generation {
+                                self.apply_edits(("hook", hook.hook.id()), before, scratch, ctx);
+                            }
+                        }
                         Natives::Halt => break,
                         Natives::Stop(stop) => {
                             if O::ACTIVE {
@@ -749,7 +760,11 @@ impl<'a> Run<'a> {
             scratch.fired.push(i);
             obs.fire(i, ctx);
             let edits = scratch.generation;
+            let before = edits::before(&self.point.edits, ctx);
             let stopped = self.actions(i, rule, scratch, ctx, obs);
+            if stopped.is_none() && scratch.generation != edits {
+                self.apply_edits(("rule", &rule.id), before, scratch, ctx);
+            }
             obs.fired(i, ctx);
             if let Some(stop) = stopped {
                 if O::ACTIVE {
@@ -770,6 +785,31 @@ impl<'a> Run<'a> {
         }
         if self.decision == Some(Decision::Ask) {
             self.kind = OutcomeKind::Ask;
+        }
+    }
+
+    /// After `who` edited the context, applies the point's
+    /// [`EditApplication`] so the next rule sees what the host would.
+    fn apply_edits(
+        &self,
+        who: (&str, &str),
+        before: Option<edits::Before>,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) {
+        let Some(before) = before else {
+            return;
+        };
+        let point = &self.point.name;
+        if edits::apply(
+            &self.point.edits,
+            &before,
+            who,
+            point,
+            ctx,
+            &mut scratch.warnings,
+        ) {
+            scratch.invalidate();
         }
     }
 

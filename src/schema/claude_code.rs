@@ -36,7 +36,7 @@
 //! | `PreModelSwitch` | pre | yes |
 //! | `PostModelSwitch` | event | no |
 
-use super::{FieldDef, PointDef, PointKind, Schema};
+use super::{EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema = "claude-code"` names it.
 pub const NAME: &str = "claude-code";
@@ -512,6 +512,7 @@ pub fn schema() -> Schema {
                 kind: event.kind,
                 blocking: event.blocking,
                 payload,
+                edits: EditApplication::AsEdited,
             }
         })
         .collect();

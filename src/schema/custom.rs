@@ -36,7 +36,7 @@
 //! Every problem is a diagnostic that points into the TOML file (its line
 //! and column) with a help line; [`parse`] returns them all.
 
-use super::{FieldDef, FieldType, PointDef, PointKind, Schema};
+use super::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::span::{SourceFile, Span};
 use serde::Deserialize;
@@ -287,6 +287,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
             kind,
             blocking,
             payload: complete,
+            edits: EditApplication::AsEdited,
         });
         spans.push(point.name.span());
     }

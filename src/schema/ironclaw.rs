@@ -14,11 +14,26 @@
 //! | `onSessionEnd` | event | the session id | `user_id`, `session_id`, `thread_ids` |
 //! | `transformResponse` | post | the response | `user_id`, `thread_id`, `response` |
 //!
-//! A host applies an edited `content` as IronClaw does: for a tool call it
-//! is parsed back as JSON. `hookc import ironclaw` writes rules for this
-//! schema.
+//! # Edits between rules
+//!
+//! IronClaw's host keeps the event in its own shape and applies a hook's
+//! content edit to it before the next hook runs (`apply_modification`);
+//! the next hook sees the content drawn from the event again. Dispatch
+//! does the same between rules here (see [`EditApplication`]), so the next
+//! rule, and the host at the end, see what IronClaw would:
+//!
+//! | point | an edit of `payload.content` |
+//! |---|---|
+//! | `beforeInbound`, `beforeOutbound` | is the message: the next rule sees it as edited |
+//! | `beforeToolCall` | is parsed as JSON into `payload.parameters`, and the next rule sees `payload.content` as compact JSON of them; text that is not JSON is dropped, with a warning (IronClaw ignores it too), and the parameters stay as they were; an edit of `payload.parameters` rewrites `payload.content` |
+//! | `transformResponse` | is the response: it is copied to `payload.response` (and an edit of `payload.response` to `payload.content`) |
+//! | `onSessionStart`, `onSessionEnd` | is not applied (IronClaw's session events have no content to edit): it is dropped, with a warning |
+//!
+//! A host reads the outcome's `payload.content` (or `parameters`,
+//! `response`) as IronClaw reads the last hook's modification.
+//! `hookc import ironclaw` writes rules for this schema.
 
-use super::{FieldDef, PointDef, PointKind, Schema};
+use super::{EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema ironclaw` names it.
 pub const NAME: &str = "ironclaw";
@@ -34,13 +49,52 @@ const MESSAGE: Fields = &[
     ("thread_id", "string?"),
 ];
 
-/// The points: name, kind, whether rules there can block, fields.
-const POINTS: &[(&str, PointKind, bool, Fields)] = &[
-    ("beforeInbound", PointKind::Pre, true, MESSAGE),
+/// How IronClaw's host applies an edit of `content` at a point.
+#[derive(Clone, Copy)]
+enum Content {
+    /// `content` is the event's own text.
+    Text,
+    /// `content` stands for this text field.
+    MirrorOf(&'static str),
+    /// `content` is this field as JSON text.
+    JsonOf(&'static str),
+    /// `content` cannot be edited.
+    Fixed,
+}
+
+impl Content {
+    fn edits(self) -> EditApplication {
+        let text = "content".to_string();
+        match self {
+            Content::Text => EditApplication::AsEdited,
+            Content::MirrorOf(field) => EditApplication::Mirror {
+                text,
+                field: field.to_string(),
+            },
+            Content::JsonOf(field) => EditApplication::Json {
+                text,
+                field: field.to_string(),
+            },
+            Content::Fixed => EditApplication::Ignore { text },
+        }
+    }
+}
+
+/// The points: name, kind, whether rules there can block, how an edit of
+/// `content` is applied, fields.
+const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
+    (
+        "beforeInbound",
+        PointKind::Pre,
+        true,
+        Content::Text,
+        MESSAGE,
+    ),
     (
         "beforeToolCall",
         PointKind::Pre,
         true,
+        Content::JsonOf("parameters"),
         &[
             ("content", "string"),
             ("tool_name", "string"),
@@ -49,11 +103,18 @@ const POINTS: &[(&str, PointKind, bool, Fields)] = &[
             ("context", "string"),
         ],
     ),
-    ("beforeOutbound", PointKind::Pre, true, MESSAGE),
+    (
+        "beforeOutbound",
+        PointKind::Pre,
+        true,
+        Content::Text,
+        MESSAGE,
+    ),
     (
         "onSessionStart",
         PointKind::Event,
         true,
+        Content::Fixed,
         &[
             ("content", "string"),
             ("user_id", "string"),
@@ -64,6 +125,7 @@ const POINTS: &[(&str, PointKind, bool, Fields)] = &[
         "onSessionEnd",
         PointKind::Event,
         true,
+        Content::Fixed,
         &[
             ("content", "string"),
             ("user_id", "string"),
@@ -75,6 +137,7 @@ const POINTS: &[(&str, PointKind, bool, Fields)] = &[
         "transformResponse",
         PointKind::Post,
         true,
+        Content::MirrorOf("response"),
         &[
             ("content", "string"),
             ("user_id", "string"),
@@ -88,7 +151,7 @@ const POINTS: &[(&str, PointKind, bool, Fields)] = &[
 pub fn schema() -> Schema {
     let points = POINTS
         .iter()
-        .map(|&(name, kind, blocking, fields)| PointDef {
+        .map(|&(name, kind, blocking, content, fields)| PointDef {
             name: name.to_string(),
             kind,
             blocking,
@@ -96,6 +159,7 @@ pub fn schema() -> Schema {
                 .iter()
                 .filter_map(|(path, ty)| FieldDef::parse(path, ty))
                 .collect(),
+            edits: content.edits(),
         })
         .collect();
     Schema {
@@ -124,12 +188,59 @@ mod tests {
             ]
         );
         // Every declared type parses: no field is dropped.
-        let declared: usize = POINTS.iter().map(|p| p.3.len()).sum();
+        let declared: usize = POINTS.iter().map(|p| p.4.len()).sum();
         let parsed: usize = schema.points.iter().map(|p| p.payload.len()).sum();
         assert_eq!(parsed, declared);
         assert!(schema
             .points
             .iter()
             .all(|p| p.payload.iter().any(|f| f.path == "content")));
+    }
+
+    #[test]
+    fn edits_are_applied_as_ironclaws_host_applies_them() {
+        let schema = schema();
+        let edits = |point: &str| schema.point(point).map(|p| p.edits.clone());
+        assert_eq!(edits("beforeInbound"), Some(EditApplication::AsEdited));
+        assert_eq!(edits("beforeOutbound"), Some(EditApplication::AsEdited));
+        assert_eq!(
+            edits("beforeToolCall"),
+            Some(EditApplication::Json {
+                text: "content".into(),
+                field: "parameters".into()
+            })
+        );
+        assert_eq!(
+            edits("transformResponse"),
+            Some(EditApplication::Mirror {
+                text: "content".into(),
+                field: "response".into()
+            })
+        );
+        for point in ["onSessionStart", "onSessionEnd"] {
+            assert_eq!(
+                edits(point),
+                Some(EditApplication::Ignore {
+                    text: "content".into()
+                })
+            );
+        }
+        // Every path named is a declared field of its point.
+        for point in &schema.points {
+            let paths = match &point.edits {
+                EditApplication::AsEdited => vec![],
+                EditApplication::Mirror { text, field } | EditApplication::Json { text, field } => {
+                    vec![text, field]
+                }
+                EditApplication::Ignore { text } => vec![text],
+            };
+            for path in paths {
+                assert!(
+                    point.payload.iter().any(|f| &f.path == path),
+                    "{}: {path}",
+                    point.name
+                );
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! A [`Schema`] is the checker's view of a catalog: point names with their
 //! [`PointKind`], whether rules there can block (`abort`, `deny`, `ask`,
-//! `skip`), and the typed fields of their payload. There are three built-in
+//! `skip`), the typed fields of their payload, and how the host applies an
+//! edit before the next rule runs ([`EditApplication`], which the compiler
+//! records per point for dispatch). There are three built-in
 //! catalogs and custom ones:
 //!
 //! - `orcs` (the default): the 25 points of the ORCS lifecycle, also the
@@ -149,6 +151,72 @@ impl FieldDef {
     }
 }
 
+/// How the host applies a rule's edit of the event before the next rule
+/// runs at a point: what the next rule sees.
+///
+/// Most hosts hand the next rule the event as the rule left it
+/// ([`AsEdited`](Self::AsEdited)). Some keep the event in their own shape
+/// and show rules a view of it: IronClaw's rules see one *primary content*
+/// string, and IronClaw's host applies an edit of it to the event between
+/// hooks (`HookEvent::apply_modification`), parsing a tool call's content
+/// back into its parameters and ignoring edits of session events. Such a
+/// schema says so per point, the compiler records it in the point's
+/// program, and dispatch applies it after every rule (and native hook)
+/// that edited the event, so the next rule, and the host at the end, see
+/// what the host would.
+///
+/// Paths are dotted, below `payload` (`content`, `tool_input.command`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditApplication {
+    /// The next rule sees the event as the rule left it.
+    #[default]
+    AsEdited,
+    /// `payload.<text>` and `payload.<field>` are one value shown twice
+    /// (IronClaw's `transformResponse`: `content` is the `response`): an
+    /// edit of either is copied to the other (of both, `text` wins).
+    Mirror {
+        /// The path rules edit, e.g. `content`.
+        text: String,
+        /// The path it stands for, e.g. `response`.
+        field: String,
+    },
+    /// `payload.<text>` is `payload.<field>` as JSON text (IronClaw's
+    /// `beforeToolCall`: `content` is the `parameters`): an edited text is
+    /// parsed into the field and written back as compact JSON; text that
+    /// is not JSON is dropped, with a warning, and the field stays as it
+    /// was. An edit of the field rewrites the text.
+    Json {
+        /// The path rules edit, e.g. `content`.
+        text: String,
+        /// The value it is the JSON text of, e.g. `parameters`.
+        field: String,
+    },
+    /// `payload.<text>` cannot be edited (IronClaw's session events): an
+    /// edit of it is dropped, with a warning. Other fields edit as usual.
+    Ignore {
+        /// The path rules cannot edit, e.g. `content`.
+        text: String,
+    },
+}
+
+impl EditApplication {
+    /// True for [`AsEdited`](Self::AsEdited): nothing to do between rules.
+    pub fn is_as_edited(&self) -> bool {
+        matches!(self, EditApplication::AsEdited)
+    }
+
+    /// The path whose edits are applied, if any.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            EditApplication::AsEdited => None,
+            EditApplication::Mirror { text, .. }
+            | EditApplication::Json { text, .. }
+            | EditApplication::Ignore { text } => Some(text),
+        }
+    }
+}
+
 /// One point of a schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointDef {
@@ -162,6 +230,8 @@ pub struct PointDef {
     /// Known payload fields, parents before children. Empty: the schema
     /// says nothing about the payload, and every field is accepted.
     pub payload: Vec<FieldDef>,
+    /// How the host applies an edit before the next rule runs.
+    pub edits: EditApplication,
 }
 
 /// What a schema says about a payload path at one point.

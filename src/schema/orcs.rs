@@ -1,6 +1,6 @@
 //! The built-in `orcs` schema: the 25 lifecycle points of the ORCS runtime.
 
-use super::{FieldDef, FieldType, PointDef, PointKind, Schema};
+use super::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
 use std::fmt;
 use std::str::FromStr;
 
@@ -169,6 +169,7 @@ pub(super) fn schema() -> Schema {
                 // ORCS chains stop on abort and skip at every kind of point.
                 blocking: true,
                 payload: p.payload(),
+                edits: EditApplication::AsEdited,
             })
             .collect(),
     }

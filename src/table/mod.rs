@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 6)
+//! # Format (version 7)
 //!
 //! ```text
 //! offset  size  field
@@ -28,8 +28,9 @@
 //! native-endian: a table is for machines of the endianness it was written on.
 //!
 //! Version 6 added the `include` fields and `header`s of a webhook action
-//! to the program; a table of an older version is refused with
-//! [`LoadErrorKind::Version`], never misread.
+//! to the program; version 7 added each point's `edits` (how the schema's
+//! host applies an edit between rules). A table of an older version is
+//! refused with [`LoadErrorKind::Version`], never misread.
 
 mod error;
 mod validate;
@@ -48,7 +49,7 @@ use regex_automata::{Input, MatchError};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;

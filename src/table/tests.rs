@@ -21,6 +21,7 @@ fn sample() -> Program {
         points: vec![PointProgram {
             name: "tool.pre_execute".into(),
             kind: PointKind::Pre,
+            edits: crate::schema::EditApplication::AsEdited,
             rules: vec![rule("a", Cond::Atom(0)), rule("b", Cond::True)],
             index: FqlIndex {
                 any: Bucket {
