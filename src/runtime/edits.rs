@@ -78,7 +78,7 @@ pub(super) fn apply(
                 };
                 match parsed {
                     Ok(value) => {
-                        set(payload, text, Some(Value::String(value.to_string())));
+                        set(payload, text, Some(Value::String(json_text(&value))));
                         set(payload, field, Some(value));
                     }
                     Err(why) => {
@@ -103,10 +103,35 @@ pub(super) fn apply(
             if means_field {
                 return false;
             }
-            let rewritten = Value::String(value.to_string());
+            let rewritten = Value::String(json_text(value));
             set(payload, text, Some(rewritten));
             true
         }
+    }
+}
+
+/// `value` as compact JSON with the keys of every object sorted: the text
+/// of a value that [`EditApplication::Json`] shows rules (IronClaw's host
+/// writes it with `serde_json::to_string` over sorted maps).
+fn json_text(value: &Value) -> String {
+    sorted(value).to_string()
+}
+
+/// A copy of `value` whose objects have their keys in sorted order.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), sorted(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 
@@ -184,9 +209,18 @@ mod tests {
         );
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(payload["parameters"], json!({"path": "/b", "n": 1}));
+        // Keys sorted, at every depth, as IronClaw's host writes them.
+        assert_eq!(payload["content"], json!(r#"{"n":1,"path":"/b"}"#));
+        let (payload, _) = after(
+            &json_mode(),
+            json!({"content": "{}", "parameters": {}}),
+            |p| {
+                p["content"] = json!(r#"{"b": [{"z": 1, "a": 2}], "a": null}"#);
+            },
+        );
         assert_eq!(
             payload["content"],
-            json!(json!({"path": "/b", "n": 1}).to_string())
+            json!(r#"{"a":null,"b":[{"a":2,"z":1}]}"#)
         );
     }
 

@@ -25,7 +25,7 @@
 //! | point | an edit of `payload.content` |
 //! |---|---|
 //! | `beforeInbound`, `beforeOutbound` | is the message: the next rule sees it as edited |
-//! | `beforeToolCall` | is parsed as JSON into `payload.parameters`, and the next rule sees `payload.content` as compact JSON of them; text that is not JSON is dropped, with a warning (IronClaw ignores it too), and the parameters stay as they were; an edit of `payload.parameters` rewrites `payload.content` |
+//! | `beforeToolCall` | is parsed as JSON into `payload.parameters`, and the next rule sees `payload.content` as compact JSON of them, keys sorted (as IronClaw writes them); text that is not JSON is dropped, with a warning (IronClaw ignores it too), and the parameters stay as they were; an edit of `payload.parameters` rewrites `payload.content` |
 //! | `transformResponse` | is the response: it is copied to `payload.response` (and an edit of `payload.response` to `payload.content`) |
 //! | `onSessionStart`, `onSessionEnd` | is not applied (IronClaw's session events have no content to edit): it is dropped, with a warning |
 //!

@@ -183,9 +183,10 @@ pub enum EditApplication {
     },
     /// `payload.<text>` is `payload.<field>` as JSON text (IronClaw's
     /// `beforeToolCall`: `content` is the `parameters`): an edited text is
-    /// parsed into the field and written back as compact JSON; text that
-    /// is not JSON is dropped, with a warning, and the field stays as it
-    /// was. An edit of the field rewrites the text.
+    /// parsed into the field and written back as compact JSON with sorted
+    /// keys (as IronClaw's host writes it); text that is not JSON is
+    /// dropped, with a warning, and the field stays as it was. An edit of
+    /// the field rewrites the text.
     Json {
         /// The path rules edit, e.g. `content`.
         text: String,
