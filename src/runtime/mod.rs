@@ -8,7 +8,8 @@
 //!   edits made earlier in the chain are dropped (the context is restored).
 //! - `replace` swaps the payload at post points and the chain goes on.
 //! - Edits chain: the next rule sees the edited context, as the point's
-//!   host applies it (the schema's [`EditApplication`], recorded per point
+//!   host applies it (the schema's
+//!   [`EditApplication`](crate::schema::EditApplication), recorded per point
 //!   by the compiler: IronClaw's host parses a tool call's content back
 //!   into its parameters and ignores edits of session events).
 //! - Decisions combine most-restrictive-wins: abort > ask > allow.
@@ -48,8 +49,6 @@ use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
 use crate::registry::NativeHook;
-#[cfg(doc)]
-use crate::schema::EditApplication;
 use crate::schema::{HookPoint, PointKind};
 use crate::table::Loaded;
 use crate::table::Table;
@@ -789,7 +788,8 @@ impl<'a> Run<'a> {
     }
 
     /// After `who` edited the context, applies the point's
-    /// [`EditApplication`] so the next rule sees what the host would.
+    /// [`EditApplication`](crate::schema::EditApplication) so the next rule
+    /// sees what the host would.
     fn apply_edits(
         &self,
         who: (&str, &str),
