@@ -288,10 +288,17 @@ impl FileStore {
     }
 
     /// Replaces the file with `keys`: written beside it, then renamed over
-    /// it, so it is never seen half written.
+    /// it, so it is never seen half written. The temporary file is made
+    /// anew (what is in its place, a symbolic link included, is removed
+    /// first), so the store never writes through a link someone left there.
     fn write(&self, keys: &[Key]) -> Result<(), StoreError> {
         let bytes = encode(keys);
-        let written = File::create(&self.temp).and_then(|mut file| file.write_all(&bytes));
+        let _ = std::fs::remove_file(&self.temp);
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&self.temp)
+            .and_then(|mut file| file.write_all(&bytes));
         written.map_err(|e| {
             self.error(format!(
                 "cannot write `{}`: {}",
@@ -586,6 +593,19 @@ mod tests {
             .starts_with("cannot count `rate(…)` in the rate file `"));
         drop(guard);
         assert_eq!(store.hit_at(digest(1), 1000, 5, 3).unwrap().count, 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_in_place_of_the_temporary_file_is_not_written_through() {
+        let d = dir("link");
+        let store = FileStore::new(&d);
+        store.hit_at(digest(1), 1000, 5, 1).unwrap();
+        let victim = d.parent().unwrap().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, d.join("rates.tmp")).unwrap();
+        assert_eq!(store.hit_at(digest(1), 1000, 5, 2).unwrap().count, 2);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     }
 
     #[test]
