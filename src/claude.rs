@@ -220,6 +220,13 @@ impl Event {
         table.dispatch_context(&mut context)
     }
 
+    /// [`dispatch`](Self::dispatch) with the host's [`Effects`](crate::Effects)
+    /// (where `rate(…)` counts live, how commands run).
+    pub fn dispatch_with(&self, table: &Table, effects: &crate::Effects) -> Report {
+        let mut context = self.context.clone();
+        table.dispatch_context_with(&mut context, effects)
+    }
+
     /// The answer to Claude Code for the rules' report, per the table in the
     /// module documentation.
     pub fn answer(&self, report: &Report) -> Response {

@@ -19,6 +19,15 @@
 //! `# hookc: allow(code)` on a rule (on its `hook` line or in the comment
 //! block right above it) overrides the file for that rule.
 //!
+//! The `[rate]` table says where the counts of `rate(…)` conditions live
+//! for a host that reads it (`hookc claude`), and so what the
+//! `rate-without-store` lint assumes:
+//!
+//! ```toml
+//! [rate]
+//! store = "file"     # or "memory", or "redis://host:6379/0"
+//! ```
+//!
 //! Problems in the file are diagnostics pointing into it: invalid TOML, a
 //! `[lints]` that is not a table and an unknown level are errors; an unknown
 //! lint code (with a did-you-mean) and an unknown top-level key are
@@ -40,6 +49,11 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// Lint levels set by `[lints]`.
     pub lints: LintLevels,
+    /// The store `[rate] store` names, as written: a
+    /// [`StoreSpec`](crate::store::StoreSpec), unless an error diagnostic
+    /// says it is not one (it is kept, so that a host reading the file can
+    /// refuse it rather than use another store).
+    pub rate_store: Option<String>,
 }
 
 impl Config {
@@ -141,6 +155,10 @@ impl Config {
         entries.sort_by_key(|(k, _)| k.span().start);
         for (key, value) in entries {
             let key_text: &str = key.get_ref();
+            if key_text == "rate" {
+                config.rate_store = rate_table(&source, value, &mut diags);
+                continue;
+            }
             if key_text != "lints" {
                 let d = Diagnostic::warning(
                     "unknown-config-key",
@@ -148,7 +166,7 @@ impl Config {
                 )
                 .in_file(&source)
                 .with_primary(span(key.span()), "not a setting")
-                .with_help("the settings are in the `[lints]` table");
+                .with_help("the settings are in the `[lints]` and `[rate]` tables");
                 diags.push(d);
                 continue;
             }
@@ -203,6 +221,62 @@ impl Config {
         }
         (config, diags)
     }
+}
+
+/// The `store` of a `[rate]` table; problems are diagnostics.
+fn rate_table(
+    source: &SourceFile,
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
+    let toml::de::DeValue::Table(table) = value.get_ref() else {
+        diags.push(
+            Diagnostic::error("invalid-config", "`rate` must be a table")
+                .in_file(source)
+                .with_primary(span(value.span()), "not a table")
+                .with_help("write `[rate]` on a line of its own, then `store = \"file\"`"),
+        );
+        return None;
+    };
+    let mut store = None;
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    for (key, value) in entries {
+        let key_text: &str = key.get_ref();
+        if key_text != "store" {
+            diags.push(
+                Diagnostic::warning(
+                    "unknown-config-key",
+                    format!("unknown key `rate.{key_text}` in `{FILE_NAME}`"),
+                )
+                .in_file(source)
+                .with_primary(span(key.span()), "not a setting")
+                .with_help("`[rate]` has one setting: `store`"),
+            );
+            continue;
+        }
+        let parsed = match value.get_ref() {
+            toml::de::DeValue::String(text) => {
+                store = Some(text.to_string());
+                crate::store::StoreSpec::parse(text).map(|_| ())
+            }
+            _ => Err("the store must be a string".to_string()),
+        };
+        match parsed {
+            Ok(()) => {}
+            Err(message) => diags.push(
+                Diagnostic::error("invalid-config", message)
+                    .in_file(source)
+                    .with_primary(span(value.span()), "not a rate store")
+                    .with_help(format!(
+                        "a rate store is {}",
+                        crate::store::StoreSpec::EXPECTED
+                    )),
+            ),
+        }
+    }
+    store
 }
 
 fn first_line(text: &str) -> String {
@@ -278,6 +352,30 @@ mod tests {
         assert_eq!(unknown.location().map(|l| (l.1, l.2)), Some((3, 1)));
         assert_eq!(diags.0[2].help.as_deref(), Some("did you mean `deny`?"));
         assert!(config.lints.is_empty());
+    }
+
+    #[test]
+    fn the_rate_store_is_read_and_checked() {
+        let (config, diags) =
+            Config::parse("hookc.toml", "[rate]\nstore = \"redis://:pw@10.1.1.1/0\"\n");
+        assert!(diags.is_empty(), "{diags}");
+        assert_eq!(config.rate_store.as_deref(), Some("redis://:pw@10.1.1.1/0"));
+        let (config, diags) = Config::parse("hookc.toml", "[rate]\nstore = \"disk\"\nstores = 1\n");
+        assert_eq!(
+            config.rate_store.as_deref(),
+            Some("disk"),
+            "kept, to be refused"
+        );
+        assert_eq!(
+            messages(&diags),
+            [
+                "error: unknown rate store `disk`: expected `file`, `memory` or a `redis://host:port` URL",
+                "warning: unknown key `rate.stores` in `hookc.toml`",
+            ]
+        );
+        assert_eq!(diags.0[0].location().map(|l| (l.1, l.2)), Some((2, 9)));
+        let (_, diags) = Config::parse("hookc.toml", "rate = \"file\"\n");
+        assert_eq!(messages(&diags), ["error: `rate` must be a table"]);
     }
 
     #[test]

@@ -57,6 +57,7 @@ pub mod registry;
 pub mod runtime;
 pub mod schema;
 pub mod span;
+pub mod store;
 pub mod table;
 
 #[cfg(feature = "compiler")]

@@ -52,7 +52,7 @@
 
 use crate::effects::{Effects, Handler, HookAction};
 use crate::ir::{FailMode, FqlIndex, PointProgram};
-use crate::runtime::{AsPoint, Decision, Live, Outcome, OutcomeKind, Scratch, Target};
+use crate::runtime::{AsPoint, Decision, Live, Outcome, OutcomeKind, RateCounter, Scratch, Target};
 use crate::schema::{EditApplication, HookPoint, PointKind, Schema};
 use crate::{FqlPattern, HookContext, Table};
 use arc_swap::ArcSwap;
@@ -134,6 +134,9 @@ struct Snapshot {
     disabled_ids: Vec<String>,
     /// The same as bitsets, by the table's point index.
     disabled: Vec<Vec<u64>>,
+    /// The in-memory `rate(…)` counters the table is dispatched with, by
+    /// counter: the registry's, kept across reloads.
+    rates: Arc<Vec<Arc<RateCounter>>>,
 }
 
 impl Snapshot {
@@ -240,9 +243,11 @@ impl Registry {
     /// A registry on `table` with the host's effects (command settings,
     /// webhook pool, `call` handlers).
     pub fn with_effects(table: impl Into<Arc<Table>>, effects: Effects) -> Registry {
+        let table: Arc<Table> = table.into();
         Registry {
             current: ArcSwap::from_pointee(Snapshot {
-                table: table.into(),
+                rates: Arc::new(table.loaded().rates.clone()),
+                table,
                 generation: 0,
                 effects: Arc::new(effects),
                 natives: HashMap::new(),
@@ -280,14 +285,15 @@ impl Registry {
     }
 
     /// Swaps in a new table; native hooks and switched-off rule ids carry
-    /// over, and so do the counts of `rate(…)` counters with the same key
-    /// template and window (events counted by dispatches still running on
-    /// the old table after the copy are not). Dispatches in flight finish on
-    /// the old table. Returns the new generation.
+    /// over, and so do the in-memory counts of `rate(…)` counters with the
+    /// same key template and window (the very counter, when the limits
+    /// need as many arrivals kept: then even events counted by dispatches
+    /// still running on the old table are seen). Dispatches in flight
+    /// finish on the old table. Returns the new generation.
     pub fn reload(&self, table: impl Into<Arc<Table>>) -> u64 {
         let table = table.into();
         self.update(|s| {
-            table.carry_rates_from(&s.table);
+            s.rates = Arc::new(crate::runtime::carry_rates_over(&table, &s.table, &s.rates));
             s.table = table;
             s.generation += 1;
             s.index_disabled();
@@ -426,6 +432,7 @@ impl Registry {
                 Some(i) => snapshot.disabled.get(i).map_or(&[][..], Vec::as_slice),
                 None => &[],
             },
+            rates: Some(&snapshot.rates),
         };
         let outcome = snapshot
             .table

@@ -105,6 +105,16 @@ pub fn check(loaded: &Loaded) -> Checked {
 /// Checks every root file of a load, then runs the [`lints`] at `levels`
 /// (overridden per rule by `# hookc: allow(…)` comments).
 pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
+    check_with_store(loaded, levels, None)
+}
+
+/// [`check_with`], for a host that keeps `rate(…)` counts in `rate_store`
+/// (`None`: its default), which the `rate-without-store` lint looks at.
+pub fn check_with_store(
+    loaded: &Loaded,
+    levels: &LintLevels,
+    rate_store: Option<&crate::store::StoreSpec>,
+) -> Checked {
     let mut checked = Checked {
         files: loaded
             .files
@@ -187,7 +197,7 @@ pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
     }
     rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
-    let found = lints::run(loaded, &schema, &scopes, &checked, levels);
+    let found = lints::run(loaded, &schema, &scopes, &checked, levels, rate_store);
     checked.diagnostics.extend(found);
     checked
 }

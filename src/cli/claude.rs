@@ -40,6 +40,12 @@ pub(crate) struct ClaudeArgs {
     /// of failing open (exit 0, no decision)
     #[arg(long)]
     fail_closed: bool,
+
+    /// Where `rate(…)` counts live: `file` (the project's `.hookc/state/`,
+    /// the default), `memory` (this process only) or a `redis://` URL; also
+    /// `HOOKC_RATE_STORE` or `[rate] store` in `hookc.toml`
+    #[arg(long, value_name = "STORE")]
+    rate_store: Option<String>,
 }
 
 /// Answers the event on stdin; the exit code is the answer's (0 or 2).
@@ -75,12 +81,26 @@ fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
         Ok(event) => event,
         Err(err) => return failure(None, &err.to_string(), mode),
     };
-    let table = match locate(args, &event).and_then(|source| source.load()) {
-        Ok(table) => table,
+    let located = locate(args, &event).and_then(|source| {
+        let path = source.path().to_path_buf();
+        source.load().map(|table| (table, path))
+    });
+    let (table, rules) = match located {
+        Ok(found) => found,
         Err(message) => return failure(Some(event.name()), &message, mode),
     };
-    let report = event.dispatch(&table);
+    let mut notes = None;
+    let report = if table.program().rates.is_empty() {
+        event.dispatch(&table)
+    } else {
+        let store = super::rate_store::for_event(args.rate_store.as_deref(), &rules, &event);
+        notes = super::rate_store::note(&store);
+        event.dispatch_with(&table, &crate::Effects::new().with_rate_store(store))
+    };
     let mut response = event.answer(&report);
+    if let Some(note) = notes {
+        response.stderr = Some(response.stderr.unwrap_or_default() + &note);
+    }
     let schema = &table.program().schema;
     if schema != crate::claude::SCOPE && response.exit_code == 0 {
         // Only the debug log sees this: a table for another schema has no
@@ -149,6 +169,13 @@ fn env_path(name: &str) -> Option<PathBuf> {
 }
 
 impl Source {
+    /// The table file or the rules' path.
+    fn path(&self) -> &Path {
+        match self {
+            Source::Table(path) | Source::Rules(path) => path,
+        }
+    }
+
     /// The table, or what went wrong in one message.
     fn load(self) -> Result<Table, String> {
         match self {

@@ -18,6 +18,7 @@ mod fmt;
 mod import;
 mod inspect;
 mod lint;
+mod rate_store;
 mod test;
 mod watch;
 
@@ -451,6 +452,10 @@ pub(crate) fn load_config(
     let (config, diags) = crate::config::Config::discover(paths, explicit);
     let options = crate::Options {
         lints: config.lints,
+        rate_store: config
+            .rate_store
+            .as_deref()
+            .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
         ..crate::Options::default()
     };
     Ok((options, diags))

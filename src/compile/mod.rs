@@ -44,6 +44,10 @@ pub struct Options {
     pub field_dfa_budget: usize,
     /// Lint levels (from `hookc.toml`); lints not set run at their default.
     pub lints: check::LintLevels,
+    /// Where the host keeps `rate(…)` counts (`[rate] store` in
+    /// `hookc.toml`), for the `rate-without-store` lint; `None`: the host's
+    /// default.
+    pub rate_store: Option<crate::store::StoreSpec>,
 }
 
 impl Default for Options {
@@ -56,6 +60,7 @@ impl Default for Options {
             pattern_dfa_budget: 64 << 10,
             field_dfa_budget: 1 << 20,
             lints: check::LintLevels::default(),
+            rate_store: None,
         }
     }
 }
@@ -119,7 +124,7 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
 /// Checks and compiles loaded files.
 pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
-    let checked = check::check_with(&loaded, &options.lints);
+    let checked = check::check_with_store(&loaded, &options.lints, options.rate_store.as_ref());
     let Checked {
         schema,
         edits,

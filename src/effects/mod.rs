@@ -185,6 +185,9 @@ pub enum EffectError {
     /// This build or platform cannot run the effect.
     #[error("{0}")]
     Unsupported(&'static str),
+    /// The store of a `rate(…)` condition could not count the event.
+    #[error(transparent)]
+    RateStore(#[from] crate::store::StoreError),
 }
 
 fn stderr_suffix(stderr: &str) -> String {
@@ -215,6 +218,7 @@ pub struct Effects {
     handlers: HashMap<String, Arc<dyn Handler>>,
     #[cfg(feature = "lua")]
     lua: Arc<lua::LuaHandlers>,
+    rate_store: crate::store::RateStore,
 }
 
 impl fmt::Debug for Effects {
@@ -225,6 +229,7 @@ impl fmt::Debug for Effects {
             .field("exec", &self.exec)
             .field("webhook", &self.webhook)
             .field("handlers", &handlers)
+            .field("rate_store", &self.rate_store)
             .finish_non_exhaustive()
     }
 }
@@ -237,7 +242,8 @@ impl Default for Effects {
 
 impl Effects {
     /// Default effects: commands run in the current directory with a 60 s
-    /// timeout, webhooks through a pool of 32, no handlers.
+    /// timeout, webhooks through a pool of 32, no handlers, `rate(…)`
+    /// counts in memory.
     pub fn new() -> Effects {
         Effects {
             exec: ExecConfig::default(),
@@ -246,6 +252,7 @@ impl Effects {
             handlers: HashMap::new(),
             #[cfg(feature = "lua")]
             lua: Arc::default(),
+            rate_store: crate::store::RateStore::Memory,
         }
     }
 
@@ -305,6 +312,18 @@ impl Effects {
     #[cfg(feature = "lua")]
     pub(crate) fn lua(&self) -> &lua::LuaHandlers {
         &self.lua
+    }
+
+    /// Keeps the counts of `rate(…)` conditions in `store` instead of the
+    /// dispatching process's memory (see [`crate::store`]).
+    pub fn with_rate_store(mut self, store: crate::store::RateStore) -> Effects {
+        self.rate_store = store;
+        self
+    }
+
+    /// Where the counts of `rate(…)` conditions are kept.
+    pub fn rate_store(&self) -> &crate::store::RateStore {
+        &self.rate_store
     }
 
     /// The webhook pool (started on first use).

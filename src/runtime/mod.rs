@@ -32,8 +32,8 @@ mod eval;
 mod explain;
 mod rate;
 
-pub(crate) use rate::RateCounter;
 pub use rate::MAX_KEYS as RATE_MAX_KEYS;
+pub(crate) use rate::{carry_over as carry_rates_over, RateCounter};
 
 pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};
@@ -50,6 +50,7 @@ use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO
 use crate::ir::{LuaCode, RateTest};
 use crate::registry::NativeHook;
 use crate::schema::{HookPoint, PointKind};
+use crate::store::{Counter, RateStore, StoreError};
 use crate::table::Loaded;
 use crate::table::Table;
 use aho_corasick::AhoCorasick;
@@ -170,9 +171,17 @@ pub struct Scratch {
     dispatch: u32,
     /// Rate counters: the dispatch they last counted in…
     rate_dispatch: Vec<u32>,
-    /// …and the count they gave.
+    /// …and the count they gave ([`RATE_FAILED`] when the store failed).
     rate_count: Vec<usize>,
+    /// A counter whose store failed while the current rule's condition was
+    /// evaluated.
+    rate_failure: Option<u32>,
+    /// Why stores failed in this dispatch, by counter.
+    rate_errors: Vec<(u32, StoreError)>,
 }
+
+/// The count of a counter whose store failed in this dispatch.
+const RATE_FAILED: usize = usize::MAX;
 
 impl Scratch {
     /// Scratch space sized for a table's largest point.
@@ -218,6 +227,8 @@ impl Scratch {
         self.additional_context.clear();
         self.candidates.clear();
         self.backup = None;
+        self.rate_failure = None;
+        self.rate_errors.clear();
         self.reserve(atoms, fields, rates);
         self.invalidate();
     }
@@ -379,35 +390,17 @@ impl Table {
         Scratch::for_table(self)
     }
 
-    /// Takes over the `rate(…)` counts of `old`, the table this one
-    /// replaces: each counter gets the counts of the old counter with the
-    /// same key template and window (a counter that is new, or whose window
-    /// changed, starts empty).
-    pub(crate) fn carry_rates_from(&self, old: &Table) {
-        if std::ptr::eq(self, old) {
-            return;
-        }
-        let (new, old) = (self.loaded(), old.loaded());
-        if new.rates.is_empty() || old.rates.is_empty() {
-            return;
-        }
-        let old_keys = rate_keys(&old.program);
-        for (i, key) in rate_keys(&new.program).into_iter().enumerate() {
-            let Some(key) = key else { continue };
-            let found = old_keys.iter().position(|k| *k == Some(key));
-            if let (Some(counter), Some(previous)) =
-                (new.rates.get(i), found.and_then(|j| old.rates.get(j)))
-            {
-                counter.carry_from(previous);
-            }
-        }
-    }
-
     /// Dispatches `ctx` at its own `hook_point`, for its own component,
     /// child and instance, with a fresh scratch, and returns the owned report.
     /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls
     /// [`dispatch`](Self::dispatch).
     pub fn dispatch_context(&self, ctx: &mut HookContext) -> Report {
+        self.dispatch_context_with(ctx, Effects::global())
+    }
+
+    /// [`dispatch_context`](Self::dispatch_context) with the host's
+    /// [`Effects`] (its rate store, command settings, handlers).
+    pub fn dispatch_context_with(&self, ctx: &mut HookContext, effects: &Effects) -> Report {
         let point = ctx.hook_point.clone();
         let component = ctx.component_id.clone();
         let child = ctx.child_id.clone();
@@ -420,7 +413,7 @@ impl Table {
             target = target.with_instance(instance);
         }
         let mut scratch = self.scratch();
-        let outcome = self.dispatch(&mut scratch, point.as_str(), &target, ctx);
+        let outcome = self.dispatch_with(&mut scratch, point.as_str(), &target, ctx, effects);
         outcome.report(ctx)
     }
 
@@ -502,6 +495,7 @@ impl Table {
         };
         let mut run = Run {
             loaded,
+            counters: live.rates.unwrap_or(&loaded.rates),
             effects: live.effects,
             point: program,
             acs,
@@ -537,6 +531,9 @@ pub(crate) struct Live<'a> {
     /// A rule-less program for the point, for when the table has none and
     /// native hooks must still run.
     pub(crate) empty_point: Option<&'a PointProgram>,
+    /// The in-memory `rate(…)` counters to use, by counter; `None` for the
+    /// table's own.
+    pub(crate) rates: Option<&'a [Arc<RateCounter>]>,
 }
 
 impl<'a> Live<'a> {
@@ -547,6 +544,7 @@ impl<'a> Live<'a> {
             natives: &[],
             disabled: &[],
             empty_point: None,
+            rates: None,
         }
     }
 
@@ -631,6 +629,8 @@ impl<'a> Probe<'_, 'a> {
 /// The state of one dispatch.
 pub(crate) struct Run<'a> {
     loaded: &'a Loaded<'a>,
+    /// The in-memory `rate(…)` counters, by counter.
+    counters: &'a [Arc<RateCounter>],
     effects: &'a Effects,
     point: &'a PointProgram,
     /// The point's Aho-Corasick automata, by field.
@@ -741,7 +741,25 @@ impl<'a> Run<'a> {
             {
                 continue;
             }
-            if !self.cond(&rule.cond, scratch, ctx) {
+            if O::ACTIVE {
+                // An observer's probes may have evaluated other rules'
+                // conditions; plain dispatch takes every failure it sees.
+                scratch.rate_failure = None;
+            }
+            let matched = self.cond(&rule.cond, scratch, ctx);
+            if let Some(counter) = scratch.rate_failure.take() {
+                // A `rate(…)` store failed: the rule's failure mode
+                // decides, whatever its condition came to.
+                if let Some(stop) = self.rate_failed(i, rule, counter, scratch, ctx, obs) {
+                    if O::ACTIVE {
+                        self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                    }
+                    self.stop(stop, scratch, ctx);
+                    return;
+                }
+                continue;
+            }
+            if !matched {
                 continue;
             }
             if ctx.depth >= ctx.max_depth {
@@ -1063,7 +1081,12 @@ impl<'a> Run<'a> {
             return scratch.atom_value.get(i).copied().unwrap_or(false);
         }
         let value = match self.point.atoms.get(i) {
-            Some(Atom::Rate(test)) => self.rate(test, scratch, ctx),
+            Some(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
+                Some(value) => value,
+                // The store failed: not memoized, so that every rule asking
+                // sees the failure.
+                None => return false,
+            },
             Some(atom) => eval::atom(atom, ctx, &self.loaded.regexes),
             None => false,
         };
@@ -1078,17 +1101,22 @@ impl<'a> Run<'a> {
     }
 
     /// A `rate(…)` test: its counter counts this event once per dispatch
-    /// (however many tests share the counter, and across edits).
-    fn rate(&self, test: &RateTest, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+    /// (however many tests share the counter, and across edits), in the
+    /// host's store. `None` when the store failed (recorded in `scratch`
+    /// for the rule to handle).
+    fn rate(&self, test: &RateTest, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
         let c = test.counter as usize;
         let count = if scratch.rate_dispatch.get(c) == Some(&scratch.dispatch) {
             scratch.rate_count.get(c).copied().unwrap_or(0)
         } else {
-            let Some(counter) = self.loaded.rates.get(c) else {
-                return false;
-            };
             let key = eval::render(&test.key, ctx);
-            let count = counter.hit(&key, Instant::now());
+            let count = match self.effects.rate_store() {
+                RateStore::Memory => match self.counters.get(c) {
+                    Some(counter) => counter.hit(&key, Instant::now()),
+                    None => return Some(false),
+                },
+                store => self.shared_rate(store, test, &key, scratch),
+            };
             if let (Some(d), Some(n)) = (
                 scratch.rate_dispatch.get_mut(c),
                 scratch.rate_count.get_mut(c),
@@ -1098,7 +1126,71 @@ impl<'a> Run<'a> {
             }
             count
         };
-        test.op.test(count as f64, test.limit)
+        if count == RATE_FAILED {
+            scratch.rate_failure = Some(test.counter);
+            return None;
+        }
+        Some(test.op.test(count as f64, test.limit))
+    }
+
+    /// Counts an event in a store shared by processes: the count, or
+    /// [`RATE_FAILED`] with the error kept in `scratch`.
+    fn shared_rate(
+        &self,
+        store: &RateStore,
+        test: &RateTest,
+        key: &str,
+        scratch: &mut Scratch,
+    ) -> usize {
+        let keep = self
+            .loaded
+            .program
+            .rates
+            .get(test.counter as usize)
+            .map_or(test.keep(), |spec| spec.keep);
+        let counter = Counter {
+            template: &test.key,
+            window_ms: test.window_ms,
+            keep,
+        };
+        match store.hit(&counter, key) {
+            Ok(hit) => {
+                if let Some(warning) = hit.warning {
+                    scratch.warnings.push(warning);
+                }
+                hit.count
+            }
+            Err(e) => {
+                tracing::warn!("{e}");
+                scratch.rate_errors.push((test.counter, e));
+                RATE_FAILED
+            }
+        }
+    }
+
+    /// Rule `index`'s condition asked a `rate(…)` store that failed: under
+    /// `fail open` the rule does not fire (a warning says why); under `fail
+    /// closed` it fires and aborts with a reason naming the store.
+    fn rate_failed<O: Observer>(
+        &mut self,
+        index: u32,
+        rule: &'a Rule,
+        counter: u32,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+        obs: &mut O,
+    ) -> Option<Stop> {
+        let error = scratch
+            .rate_errors
+            .iter()
+            .find(|(c, _)| *c == counter)
+            .map(|(_, e)| e.clone())
+            .unwrap_or_else(|| StoreError::new("the rate store", "it failed"));
+        if rule.fail == FailMode::Closed {
+            scratch.fired.push(index);
+            obs.fire(index, ctx);
+        }
+        self.fail(rule, &EffectError::RateStore(error), scratch)
     }
 
     fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> bool {
@@ -1609,18 +1701,4 @@ fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
         LogLevel::Warn => tracing::warn!(target: "hookc::rules", rule, point, "{message}"),
         LogLevel::Error => tracing::error!(target: "hookc::rules", rule, point, "{message}"),
     }
-}
-
-/// Per counter of `program`, its key template and window (`None` for a
-/// counter no test uses, which a compiled program does not have).
-fn rate_keys(program: &crate::ir::Program) -> Vec<Option<(&crate::ir::Template, u64)>> {
-    let mut keys = vec![None; program.rates.len()];
-    for atom in program.points.iter().flat_map(|p| &p.atoms) {
-        if let Atom::Rate(test) = atom {
-            if let Some(slot) = keys.get_mut(test.counter as usize) {
-                *slot = Some((&test.key, test.window_ms));
-            }
-        }
-    }
-    keys
 }

@@ -16,15 +16,22 @@
 //!   whose arrivals have all left the window are dropped, and if none has,
 //!   the key seen least recently is.
 //!
-//! Counts live in the loaded table, shared by every thread dispatching on
-//! it, behind one mutex per counter. A table loaded on its own starts with
-//! empty counts; [`Registry::reload`](crate::Registry::reload) carries the
-//! counts of a counter over to the new table's counter with the same key
-//! template and window, so that editing a policy does not reset its limits.
-//! Time is the process's monotonic clock.
+//! This is the in-memory store ([`RateStore::Memory`]), for a long-lived
+//! host; [`crate::store`] has the stores shared by processes. Counts are
+//! shared by every thread dispatching with the same counters, behind one
+//! mutex per counter. Plain [`Table::dispatch`](crate::Table::dispatch)
+//! counts in the table's own counters, which start empty when it is loaded;
+//! a [`Registry`](crate::Registry) holds the counters it dispatches with and
+//! on [`reload`](crate::Registry::reload) keeps each one whose key template
+//! and window the new table still has ([`carry_over`]), so that editing a
+//! policy does not reset its limits. Time is the process's monotonic clock.
+//!
+//! [`RateStore::Memory`]: crate::store::RateStore::Memory
 
+use crate::ir::{Atom, Program, Template};
+use crate::table::Table;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The most keys one `rate(…)` counter tracks.
@@ -98,6 +105,12 @@ impl RateCounter {
         keys.extend(taken);
     }
 
+    /// True when `other` counts the same way: the same window, arrivals
+    /// kept and key bound.
+    fn same_shape(&self, other: &RateCounter) -> bool {
+        self.window == other.window && self.keep == other.keep && self.max_keys == other.max_keys
+    }
+
     /// How many keys are tracked.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -123,6 +136,57 @@ impl RateCounter {
             keys.remove(&key);
         }
     }
+}
+
+/// The counters a registry dispatches `new` with after `old`, whose
+/// dispatches used `counters`: per counter of `new`, the one of `counters`
+/// with the same key template and window when it also keeps as many
+/// arrivals (so no event is lost, even one counted on the old table while
+/// the new one is swapped in); otherwise the new table's own counter, given
+/// the old counter's arrivals when there is one.
+pub(crate) fn carry_over(
+    new: &Table,
+    old: &Table,
+    counters: &[Arc<RateCounter>],
+) -> Vec<Arc<RateCounter>> {
+    let own = &new.loaded().rates;
+    let old_keys = rate_keys(old.program());
+    let new_keys = rate_keys(new.program());
+    own.iter()
+        .enumerate()
+        .map(|(i, counter)| {
+            let previous = new_keys
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|key| old_keys.iter().position(|k| *k == Some(key)))
+                .and_then(|j| counters.get(j));
+            match previous {
+                Some(previous) if previous.same_shape(counter) => Arc::clone(previous),
+                Some(previous) => {
+                    if !Arc::ptr_eq(previous, counter) {
+                        counter.carry_from(previous);
+                    }
+                    Arc::clone(counter)
+                }
+                None => Arc::clone(counter),
+            }
+        })
+        .collect()
+}
+
+/// Per counter of `program`, its key template and window (`None` for a
+/// counter no test uses, which a compiled program does not have).
+fn rate_keys(program: &Program) -> Vec<Option<(&Template, u64)>> {
+    let mut keys = vec![None; program.rates.len()];
+    for atom in program.points.iter().flat_map(|p| &p.atoms) {
+        if let Atom::Rate(test) = atom {
+            if let Some(slot) = keys.get_mut(test.counter as usize) {
+                *slot = Some((&test.key, test.window_ms));
+            }
+        }
+    }
+    keys
 }
 
 #[cfg(test)]
@@ -177,6 +241,44 @@ mod tests {
         let other = RateCounter::new(Duration::from_millis(500), 10, 100);
         other.carry_from(&old);
         assert_eq!(other.len(), 0);
+    }
+
+    #[cfg(feature = "compiler")]
+    #[test]
+    fn a_registry_keeps_the_very_counter_when_the_new_table_counts_alike() {
+        let table = |limit: u32, extra: &str| {
+            crate::compile_str(
+                "r.hooks",
+                &format!(
+                    "hook a on tool.pre_execute {{ when rate(\"{{component}}\") > {limit} per 1m abort }}\n{extra}"
+                ),
+            )
+            .map(|c| c.table)
+            .map_err(|d| d.to_string())
+        };
+        let old = table(3, "").unwrap();
+        let t = Instant::now();
+        let counters = old.loaded().rates.clone();
+        for i in 0..3 {
+            counters[0].hit("k", at(t, i));
+        }
+        // Another rule, same counter shape: the very counter goes on.
+        let same = table(
+            3,
+            "hook b on tool.post_execute { when rate(\"x\") > 1 per 1s abort }",
+        )
+        .unwrap();
+        let kept = carry_over(&same, &old, &counters);
+        assert_eq!(kept.len(), 2);
+        let (very, new): (Vec<_>, Vec<_>) = kept.iter().partition(|c| Arc::ptr_eq(c, &counters[0]));
+        assert_eq!((very.len(), new.len()), (1, 1));
+        assert_eq!(new[0].len(), 0, "a new counter starts empty");
+        // A higher limit keeps more arrivals: the new table's counter, with
+        // the old arrivals.
+        let higher = table(10, "").unwrap();
+        let moved = carry_over(&higher, &old, &counters);
+        assert!(Arc::ptr_eq(&moved[0], &higher.loaded().rates[0]));
+        assert_eq!(moved[0].hit("k", at(t, 10)), 4);
     }
 
     #[test]

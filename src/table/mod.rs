@@ -227,8 +227,9 @@ pub(crate) struct Loaded<'a> {
     pub(crate) dfas: Vec<Dfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
     pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
-    /// The counters of `rate(…)` tests (empty at load).
-    pub(crate) rates: Vec<RateCounter>,
+    /// The counters of `rate(…)` tests (empty at load): the memory store of
+    /// a plain dispatch.
+    pub(crate) rates: Vec<std::sync::Arc<RateCounter>>,
     by_orcs: [Option<u16>; 25],
     dfa_bytes: Vec<usize>,
     len: usize,
@@ -571,11 +572,11 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         .rates
         .iter()
         .map(|r| {
-            RateCounter::new(
+            std::sync::Arc::new(RateCounter::new(
                 std::time::Duration::from_millis(r.window_ms),
                 r.keep as usize,
                 crate::runtime::RATE_MAX_KEYS,
-            )
+            ))
         })
         .collect();
     Ok(Loaded {

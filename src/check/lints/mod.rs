@@ -26,6 +26,7 @@
 //! | `regex-matches-empty` | warn | a `matches` regex that matches every string |
 //! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
 //! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
+//! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
 //!
 //! # Levels
 //!
@@ -72,6 +73,7 @@ mod empty_list;
 mod glob_never_matches;
 mod insecure_webhook;
 mod priority_tie;
+mod rate_without_store;
 mod regex_matches_empty;
 mod unreachable_rule;
 mod unused_definition;
@@ -84,6 +86,7 @@ pub use empty_list::EMPTY_LIST;
 pub use glob_never_matches::GLOB_NEVER_MATCHES;
 pub use insecure_webhook::INSECURE_WEBHOOK;
 pub use priority_tie::PRIORITY_TIE;
+pub use rate_without_store::RATE_WITHOUT_STORE;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
 pub use unreachable_rule::UNREACHABLE_RULE;
 pub use unused_definition::UNUSED_DEFINITION;
@@ -102,6 +105,7 @@ pub static LINTS: &[&Lint] = &[
     &REGEX_MATCHES_EMPTY,
     &GLOB_NEVER_MATCHES,
     &INSECURE_WEBHOOK,
+    &RATE_WITHOUT_STORE,
 ];
 
 /// The lint with a code, if there is one.
@@ -314,8 +318,10 @@ pub(crate) fn run(
     scopes: &[Scope],
     checked: &Checked,
     levels: &LintLevels,
+    rate_store: Option<&crate::store::StoreSpec>,
 ) -> Diagnostics {
-    let cx = Cx::new(loaded, schema, scopes, checked);
+    let mut cx = Cx::new(loaded, schema, scopes, checked);
+    cx.rate_store = rate_store;
     let mut sink = Sink {
         levels,
         loaded,
@@ -366,6 +372,9 @@ pub(crate) struct Cx<'a> {
     /// False when a file did not parse (or could not be read): then the
     /// trees are partial, and a name a lost rule used would look unused.
     pub(crate) complete: bool,
+    /// Where the host keeps `rate(…)` counts (`[rate] store`); `None`: its
+    /// default.
+    pub(crate) rate_store: Option<&'a crate::store::StoreSpec>,
     compiled: Vec<OnceCell<Option<regex::Regex>>>,
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
@@ -413,6 +422,7 @@ impl<'a> Cx<'a> {
             rules: &checked.rules,
             regexes: &checked.regexes,
             complete: !loaded.diagnostics.has_errors(),
+            rate_store: None,
             compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
