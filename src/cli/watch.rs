@@ -2,7 +2,7 @@
 
 use super::{emit_diagnostics, plural, print_stderr, Failure, Format, Status};
 use crate::watch::{Change, Watcher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `hookc watch`.
@@ -54,7 +54,7 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
             Some(Change::Compiled(compiled)) => {
                 emit_diagnostics(&compiled.warnings, Format::Human)?;
                 let bytes = compiled.table.to_bytes();
-                write_atomically(&args.output, &bytes)?;
+                super::compile::write_table(&args.output, &bytes)?;
                 print_stderr(&format!(
                     "watch: compiled {} into {}\n",
                     plural(compiled.table.rule_count(), "rule", "rules"),
@@ -67,16 +67,6 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
         }
         std::thread::sleep(interval);
     }
-}
-
-/// Writes next to `path` and renames over it, so a host never reads half a
-/// table.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(|e| Failure::cannot_write(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Failure::cannot_write(path, &e))
 }
 
 /// Runs the `--exec` command; its failure is reported, not fatal.
