@@ -224,15 +224,21 @@ enum Command {
     /// Recompile rules whenever they change, keeping the last good table
     ///
     /// Compiles the rules like `compile`, writes the table (atomically:
-    /// written beside the output and renamed over it), then looks for
-    /// changes every `--interval` milliseconds, by content, in the rule files
-    /// and everything they import. A change that compiles replaces the table
-    /// and runs the `--exec` command (e.g. to tell the host to reload); one
-    /// with errors prints them and leaves the last good table in place. Runs
+    /// written beside the output and renamed over it), then recompiles on
+    /// every change to the rule files and everything they import: woken by
+    /// file-system events (debounced), and looking at the files' contents
+    /// every `--interval` milliseconds too (alone with `--poll`, or when
+    /// events are unavailable). What is compiled is exactly what was read,
+    /// so a save that lands during a compilation is compiled next. A change
+    /// that compiles replaces the table and runs the `--exec` command (e.g.
+    /// to tell the host to reload); one with errors prints them and leaves
+    /// the last good table in place; one that leaves no rules, or empties a
+    /// file whose rules are in the table (an editor's truncate-then-write
+    /// save), is reported and not published unless `--allow-empty`. Runs
     /// until interrupted. A host linking the library can use
     /// `hookc::watch::Watcher::run` to reload a `Registry` in-process instead.
     #[command(
-        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent"
+        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000"
     )]
     Watch(watch::WatchArgs),
 
