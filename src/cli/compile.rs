@@ -25,6 +25,11 @@ pub(crate) struct CompileArgs {
     /// first path's directory or above
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Sign the table with this secret key (from `hookc keygen`), so that
+    /// `hookc claude --verify-key` and `Table::from_bytes_verified` accept it
+    #[arg(long, value_name = "KEYFILE")]
+    sign: Option<PathBuf>,
 }
 
 /// Compiles the paths and writes the table; nothing is written on errors.
@@ -34,6 +39,11 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
     let mut reported_later = crate::diag::Diagnostics::new();
     let roots = crate::load::discover(&args.paths, &mut reported_later);
     check_output(&args.output, &roots)?;
+    let key = args
+        .sign
+        .as_deref()
+        .map(super::keygen::read_secret_key)
+        .transpose()?;
     let (options, mut found) = super::load_config(&args.paths, args.config.as_deref())?;
     if found.has_errors() {
         emit_diagnostics(&found, args.format)?;
@@ -68,7 +78,10 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
         .map(|s| PathBuf::from(s.name.as_ref()))
         .collect();
     check_output(&args.output, &sources)?;
-    let bytes = compiled.table.to_bytes();
+    let bytes = match &key {
+        Some(key) => compiled.table.to_signed_bytes(key),
+        None => compiled.table.to_bytes(),
+    };
     write_table(&args.output, &bytes)?;
     let program = compiled.table.program();
     let rules: BTreeSet<&str> = program
@@ -77,11 +90,13 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
         .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
         .collect();
     print_stderr(&format!(
-        "compiled {} on {} into {} ({})\n",
+        "compiled {} on {} into {} ({}){}\n",
         plural(rules.len(), "rule", "rules"),
         plural(program.points.len(), "point", "points"),
         args.output.display(),
         plural(bytes.len(), "byte", "bytes"),
+        key.map(|k| format!(", signed by key {}", k.public_key().id()))
+            .unwrap_or_default(),
     ));
     Ok(Status::Ok)
 }

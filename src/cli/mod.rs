@@ -17,6 +17,7 @@ mod explain;
 mod fmt;
 mod import;
 mod inspect;
+mod keygen;
 mod lint;
 mod test;
 mod watch;
@@ -259,6 +260,20 @@ enum Command {
         after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks"
     )]
     Import(import::ImportArgs),
+
+    /// Make a key pair for signing tables
+    ///
+    /// Writes a new ed25519 secret key to FILE (PKCS#8 PEM, readable by its
+    /// owner alone) and its public key to FILE.pub (SPKI PEM), the formats
+    /// OpenSSL reads and writes. Never overwrites either file. Sign a table
+    /// with `hookc compile --sign FILE`; make `hookc claude` refuse any table
+    /// not signed by it with `--verify-key FILE.pub` (or `verify-key` under
+    /// `[claude]` in `hookc.toml`); hosts use `Table::from_bytes_verified`.
+    /// Keep the secret key where the agent cannot read it.
+    ///
+    /// Exit status: 0 written, 2 a file exists or cannot be written.
+    #[command(after_help = "Examples:\n  hookc keygen -o ~/.config/hookc/signing.key")]
+    Keygen(keygen::KeygenArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -360,6 +375,7 @@ pub fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Import(args) => import::run(args),
+        Command::Keygen(args) => keygen::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

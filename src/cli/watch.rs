@@ -42,6 +42,10 @@ pub(crate) struct WatchArgs {
     /// first path's directory or above
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Sign each table with this secret key (see `hookc compile --sign`)
+    #[arg(long, value_name = "KEYFILE")]
+    sign: Option<PathBuf>,
 }
 
 /// Watches until killed; compile errors are printed and the last good table
@@ -55,6 +59,11 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
     let mut ignored = crate::diag::Diagnostics::new();
     let roots = crate::load::discover(&args.paths, &mut ignored);
     check_output(&args.output, &roots)?;
+    let key = args
+        .sign
+        .as_deref()
+        .map(super::keygen::read_secret_key)
+        .transpose()?;
     let mut watcher = Watcher::new(&args.paths, options).allow_empty(args.allow_empty);
     if args.poll {
         watcher = watcher.polling();
@@ -106,7 +115,10 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
                 if let Err(failure) = check_output(&args.output, &sources) {
                     failure.print();
                 } else {
-                    let bytes = compiled.table.to_bytes();
+                    let bytes = match &key {
+                        Some(key) => compiled.table.to_signed_bytes(key),
+                        None => compiled.table.to_bytes(),
+                    };
                     write_table(&args.output, &bytes)?;
                     print_stderr(&format!(
                         "watch: compiled {} into {}\n",
