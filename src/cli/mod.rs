@@ -86,10 +86,17 @@ enum Command {
     /// `eval --table` and `inspect`). Warnings are printed; when there are
     /// errors nothing is written. A one-line summary goes to stderr.
     ///
+    /// The table is written atomically (a temporary file beside the output,
+    /// renamed over it): a reader sees the old table or the new one, whole.
+    /// A symlink at the output is replaced, not written through; a file
+    /// replaced keeps its permissions. An output that is one of the rule
+    /// files read (imports included) or ends in `.hooks` is refused.
+    /// `--sign KEYFILE` signs the table (`hookc keygen`).
+    ///
     /// Exit status: 0 written, 1 the rules have errors, 2 a path cannot be
-    /// read or the output cannot be written.
+    /// read, the output is a rule file, or it cannot be written.
     #[command(
-        after_help = "Examples:\n  hookc compile rules/ -o rules.tbl\n  hookc compile rules/guard.hooks rules/redact.hooks -o guard.tbl"
+        after_help = "Examples:\n  hookc compile rules/ -o rules.tbl\n  hookc compile rules/guard.hooks rules/redact.hooks -o guard.tbl\n  hookc compile .hookc/ -o .hookc/rules.tbl --sign ~/.config/hookc/signing.key"
     )]
     Compile(compile::CompileArgs),
 
@@ -161,7 +168,10 @@ enum Command {
     /// stderr and hookc fails open: exit 0, no decision, so a broken policy
     /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
     /// (a JSON deny at PermissionRequest, which ignores exit codes).
-    /// `HOOKC_LOG=debug` logs to stderr.
+    /// With `--verify-key FILE` (or `verify-key` under `[claude]` in the
+    /// `hookc.toml` found from the table) only a table signed by that key
+    /// is used: an unsigned or modified one, or `.hooks` rules, take that
+    /// same failure path. `HOOKC_LOG=debug` logs to stderr.
     ///
     /// Exit status: 0 answered (or failed open), 2 a block that only the
     /// exit code expresses, or a failure with --fail-closed.
@@ -192,7 +202,9 @@ enum Command {
     /// action per line, header options in a fixed order, canonical spacing,
     /// string escapes and parentheses, one blank line between items.
     /// Comments are kept. Files are rewritten in place (only when they
-    /// change); `-` reads stdin and writes the result to stdout. With
+    /// change), atomically and keeping their permissions; a file that is a
+    /// symlink is not rewritten (format the file it points to). `-` reads
+    /// stdin and writes the result to stdout. With
     /// `--check`, nothing is written: the files that would change are listed
     /// with a diff of their first changes. A file with syntax errors is not
     /// formatted; its errors are printed.
