@@ -215,9 +215,22 @@ fn the_cli_rewrites_the_table_and_runs_the_exec_command() {
     assert!(stderr.contains("error"), "{stderr}");
 }
 
+/// A running `hookc watch`, killed when dropped (a failing test must not
+/// leave it writing tables into the next run's directory).
+struct WatchProcess(Option<std::process::Child>);
+
+impl Drop for WatchProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// `hookc watch RULES -o TABLE ARGS…`, its stderr piped.
-fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_hookc"))
+fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> WatchProcess {
+    let child = Command::new(env!("CARGO_BIN_EXE_hookc"))
         .arg("watch")
         .arg(rules)
         .arg("-o")
@@ -228,11 +241,13 @@ fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> std::process::Child
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    WatchProcess(Some(child))
 }
 
 /// Kills a `hookc watch` and returns what it printed on stderr.
-fn stop_watch(mut child: std::process::Child) -> String {
+fn stop_watch(mut process: WatchProcess) -> String {
+    let mut child = process.0.take().unwrap();
     child.kill().unwrap();
     let output = child.wait_with_output().unwrap();
     String::from_utf8_lossy(&output.stderr).into_owned()
