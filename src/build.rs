@@ -100,6 +100,10 @@ pub enum BuildError {
     /// The rules do not compile. Displays as rustc-like diagnostics.
     #[error("{}", render::human(.0, false).trim_end())]
     Compile(Diagnostics),
+    /// The table would be written over a rule source (or to a `.hooks`
+    /// name); nothing is written.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
 }
 
 impl BuildError {
@@ -107,7 +111,7 @@ impl BuildError {
     pub fn diagnostics(&self) -> Option<&Diagnostics> {
         match self {
             BuildError::Compile(diagnostics) => Some(diagnostics),
-            BuildError::NoOutDir | BuildError::Io { .. } => None,
+            BuildError::NoOutDir | BuildError::Io { .. } | BuildError::Output(_) => None,
         }
     }
 }
@@ -250,11 +254,18 @@ impl Builder {
             source,
         })?;
         let path = out_dir.join(&self.out_file);
+        let sources: Vec<PathBuf> = compiled
+            .sources
+            .iter()
+            .map(|s| PathBuf::from(s.name.as_ref()))
+            .collect();
+        crate::output::check_output(&path, &sources)?;
         let bytes = compiled.table.to_bytes();
         // Leave an identical file alone: its mtime is what makes cargo
-        // recompile the crate that embeds it.
+        // recompile the crate that embeds it. Otherwise replace it
+        // atomically: a concurrent build never embeds half a table.
         if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
-            std::fs::write(&path, &bytes).map_err(|source| BuildError::Io {
+            crate::output::write(&path, &bytes).map_err(|source| BuildError::Io {
                 path: path.clone(),
                 source,
             })?;
@@ -472,6 +483,22 @@ hook block-dangerous on tool.pre_execute at *::* {
         let err = result.unwrap_err();
         assert!(matches!(err, BuildError::Io { .. }), "{err}");
         assert!(err.to_string().starts_with("cannot write"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_table_is_never_written_over_a_rule_source() {
+        let dir = temp_dir("over-source");
+        let rules = "hook a on tool.pre_execute { continue }\n";
+        std::fs::write(dir.join("a.hooks"), rules).unwrap();
+        let (result, _) = run(&Builder::new()
+            .rules(dir.join("a.hooks"))
+            .out_dir(&dir)
+            .out_file("a.hooks"));
+        let err = result.unwrap_err();
+        assert!(matches!(err, BuildError::Output(_)), "{err}");
+        assert!(err.to_string().contains("rule sources"), "{err}");
+        assert_eq!(std::fs::read_to_string(dir.join("a.hooks")).unwrap(), rules);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

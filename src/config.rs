@@ -1,4 +1,5 @@
-//! `hookc.toml`: project settings, for now the level of each lint.
+//! `hookc.toml`: project settings: the level of each lint, and the key
+//! `hookc claude` verifies tables with.
 //!
 //! `hookc lint` and `hookc compile` look for a file named `hookc.toml` in
 //! the directory of the first path they are given (or that path itself, when
@@ -28,6 +29,17 @@
 //! store = "file"     # or "memory", or "redis://host:6379/0"
 //! ```
 //!
+//! `[claude]` holds the settings of `hookc claude`, which reads the
+//! `hookc.toml` found from the table (or rules) it loads:
+//!
+//! ```toml
+//! [claude]
+//! verify-key = "hookc.key.pub"   # refuse tables not signed by this key
+//! ```
+//!
+//! `verify-key` is relative to the file's directory. A `--verify-key` flag
+//! in the hook command takes its place.
+//!
 //! Problems in the file are diagnostics pointing into it: invalid TOML, a
 //! `[lints]` that is not a table and an unknown level are errors; an unknown
 //! lint code (with a did-you-mean) and an unknown top-level key are
@@ -54,6 +66,10 @@ pub struct Config {
     /// says it is not one (it is kept, so that a host reading the file can
     /// refuse it rather than use another store).
     pub rate_store: Option<String>,
+    /// `verify-key` under `[claude]`: the public key every table
+    /// `hookc claude` loads must be signed by. Relative to the file's
+    /// directory once loaded with [`Config::load`].
+    pub verify_key: Option<PathBuf>,
 }
 
 impl Config {
@@ -100,6 +116,9 @@ impl Config {
             Ok(text) => {
                 let (mut config, diags) = Config::parse(&path.display().to_string(), &text);
                 config.path = Some(path.to_path_buf());
+                if let (Some(key), Some(dir)) = (&config.verify_key, path.parent()) {
+                    config.verify_key = Some(dir.join(key));
+                }
                 (config, diags)
             }
             Err(e) => {
@@ -159,6 +178,10 @@ impl Config {
                 config.rate_store = rate_table(&source, value, &mut diags);
                 continue;
             }
+            if key_text == "claude" {
+                parse_claude(value, &source, &mut config, &mut diags);
+                continue;
+            }
             if key_text != "lints" {
                 let d = Diagnostic::warning(
                     "unknown-config-key",
@@ -166,7 +189,7 @@ impl Config {
                 )
                 .in_file(&source)
                 .with_primary(span(key.span()), "not a setting")
-                .with_help("the settings are in the `[lints]` and `[rate]` tables");
+                .with_help("the settings are in the `[lints]`, `[rate]` and `[claude]` tables");
                 diags.push(d);
                 continue;
             }
@@ -279,6 +302,53 @@ fn rate_table(
     store
 }
 
+/// `[claude]`: `verify-key = "PATH"`.
+fn parse_claude(
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    source: &SourceFile,
+    config: &mut Config,
+    diags: &mut Diagnostics,
+) {
+    let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
+    let toml::de::DeValue::Table(table) = value.get_ref() else {
+        diags.push(
+            Diagnostic::error("invalid-config", "`claude` must be a table")
+                .in_file(source)
+                .with_primary(span(value.span()), "not a table")
+                .with_help("write `[claude]` on a line of its own, then `verify-key = \"FILE\"`"),
+        );
+        return;
+    };
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    for (key, value) in entries {
+        let key_text: &str = key.get_ref();
+        if key_text != "verify-key" {
+            diags.push(
+                Diagnostic::warning(
+                    "unknown-config-key",
+                    format!("unknown key `{key_text}` in `[claude]`"),
+                )
+                .in_file(source)
+                .with_primary(span(key.span()), "not a setting")
+                .with_help("`[claude]` has `verify-key`"),
+            );
+            continue;
+        }
+        match value.get_ref() {
+            toml::de::DeValue::String(path) if !path.is_empty() => {
+                config.verify_key = Some(PathBuf::from(path.as_ref()));
+            }
+            _ => diags.push(
+                Diagnostic::error("invalid-config", "`verify-key` must be a file name")
+                    .in_file(source)
+                    .with_primary(span(value.span()), "not a file name")
+                    .with_help("the public key from `hookc keygen`, relative to this file: `verify-key = \"hookc.key.pub\"`"),
+            ),
+        }
+    }
+}
+
 fn first_line(text: &str) -> String {
     let line = text.trim().lines().next().unwrap_or("");
     let mut chars = line.chars();
@@ -376,6 +446,34 @@ mod tests {
         assert_eq!(diags.0[0].location().map(|l| (l.1, l.2)), Some((2, 9)));
         let (_, diags) = Config::parse("hookc.toml", "rate = \"file\"\n");
         assert_eq!(messages(&diags), ["error: `rate` must be a table"]);
+    }
+
+    #[test]
+    fn the_verify_key_of_claude_is_read_relative_to_the_file() {
+        let (config, diags) =
+            Config::parse("hookc.toml", "[claude]\nverify-key = \"keys/k.pub\"\n");
+        assert!(diags.is_empty(), "{diags}");
+        assert_eq!(config.verify_key, Some(PathBuf::from("keys/k.pub")));
+
+        let dir = std::env::temp_dir().join(format!("hookc-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(FILE_NAME);
+        std::fs::write(&file, "[claude]\nverify-key = \"keys/k.pub\"\n").unwrap();
+        let (config, _) = Config::load(&file);
+        assert_eq!(config.verify_key, Some(dir.join("keys/k.pub")));
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let (_, diags) = Config::parse(
+            "hookc.toml",
+            "[claude]\nverify-kye = \"k.pub\"\nverify-key = 3\n",
+        );
+        assert_eq!(
+            messages(&diags),
+            [
+                "warning: unknown key `verify-kye` in `[claude]`",
+                "error: `verify-key` must be a file name",
+            ]
+        );
     }
 
     #[test]

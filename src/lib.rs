@@ -73,6 +73,8 @@ pub mod import;
 #[cfg(feature = "compiler")]
 pub mod load;
 #[cfg(feature = "compiler")]
+pub mod output;
+#[cfg(feature = "compiler")]
 pub mod syntax;
 #[cfg(feature = "compiler")]
 pub mod testing;

@@ -109,11 +109,38 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
 /// Discovers, reads and parses the files under `paths`, and everything they
 /// import.
 pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
+    load_paths_with(paths, &mut read_source)
+}
+
+/// Reads a source file: a regular file's text. Anything else (a directory,
+/// a FIFO, `/dev/zero`) is an error, not a read that never ends.
+///
+/// # Errors
+///
+/// [`std::io::ErrorKind::NotFound`] when nothing is there; any other I/O
+/// error.
+pub fn read_source(path: &Path) -> std::io::Result<String> {
+    if path.is_file() {
+        std::fs::read_to_string(path)
+    } else if path.exists() {
+        Err(std::io::Error::other("not a regular file"))
+    } else {
+        Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+}
+
+/// [`load_paths`], reading every file (roots and imports) with `read`: the
+/// texts it returns are exactly the ones compiled (`hookc watch`
+/// fingerprints them).
+pub fn load_paths_with<P: AsRef<Path>>(
+    paths: &[P],
+    read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
+) -> Loaded {
     let mut diagnostics = Diagnostics::new();
     let found = discover(paths, &mut diagnostics);
     let mut sources = Vec::new();
     for path in found {
-        match std::fs::read_to_string(&path) {
+        match read(&path) {
             Ok(text) => sources.push((
                 SourceFile::new(path.display().to_string(), text),
                 Some(path),
@@ -124,7 +151,7 @@ pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
             )),
         }
     }
-    let mut loaded = load(sources);
+    let mut loaded = load(sources, read);
     diagnostics.extend(std::mem::take(&mut loaded.diagnostics));
     loaded.diagnostics = diagnostics;
     loaded
@@ -141,10 +168,14 @@ pub fn load_sources(sources: Vec<SourceFile>) -> Loaded {
                 (s, Some(path))
             })
             .collect(),
+        &mut read_source,
     )
 }
 
-fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
+fn load(
+    roots: Vec<(SourceFile, Option<PathBuf>)>,
+    read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
+) -> Loaded {
     let mut loaded = Loaded::default();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     for (source, path) in roots {
@@ -193,27 +224,21 @@ fn load(roots: Vec<(SourceFile, Option<PathBuf>)>) -> Loaded {
                 resolved.push(Some(i));
                 continue;
             }
-            // Only regular files: an import of `/dev/zero` or a FIFO must be an
-            // error, not a read that never ends.
-            let read = if target.is_file() {
-                std::fs::read_to_string(&target)
-            } else if target.exists() {
-                Err(std::io::Error::other("not a regular file"))
-            } else {
-                Err(std::io::Error::from(std::io::ErrorKind::NotFound))
-            };
-            match (key, read) {
-                (Some(key), Ok(text)) => {
+            match read(&target) {
+                Ok(text) => {
+                    // What was read is what is compiled, even when the file
+                    // appeared or went away around the read.
+                    let key = key
+                        .or_else(|| target.canonicalize().ok())
+                        .unwrap_or_else(|| target.clone());
                     let i = loaded.files.len();
                     by_path.insert(key, i);
                     let source = SourceFile::new(target.display().to_string(), text);
                     push(&mut loaded, source, Some(target), false);
                     resolved.push(Some(i));
                 }
-                (_, result) => {
-                    let reason = result
-                        .err()
-                        .map_or_else(|| "not found".to_string(), |e| io_reason(&e));
+                Err(e) => {
+                    let reason = io_reason(&e);
                     if let Some(file) = loaded.files.get(next) {
                         let d = Diagnostic::error(
                             "import-not-found",

@@ -1,16 +1,33 @@
 //! Recompile rules when their files change, keeping the last good table.
 //!
-//! A [`Watcher`] fingerprints the rule files under its paths (and every
-//! file the last compilation imported) by content; [`Watcher::poll`]
-//! recompiles when the fingerprint changed. [`Watcher::run`] polls on an
-//! interval and reloads a [`Registry`] with each table that compiles; a
-//! change that does not compile is reported and the registry keeps serving
-//! the last good table.
+//! A [`Watcher`] remembers a fingerprint of the exact bytes its last
+//! compilation read: every rule file under its paths and every file they
+//! import, as the compiler read them. [`Watcher::poll`] reads the files
+//! again and recompiles when they differ from what was compiled, so a save
+//! that lands while a compilation runs (after the compiler read the file)
+//! is compiled by the next poll, never taken as already seen.
+//! [`Watcher::run`] waits for changes and reloads a [`Registry`] with each
+//! table that compiles; a change that does not compile is reported and the
+//! registry keeps serving the last good table.
 //!
-//! Polling by content (not file-system events) works the same on every
-//! platform and file system, including network mounts and editors that
-//! replace files by renaming; rule sets are small, so reading them a few
-//! times a second costs little.
+//! **Waking up.** With the `notify` feature (part of the `hookc` command
+//! line's build), [`Watcher::wait`] wakes on file-system events, debounced
+//! (a burst of writes from one save is one wake-up), for the watched
+//! directories and the directories of imported files; and, whatever the
+//! events say, it also looks at the files' contents every interval, so a
+//! missed event (a network mount, a directory replaced) costs at most one
+//! interval. When events cannot be had (no `notify` feature, the system's
+//! watch limit, an unsupported file system) or [`Watcher::polling`] asks
+//! for it, it polls by content alone. Reading a rule set a few times a
+//! second costs little.
+//!
+//! **Empty saves.** An editor that saves by truncating the file and then
+//! writing it shows a moment where the file is empty; compiled then, the
+//! rules would disappear until the next poll. So a change that leaves no
+//! rules where the last published table had some, or that leaves empty a
+//! file whose rules are in the last published table, is [`Change::Emptied`]
+//! and is not published (the registry keeps its table) unless
+//! [`Watcher::allow_empty`] says an empty rule set is meant.
 //!
 //! ```no_run
 //! use hookc::watch::{Change, Watcher};
@@ -31,73 +48,210 @@ use crate::diag::Diagnostics;
 use crate::load;
 use crate::{Compiled, Options, Registry};
 use std::collections::hash_map::DefaultHasher;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// How long file-system events must be quiet before they wake the watcher:
+/// one save is often several writes (truncate, write, rename).
+pub const DEBOUNCE: Duration = Duration::from_millis(50);
+
 /// What a poll found after a change.
 #[derive(Debug)]
 pub enum Change {
-    /// The rules compiled.
+    /// The rules compiled: publish the table.
     Compiled(Compiled),
     /// They did not: every diagnostic.
     Failed(Diagnostics),
+    /// They compiled, but the change empties the rules (see the module
+    /// documentation): not to be published, the last table stays. Only
+    /// without [`Watcher::allow_empty`].
+    Emptied {
+        /// What compiled.
+        compiled: Compiled,
+        /// Files whose rules are in the last published table and that are
+        /// empty now; none when the whole rule set is empty.
+        files: Vec<PathBuf>,
+        /// The number of rules of the last published table.
+        published: usize,
+    },
+}
+
+/// How a [`Watcher`] learns that files may have changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wake {
+    /// File-system events, and a look at the contents every interval.
+    Events,
+    /// A look at the contents every interval, nothing else; with the
+    /// reason events are not used.
+    Polling(String),
 }
 
 /// Watches rule files and recompiles them when they change.
-#[derive(Debug)]
 pub struct Watcher {
     paths: Vec<PathBuf>,
     options: Options,
-    /// Files the last compilation read beyond the discovered ones (imports).
-    imported: BTreeSet<PathBuf>,
-    /// The fingerprint of the last compilation; `None` before the first.
+    allow_empty: bool,
+    /// Every file the last compilation read (roots and imports).
+    read: BTreeSet<PathBuf>,
+    /// The fingerprint of what the last compilation read; `None` before
+    /// the first.
     last: Option<u64>,
+    /// What the last published table came from.
+    published: Option<Published>,
+    events: Events,
+    /// Called after each file a compilation reads: lets tests land a save
+    /// in the middle of a compilation.
+    #[cfg(test)]
+    after_read: Option<AfterRead>,
+}
+
+/// See `Watcher::after_read`.
+#[cfg(test)]
+type AfterRead = Box<dyn FnMut(&Path) + Send>;
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher")
+            .field("paths", &self.paths)
+            .field("allow_empty", &self.allow_empty)
+            .field("read", &self.read)
+            .field("last", &self.last)
+            .field("wake", &self.wake())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The rule count of the last published table, and the files its rules
+/// come from.
+#[derive(Debug)]
+struct Published {
+    rules: usize,
+    files: BTreeSet<PathBuf>,
+}
+
+/// The outcome of reading one file, as much as a fingerprint needs.
+#[derive(Hash)]
+enum Read {
+    Text(u64),
+    Failed(std::io::ErrorKind),
 }
 
 impl Watcher {
     /// A watcher of the `.hooks` files under `paths` (files, or directories
-    /// searched recursively), compiled with `options`.
+    /// searched recursively), compiled with `options`. It uses file-system
+    /// events when it can (see [`Watcher::wake`]).
     pub fn new<P: AsRef<Path>>(paths: &[P], options: Options) -> Watcher {
-        Watcher {
-            paths: paths.iter().map(|p| p.as_ref().to_path_buf()).collect(),
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let events = Events::new();
+        let mut watcher = Watcher {
+            paths,
             options,
-            imported: BTreeSet::new(),
+            allow_empty: false,
+            read: BTreeSet::new(),
             last: None,
+            published: None,
+            events,
+            #[cfg(test)]
+            after_read: None,
+        };
+        watcher.watch_directories();
+        watcher
+    }
+
+    /// Publish a change that empties the rules instead of reporting it as
+    /// [`Change::Emptied`].
+    #[must_use]
+    pub fn allow_empty(mut self, allow: bool) -> Watcher {
+        self.allow_empty = allow;
+        self
+    }
+
+    /// Poll by content alone, without file-system events.
+    #[must_use]
+    pub fn polling(mut self) -> Watcher {
+        self.events = Events::Off("polling was asked for".to_string());
+        self
+    }
+
+    /// How this watcher wakes up.
+    pub fn wake(&self) -> Wake {
+        match &self.events {
+            Events::Off(reason) => Wake::Polling(reason.clone()),
+            #[cfg(feature = "notify")]
+            Events::On(_) => Wake::Events,
         }
     }
 
     /// Compiles the rules if a file changed since the last compilation (or
     /// this is the first poll); `None` when nothing changed.
     pub fn poll(&mut self) -> Option<Change> {
-        let fingerprint = self.fingerprint();
-        if self.last == Some(fingerprint) {
+        if self.last.is_some() && self.last == Some(self.current()) {
             return None;
         }
-        self.last = Some(fingerprint);
-        let change = match crate::compile_paths(&self.paths, &self.options) {
-            Ok(compiled) => {
-                self.imported = compiled
-                    .sources
-                    .iter()
-                    .map(|s| PathBuf::from(s.name.as_ref()))
-                    .collect();
-                Change::Compiled(compiled)
+        let mut reads: BTreeMap<PathBuf, Read> = BTreeMap::new();
+        let mut texts: BTreeMap<PathBuf, bool> = BTreeMap::new();
+        #[cfg(test)]
+        let mut after_read = self.after_read.take();
+        let loaded = load::load_paths_with(&self.paths, &mut |path| {
+            let result = load::read_source(path);
+            if let Ok(text) = &result {
+                texts.insert(path.to_path_buf(), text.trim().is_empty());
             }
-            Err(diagnostics) => Change::Failed(diagnostics),
+            reads.insert(path.to_path_buf(), Read::of(&result));
+            #[cfg(test)]
+            if let Some(hook) = after_read.as_mut() {
+                hook(path);
+            }
+            result
+        });
+        #[cfg(test)]
+        {
+            self.after_read = after_read;
+        }
+        // The fingerprint of exactly what is compiled: a save from now on
+        // is a change for the next poll.
+        self.last = Some(fingerprint(&reads));
+        self.read = reads.into_keys().collect();
+        self.watch_directories();
+        let compiled = match crate::compile::compile_loaded(loaded, &self.options) {
+            Ok(compiled) => compiled,
+            Err(diagnostics) => return Some(Change::Failed(diagnostics)),
         };
-        // The files the compilation read may differ from the ones
-        // fingerprinted before it (a new import): fingerprint again, so the
-        // next poll compares against what was compiled.
-        self.last = Some(self.fingerprint());
-        Some(change)
+        if !self.allow_empty {
+            if let Some(published) = &self.published {
+                let emptied: Vec<PathBuf> = published
+                    .files
+                    .iter()
+                    .filter(|f| texts.get(*f).copied().unwrap_or(false))
+                    .cloned()
+                    .collect();
+                let none_left = compiled.table.rule_count() == 0 && published.rules > 0;
+                if none_left || !emptied.is_empty() {
+                    return Some(Change::Emptied {
+                        compiled,
+                        files: emptied,
+                        published: published.rules,
+                    });
+                }
+            }
+        }
+        self.published = Some(Published::of(&compiled));
+        Some(Change::Compiled(compiled))
     }
 
-    /// Polls every `interval` until `stop` is set, reloading `registry`
-    /// with each table that compiles; `report` sees every change, good or
-    /// bad.
+    /// Waits until the files may have changed: a file-system event (when
+    /// [`Watcher::wake`] is [`Wake::Events`]) or `interval`, whichever
+    /// comes first.
+    pub fn wait(&mut self, interval: Duration) {
+        self.events.wait(interval);
+    }
+
+    /// Polls until `stop` is set, reloading `registry` with each table that
+    /// compiles; `report` sees every change, good or bad. Between polls it
+    /// [waits](Watcher::wait) at most `interval`.
     pub fn run(
         &mut self,
         registry: &Registry,
@@ -112,27 +266,359 @@ impl Watcher {
                     registry.reload(compiled.table);
                 }
             }
-            std::thread::sleep(interval);
+            self.wait(interval);
         }
     }
 
-    /// A hash of the names and contents of the watched files.
-    fn fingerprint(&self) -> u64 {
+    /// The fingerprint of the files as they are now: the rule files under
+    /// the paths and everything the last compilation read.
+    fn current(&self) -> u64 {
         let mut diagnostics = Diagnostics::new();
         let mut files: BTreeSet<PathBuf> = load::discover(&self.paths, &mut diagnostics)
             .into_iter()
             .collect();
-        files.extend(self.imported.iter().cloned());
-        let mut hasher = DefaultHasher::new();
-        for file in &files {
-            file.hash(&mut hasher);
-            match std::fs::read(file) {
-                Ok(bytes) => bytes.hash(&mut hasher),
-                Err(e) => e.kind().hash(&mut hasher),
+        files.extend(self.read.iter().cloned());
+        let reads: BTreeMap<PathBuf, Read> = files
+            .into_iter()
+            .map(|file| {
+                let read = Read::of(&load::read_source(&file));
+                (file, read)
+            })
+            .collect();
+        fingerprint(&reads)
+    }
+
+    /// Watches the paths given (directories recursively, a file's
+    /// directory) and the directories of the files read.
+    fn watch_directories(&mut self) {
+        let mut dirs: BTreeMap<PathBuf, bool> = BTreeMap::new();
+        for path in &self.paths {
+            if path.is_dir() {
+                dirs.insert(path.clone(), true);
+            } else {
+                dirs.entry(parent(path)).or_insert(false);
             }
         }
-        // Missing paths count too: their appearance is a change.
-        diagnostics.iter().count().hash(&mut hasher);
-        hasher.finish()
+        for file in &self.read {
+            dirs.entry(parent(file)).or_insert(false);
+        }
+        self.events.watch(dirs);
+    }
+}
+
+impl Read {
+    fn of(result: &std::io::Result<String>) -> Read {
+        match result {
+            Ok(text) => {
+                let mut hasher = DefaultHasher::new();
+                text.hash(&mut hasher);
+                Read::Text(hasher.finish())
+            }
+            Err(e) => Read::Failed(e.kind()),
+        }
+    }
+}
+
+impl Published {
+    fn of(compiled: &Compiled) -> Published {
+        let program = compiled.table.program();
+        let files = program
+            .points
+            .iter()
+            .flat_map(|p| p.rules.iter())
+            .filter_map(|rule| program.files.get(rule.origin.file as usize))
+            .map(PathBuf::from)
+            .collect();
+        Published {
+            rules: compiled.table.rule_count(),
+            files,
+        }
+    }
+}
+
+fn fingerprint(reads: &BTreeMap<PathBuf, Read>) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    reads.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The directory a file is in (`.` for a bare name).
+fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// File-system events, when they can be had.
+enum Events {
+    /// Polling only, and why.
+    Off(String),
+    #[cfg(feature = "notify")]
+    On(Box<notify_events::Notifier>),
+}
+
+impl Events {
+    #[cfg(feature = "notify")]
+    fn new() -> Events {
+        match notify_events::Notifier::new() {
+            Ok(notifier) => Events::On(Box::new(notifier)),
+            Err(reason) => Events::Off(reason),
+        }
+    }
+
+    #[cfg(not(feature = "notify"))]
+    fn new() -> Events {
+        Events::Off("built without the `notify` feature".to_string())
+    }
+
+    fn watch(&mut self, dirs: BTreeMap<PathBuf, bool>) {
+        match self {
+            Events::Off(_) => drop(dirs),
+            #[cfg(feature = "notify")]
+            Events::On(notifier) => notifier.watch(dirs),
+        }
+    }
+
+    fn wait(&mut self, interval: Duration) {
+        match self {
+            Events::Off(_) => std::thread::sleep(interval),
+            #[cfg(feature = "notify")]
+            Events::On(notifier) => notifier.wait(interval),
+        }
+    }
+}
+
+#[cfg(feature = "notify")]
+mod notify_events {
+    //! The `notify` crate's watcher behind its debouncer.
+
+    use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+    use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+    use std::time::Duration;
+
+    pub(super) struct Notifier {
+        debouncer: Debouncer<RecommendedWatcher>,
+        events: Receiver<DebounceEventResult>,
+        /// Watched directories: recursively or not.
+        watched: BTreeMap<PathBuf, bool>,
+    }
+
+    impl Notifier {
+        pub(super) fn new() -> Result<Notifier, String> {
+            let (sender, events) = channel();
+            let debouncer = new_debouncer(super::DEBOUNCE, sender)
+                .map_err(|e| format!("file-system events are unavailable: {e}"))?;
+            Ok(Notifier {
+                debouncer,
+                events,
+                watched: BTreeMap::new(),
+            })
+        }
+
+        /// Watches exactly `dirs`. A directory that cannot be watched (it
+        /// does not exist yet) is left to the content check.
+        pub(super) fn watch(&mut self, dirs: BTreeMap<PathBuf, bool>) {
+            if dirs == self.watched {
+                return;
+            }
+            let watcher = self.debouncer.watcher();
+            for dir in self.watched.keys() {
+                let _ = watcher.unwatch(dir);
+            }
+            for (dir, recursive) in &dirs {
+                let mode = if *recursive {
+                    RecursiveMode::Recursive
+                } else {
+                    RecursiveMode::NonRecursive
+                };
+                if let Err(e) = watcher.watch(dir, mode) {
+                    tracing::debug!("cannot watch `{}`: {e}", dir.display());
+                }
+            }
+            self.watched = dirs;
+        }
+
+        /// Until an event (then every event that came with it) or
+        /// `interval`.
+        pub(super) fn wait(&mut self, interval: Duration) {
+            match self.events.recv_timeout(interval) {
+                Ok(_) => while self.events.try_recv().is_ok() {},
+                Err(RecvTimeoutError::Timeout) => {}
+                // The debouncer's thread is gone: keep the pace of polling.
+                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(interval),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hookc-watch-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn rules(reason: &str) -> String {
+        format!("hook stop on tool.pre_execute at builtin::* {{\n    abort \"{reason}\"\n}}\n")
+    }
+
+    /// The text that was compiled, all files together.
+    fn compiled_text(compiled: &Compiled) -> String {
+        compiled.sources.iter().map(|s| s.text.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_save_during_a_compilation_is_compiled_next() {
+        let dir = temp_dir("mid-compile");
+        let file = dir.join("a.hooks");
+        std::fs::write(&file, rules("first")).unwrap();
+        let mut watcher = Watcher::new(&[&dir], Options::default()).polling();
+        // The save lands right after the compiler read the file.
+        let saved = Arc::new(Mutex::new(false));
+        {
+            let (file, saved) = (file.clone(), saved.clone());
+            watcher.after_read = Some(Box::new(move |_| {
+                let mut saved = saved.lock().unwrap();
+                if !*saved {
+                    *saved = true;
+                    std::fs::write(&file, rules("second")).unwrap();
+                }
+            }));
+        }
+        let Some(Change::Compiled(first)) = watcher.poll() else {
+            panic!("the first poll compiles")
+        };
+        assert!(*saved.lock().unwrap());
+        assert!(compiled_text(&first).contains("first"));
+        let Some(Change::Compiled(second)) = watcher.poll() else {
+            panic!("the save made during the compilation is a change")
+        };
+        assert!(compiled_text(&second).contains("second"));
+        assert!(watcher.poll().is_none());
+    }
+
+    #[test]
+    fn an_import_saved_during_a_compilation_is_compiled_next() {
+        let dir = temp_dir("mid-compile-import");
+        let shared = dir.join("shared.inc");
+        std::fs::write(&shared, "list bad = [\"rm\"]\n").unwrap();
+        std::fs::write(
+            dir.join("a.hooks"),
+            "import \"shared.inc\"\nhook a on tool.pre_execute {\n    when payload.args in bad\n    abort \"a\"\n}\n",
+        )
+        .unwrap();
+        let mut watcher = Watcher::new(&[&dir], Options::default()).polling();
+        {
+            let shared = shared.clone();
+            watcher.after_read = Some(Box::new(move |path| {
+                if path.ends_with("shared.inc") {
+                    std::fs::write(&shared, "list bad = [\"mkfs\"]\n").unwrap();
+                }
+            }));
+        }
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+        watcher.after_read = None;
+        let Some(Change::Compiled(second)) = watcher.poll() else {
+            panic!("the import saved during the compilation is a change")
+        };
+        assert!(compiled_text(&second).contains("mkfs"));
+        assert!(watcher.poll().is_none());
+    }
+
+    #[test]
+    fn an_emptied_file_is_not_published_unless_allowed() {
+        let dir = temp_dir("emptied");
+        let a = dir.join("a.hooks");
+        let b = dir.join("b.hooks");
+        std::fs::write(&a, rules("a")).unwrap();
+        std::fs::write(&b, rules("b").replace("stop", "other")).unwrap();
+        let mut watcher = Watcher::new(&[&dir], Options::default()).polling();
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+
+        // One file of two truncated: the other's rules remain, but the
+        // truncated file's rules would be lost.
+        std::fs::write(&b, "").unwrap();
+        let Some(Change::Emptied {
+            files, published, ..
+        }) = watcher.poll()
+        else {
+            panic!("an emptied file is withheld")
+        };
+        assert_eq!(files, vec![b.clone()]);
+        assert_eq!(published, 2);
+        assert!(watcher.poll().is_none(), "reported once");
+
+        // Both: no rules at all.
+        std::fs::write(&a, "\n").unwrap();
+        assert!(matches!(watcher.poll(), Some(Change::Emptied { .. })));
+
+        // The write that follows the truncation is published.
+        std::fs::write(&a, rules("a")).unwrap();
+        std::fs::write(&b, rules("b").replace("stop", "other")).unwrap();
+        let Some(Change::Compiled(both)) = watcher.poll() else {
+            panic!("the full save compiles")
+        };
+        assert_eq!(both.table.rule_count(), 2);
+
+        // Deleting a file is not emptying it.
+        std::fs::remove_file(&b).unwrap();
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+
+        let mut allowing = Watcher::new(&[&dir], Options::default())
+            .polling()
+            .allow_empty(true);
+        assert!(matches!(allowing.poll(), Some(Change::Compiled(_))));
+        std::fs::write(&a, "").unwrap();
+        let Some(Change::Compiled(empty)) = allowing.poll() else {
+            panic!("--allow-empty publishes an empty rule set")
+        };
+        assert_eq!(empty.table.rule_count(), 0);
+    }
+
+    #[test]
+    fn a_first_empty_rule_set_is_published() {
+        let dir = temp_dir("first-empty");
+        std::fs::write(dir.join("a.hooks"), "").unwrap();
+        let mut watcher = Watcher::new(&[&dir], Options::default()).polling();
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+    }
+
+    #[cfg(feature = "notify")]
+    #[test]
+    fn an_event_wakes_the_watcher_before_the_interval() {
+        let dir = temp_dir("events");
+        let file = dir.join("a.hooks");
+        std::fs::write(&file, rules("one")).unwrap();
+        let mut watcher = Watcher::new(&[&dir], Options::default());
+        if let Wake::Polling(reason) = watcher.wake() {
+            // A system without inotify watches to spare: nothing to test.
+            eprintln!("skipped: {reason}");
+            return;
+        }
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
+        let writer = {
+            let file = file.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                std::fs::write(&file, rules("two")).unwrap();
+            })
+        };
+        let start = std::time::Instant::now();
+        watcher.wait(Duration::from_secs(60));
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "woken by the event, not the interval"
+        );
+        writer.join().unwrap();
+        assert!(matches!(watcher.poll(), Some(Change::Compiled(_))));
     }
 }

@@ -114,3 +114,48 @@ fn freshly_compiled_rules_decide_the_same() {
     let compiled = hookc::compile_paths(&[RULES], &hookc::Options::default()).unwrap();
     check(&compiled.table);
 }
+
+/// `tests/golden/vN/guard.signed.tbl` is the same rules compiled and signed with the test
+/// key (ed25519 from the seed `[42; 32]`; signatures are deterministic, so
+/// blessing writes the same bytes): the current version's must verify and
+/// decide the same; older ones must fail with a version error.
+#[test]
+fn signed_golden_tables_verify_or_fail_with_a_version_error() {
+    let key = hookc::table::SecretKey::from_seed(&[42; 32]);
+    let current = format!("{DIR}/v{}/guard.signed.tbl", hookc::table::VERSION);
+    if std::env::var_os("HOOKC_BLESS").is_some() {
+        let compiled = hookc::compile_paths(&[RULES], &hookc::Options::default()).unwrap();
+        std::fs::write(&current, compiled.table.to_signed_bytes(&key)).unwrap();
+    }
+    let mut seen_current = false;
+    for entry in std::fs::read_dir(DIR).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(bytes) = std::fs::read(dir.join("guard.signed.tbl")) else {
+            continue;
+        };
+        let version: u32 = dir
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_start_matches('v')
+            .parse()
+            .unwrap();
+        match Table::from_bytes_verified(&bytes, &key.public_key()) {
+            Ok(table) => {
+                assert_eq!(version, hookc::table::VERSION);
+                check(&table);
+                seen_current = true;
+            }
+            Err(e) => assert!(
+                matches!(e.kind(), LoadErrorKind::Version { found, .. } if *found == version),
+                "{}: {e}",
+                dir.display()
+            ),
+        }
+    }
+    assert!(
+        seen_current,
+        "commit a signed golden table for the current format: HOOKC_BLESS=1 cargo test --test golden"
+    );
+}

@@ -390,12 +390,15 @@ fn hookc_claude_takes_the_store_from_the_flag_the_environment_or_hookc_toml() {
         run.stderr.contains("the store `HOOKC_RATE_STORE` names"),
         "{run:#?}"
     );
-    // A `hookc.toml` store that is not one is refused too, naming the file.
+    // A `hookc.toml` store that is not one is an error of the configuration
+    // `hookc claude` reads beside the table: the whole policy takes the
+    // fail mode (the file may also be what asks for signed tables).
     std::fs::write(dir.join(".hookc/hookc.toml"), "[rate]\nstore = \"disk\"\n").unwrap();
     let run = claude_in(&dir, &[]);
     assert!(
-        run.stderr
-            .contains("hookc.toml` names: unknown rate store `disk`"),
+        run.stderr.contains("hookc.toml` has errors")
+            && run.stderr.contains("unknown rate store `disk`")
+            && run.stderr.contains("failing open"),
         "{run:#?}"
     );
 }

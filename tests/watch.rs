@@ -214,3 +214,139 @@ fn the_cli_rewrites_the_table_and_runs_the_exec_command() {
     );
     assert!(stderr.contains("error"), "{stderr}");
 }
+
+/// A running `hookc watch`, killed when dropped (a failing test must not
+/// leave it writing tables into the next run's directory).
+struct WatchProcess(Option<std::process::Child>);
+
+impl Drop for WatchProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `hookc watch RULES -o TABLE ARGS…`, its stderr piped.
+fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> WatchProcess {
+    let child = Command::new(env!("CARGO_BIN_EXE_hookc"))
+        .arg("watch")
+        .arg(rules)
+        .arg("-o")
+        .arg(table)
+        .args(["--interval", "20"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    WatchProcess(Some(child))
+}
+
+/// Kills a `hookc watch` and returns what it printed on stderr.
+fn stop_watch(mut process: WatchProcess) -> String {
+    let mut child = process.0.take().unwrap();
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The rule count and abort reason of the table file, if it loads.
+fn table_state(table: &Path) -> Option<(usize, Option<String>)> {
+    let bytes = std::fs::read(table).ok()?;
+    let table = Table::from_bytes(&bytes).ok()?;
+    let count = table.rule_count();
+    Some((count, reason(&Registry::new(table))))
+}
+
+#[test]
+fn the_cli_never_publishes_a_truncated_save() {
+    for mode in [&[][..], &["--poll"][..]] {
+        let dir = tmp_dir(if mode.is_empty() {
+            "truncate"
+        } else {
+            "truncate-poll"
+        });
+        let rules_dir = dir.join("rules");
+        std::fs::create_dir_all(&rules_dir).unwrap();
+        let file = rules_dir.join("a.hooks");
+        std::fs::write(&file, rules("first")).unwrap();
+        let table = dir.join("rules.tbl");
+        let child = spawn_watch(&rules_dir, &table, mode);
+        eventually("the first table", || {
+            table_state(&table) == Some((1, Some("first".into())))
+        });
+
+        // The first half of a truncate-then-write save.
+        std::fs::write(&file, "").unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(
+            table_state(&table),
+            Some((1, Some("first".into()))),
+            "{mode:?}: the empty rule set is not published"
+        );
+        // The second half.
+        std::fs::write(&file, rules("second")).unwrap();
+        eventually("the second table", || {
+            table_state(&table) == Some((1, Some("second".into())))
+        });
+
+        let stderr = stop_watch(child);
+        assert!(
+            stderr.contains("is empty now;")
+                && stderr.contains("keeps the last good table (1 rule); pass --allow-empty"),
+            "{mode:?}: {stderr}"
+        );
+        if mode.is_empty() {
+            assert!(
+                stderr.contains("watch: waiting for file-system events"),
+                "{stderr}"
+            );
+        } else {
+            assert!(stderr.contains("(polling was asked for)"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn the_cli_publishes_an_empty_rule_set_with_allow_empty() {
+    let dir = tmp_dir("allow-empty");
+    let rules_dir = dir.join("rules");
+    std::fs::create_dir_all(&rules_dir).unwrap();
+    let file = rules_dir.join("a.hooks");
+    std::fs::write(&file, rules("first")).unwrap();
+    let table = dir.join("rules.tbl");
+    let child = spawn_watch(&rules_dir, &table, &["--allow-empty", "--poll"]);
+    eventually("the first table", || {
+        table_state(&table) == Some((1, Some("first".into())))
+    });
+    std::fs::write(&file, "").unwrap();
+    eventually("the empty table", || table_state(&table) == Some((0, None)));
+    let stderr = stop_watch(child);
+    assert!(stderr.contains("watch: compiled 0 rules into"), "{stderr}");
+    assert!(!stderr.contains("--allow-empty"), "{stderr}");
+}
+
+#[test]
+fn the_cli_refuses_to_write_the_table_over_a_rule_file() {
+    let dir = tmp_dir("over-source");
+    let file = dir.join("a.hooks");
+    std::fs::write(&file, rules("first")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hookc"))
+        .arg("watch")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing to write a compiled table"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), rules("first"));
+}

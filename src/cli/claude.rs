@@ -46,6 +46,13 @@ pub(crate) struct ClaudeArgs {
     /// `HOOKC_RATE_STORE` or `[rate] store` in `hookc.toml`
     #[arg(long, value_name = "STORE")]
     rate_store: Option<String>,
+
+    /// Use only a table signed by this public key (`hookc keygen`'s
+    /// `.pub`); an unsigned or modified table, or `.hooks` rules, cannot be
+    /// used. Without it, `verify-key` under `[claude]` in the `hookc.toml`
+    /// found from the table
+    #[arg(long, value_name = "FILE")]
+    verify_key: Option<PathBuf>,
 }
 
 /// Answers the event on stdin; the exit code is the answer's (0 or 2).
@@ -83,7 +90,9 @@ fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
     };
     let located = locate(args, &event).and_then(|source| {
         let path = source.path().to_path_buf();
-        source.load().map(|table| (table, path))
+        source
+            .load(args.verify_key.as_deref())
+            .map(|table| (table, path))
     });
     let (table, rules) = match located {
         Ok(found) => found,
@@ -176,20 +185,60 @@ impl Source {
         }
     }
 
-    /// The table, or what went wrong in one message.
-    fn load(self) -> Result<Table, String> {
-        match self {
-            Source::Table(path) => load_table(&path),
-            Source::Rules(path) => compile_rules(&path),
+    /// The table, or what went wrong in one message. With a verify key
+    /// (`flag`, else the `hookc.toml` found from the source), only a table
+    /// signed by it.
+    fn load(self, flag: Option<&Path>) -> Result<Table, String> {
+        let key = verify_key(flag, self.path())?;
+        match (self, key) {
+            (Source::Table(path), key) => load_table(&path, key.as_ref()),
+            (Source::Rules(path), Some(key)) => Err(format!(
+                "`{}` holds `.hooks` rules, which are not signed, and tables must be signed by key {}: compile and sign them (`hookc compile {} -o TABLE --sign KEYFILE`)",
+                path.display(),
+                key.id(),
+                path.display()
+            )),
+            (Source::Rules(path), None) => compile_rules(&path),
         }
     }
 }
 
-fn load_table(path: &Path) -> Result<Table, String> {
+/// The public key tables must be signed by: `--verify-key`, else the
+/// `[claude]` `verify-key` of the `hookc.toml` found from `source`. A
+/// configuration that cannot be read fails: it may be what asks for
+/// signatures.
+fn verify_key(
+    flag: Option<&Path>,
+    source: &Path,
+) -> Result<Option<crate::table::PublicKey>, String> {
+    if let Some(path) = flag {
+        return super::keygen::read_public_key(path).map(Some);
+    }
+    let Some(file) = crate::config::Config::find(source) else {
+        return Ok(None);
+    };
+    let (config, diags) = crate::config::Config::load(&file);
+    if diags.has_errors() {
+        return Err(format!(
+            "the configuration `{}` has errors:\n{}",
+            file.display(),
+            crate::diag::render::human(&diags, false).trim_end()
+        ));
+    }
+    config
+        .verify_key
+        .map(|path| super::keygen::read_public_key(&path))
+        .transpose()
+}
+
+fn load_table(path: &Path, key: Option<&crate::table::PublicKey>) -> Result<Table, String> {
     let bytes = std::fs::read(path)
         .map_err(|e| format!("cannot read table `{}`: {}", path.display(), io_reason(&e)))?;
-    Table::from_owned_bytes(bytes)
-        .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))
+    match key {
+        Some(key) => Table::from_owned_bytes_verified(bytes, key),
+        None => Table::from_owned_bytes(bytes),
+    }
+    .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))
 }
 
 fn compile_rules(path: &Path) -> Result<Table, String> {

@@ -4,7 +4,7 @@ use super::{
     check_sources, emit_diagnostics, has_io_errors, plural, print_stderr, Failure, Format, Status,
 };
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `hookc compile`.
 #[derive(Debug, clap::Args)]
@@ -25,11 +25,25 @@ pub(crate) struct CompileArgs {
     /// first path's directory or above
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Sign the table with this secret key (from `hookc keygen`), so that
+    /// `hookc claude --verify-key` and `Table::from_bytes_verified` accept it
+    #[arg(long, value_name = "KEYFILE")]
+    sign: Option<PathBuf>,
 }
 
 /// Compiles the paths and writes the table; nothing is written on errors.
 pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
     check_sources(&args.paths)?;
+    // Before compiling: the output is not a rule file named or found.
+    let mut reported_later = crate::diag::Diagnostics::new();
+    let roots = crate::load::discover(&args.paths, &mut reported_later);
+    check_output(&args.output, &roots)?;
+    let key = args
+        .sign
+        .as_deref()
+        .map(super::keygen::read_secret_key)
+        .transpose()?;
     let (options, mut found) = super::load_config(&args.paths, args.config.as_deref())?;
     if found.has_errors() {
         emit_diagnostics(&found, args.format)?;
@@ -57,12 +71,18 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
         }
     };
     emit_diagnostics(&compiled.warnings, args.format)?;
-    let bytes = compiled.table.to_bytes();
-    // `-o build/hooks.tbl` in a fresh checkout: the directory is made.
-    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Failure::cannot_write(dir, &e))?;
-    }
-    std::fs::write(&args.output, &bytes).map_err(|e| Failure::cannot_write(&args.output, &e))?;
+    // After: nor a file an import reached.
+    let sources: Vec<PathBuf> = compiled
+        .sources
+        .iter()
+        .map(|s| PathBuf::from(s.name.as_ref()))
+        .collect();
+    check_output(&args.output, &sources)?;
+    let bytes = match &key {
+        Some(key) => compiled.table.to_signed_bytes(key),
+        None => compiled.table.to_bytes(),
+    };
+    write_table(&args.output, &bytes)?;
     let program = compiled.table.program();
     let rules: BTreeSet<&str> = program
         .points
@@ -70,11 +90,34 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
         .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
         .collect();
     print_stderr(&format!(
-        "compiled {} on {} into {} ({})\n",
+        "compiled {} on {} into {} ({}){}\n",
         plural(rules.len(), "rule", "rules"),
         plural(program.points.len(), "point", "points"),
         args.output.display(),
         plural(bytes.len(), "byte", "bytes"),
+        key.map(|k| format!(", signed by key {}", k.public_key().id()))
+            .unwrap_or_default(),
     ));
     Ok(Status::Ok)
+}
+
+/// Fails when `output` is a `.hooks` name or one of `sources`: a table
+/// never replaces the rules it comes from.
+pub(crate) fn check_output(output: &Path, sources: &[PathBuf]) -> Result<(), Failure> {
+    crate::output::check_output(output, sources).map_err(|e| {
+        Failure::new(e.to_string()).help(format!(
+            "write the table to a file of its own, e.g. `-o {}`; `{}` is left as it was",
+            output.with_extension("tbl").display(),
+            output.display()
+        ))
+    })
+}
+
+/// Writes a table atomically (see [`crate::output`]), creating its
+/// directory (`-o build/hooks.tbl` in a fresh checkout).
+pub(crate) fn write_table(output: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::cannot_write(dir, &e))?;
+    }
+    crate::output::write(output, bytes).map_err(|e| Failure::cannot_write(output, &e))
 }

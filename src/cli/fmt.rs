@@ -107,7 +107,24 @@ pub(crate) fn run(args: FmtArgs) -> Result<Status, Failure> {
         match &file {
             None => print_stdout(&formatted),
             Some(path) if differs => {
-                if let Err(e) = std::fs::write(path, formatted.as_bytes()) {
+                // Replacing a link with the formatted text would detach it
+                // from the file it shares; writing through it would change
+                // a file not named. Neither: say which file to format.
+                if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    Failure::new(format!(
+                        "`{}` is a symbolic link: not rewritten",
+                        path.display()
+                    ))
+                    .help(format!(
+                        "format the file it points to: `{}`",
+                        target.display()
+                    ))
+                    .print();
+                    errors = true;
+                    continue;
+                }
+                if let Err(e) = crate::output::write(path, formatted.as_bytes()) {
                     Failure::cannot_write(path, &e).print();
                     errors = true;
                     continue;

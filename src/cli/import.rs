@@ -83,6 +83,20 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
     match &args.output {
         Some(output) => {
             report(&diagnostics);
+            for path in std::iter::once(output).chain(companions.iter().map(|(p, _)| p)) {
+                if let Some(input) = args
+                    .files
+                    .iter()
+                    .find(|input| crate::output::same_file(path, input))
+                {
+                    return Err(Failure::new(format!(
+                        "refusing to write `{}`: it is the input `{}`",
+                        path.display(),
+                        input.display()
+                    ))
+                    .help("write the rules to a file of their own; the input is left as it was"));
+                }
+            }
             write_if_changed(output, &text)?;
             for (path, contents) in &companions {
                 write_if_changed(path, contents)?;
@@ -224,8 +238,8 @@ fn convert(
     }
 }
 
-/// Writes a generated file, creating its directory; an identical file is
-/// left alone (so watchers see no change).
+/// Writes a generated file atomically (see [`crate::output`]), creating its
+/// directory; an identical file is left alone (so watchers see no change).
 fn write_if_changed(path: &Path, contents: &str) -> Result<(), Failure> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
         return Ok(());
@@ -233,7 +247,7 @@ fn write_if_changed(path: &Path, contents: &str) -> Result<(), Failure> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Failure::cannot_write(dir, &e))?;
     }
-    std::fs::write(path, contents).map_err(|e| Failure::cannot_write(path, &e))
+    crate::output::write(path, contents.as_bytes()).map_err(|e| Failure::cannot_write(path, &e))
 }
 
 /// Prints diagnostics on stderr like the other commands, the closing line

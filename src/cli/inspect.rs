@@ -270,6 +270,12 @@ fn to_human(table: &Table, name: &str, size: usize) -> String {
     out.push_str(&format!("table   {name}\n"));
     out.push_str(&format!("schema  {}\n", program.schema));
     out.push_str(&format!("size    {}\n", plural(size, "byte", "bytes")));
+    if let Some(key) = table.signer() {
+        out.push_str(&format!(
+            "signed  by key {} (checked by loaders given the public key)\n",
+            key.id()
+        ));
+    }
     out.push_str(&format!(
         "rules   {} on {}\n",
         plural(rule_ids(program).len(), "rule", "rules"),

@@ -17,6 +17,7 @@ mod explain;
 mod fmt;
 mod import;
 mod inspect;
+mod keygen;
 mod lint;
 mod rate_store;
 mod test;
@@ -86,10 +87,17 @@ enum Command {
     /// `eval --table` and `inspect`). Warnings are printed; when there are
     /// errors nothing is written. A one-line summary goes to stderr.
     ///
+    /// The table is written atomically (a temporary file beside the output,
+    /// renamed over it): a reader sees the old table or the new one, whole.
+    /// A symlink at the output is replaced, not written through; a file
+    /// replaced keeps its permissions. An output that is one of the rule
+    /// files read (imports included) or ends in `.hooks` is refused.
+    /// `--sign KEYFILE` signs the table (`hookc keygen`).
+    ///
     /// Exit status: 0 written, 1 the rules have errors, 2 a path cannot be
-    /// read or the output cannot be written.
+    /// read, the output is a rule file, or it cannot be written.
     #[command(
-        after_help = "Examples:\n  hookc compile rules/ -o rules.tbl\n  hookc compile rules/guard.hooks rules/redact.hooks -o guard.tbl"
+        after_help = "Examples:\n  hookc compile rules/ -o rules.tbl\n  hookc compile rules/guard.hooks rules/redact.hooks -o guard.tbl\n  hookc compile .hookc/ -o .hookc/rules.tbl --sign ~/.config/hookc/signing.key"
     )]
     Compile(compile::CompileArgs),
 
@@ -161,7 +169,10 @@ enum Command {
     /// stderr and hookc fails open: exit 0, no decision, so a broken policy
     /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
     /// (a JSON deny at PermissionRequest, which ignores exit codes).
-    /// `HOOKC_LOG=debug` logs to stderr.
+    /// With `--verify-key FILE` (or `verify-key` under `[claude]` in the
+    /// `hookc.toml` found from the table) only a table signed by that key
+    /// is used: an unsigned or modified one, or `.hooks` rules, take that
+    /// same failure path. `HOOKC_LOG=debug` logs to stderr.
     ///
     /// Exit status: 0 answered (or failed open), 2 a block that only the
     /// exit code expresses, or a failure with --fail-closed.
@@ -192,7 +203,9 @@ enum Command {
     /// action per line, header options in a fixed order, canonical spacing,
     /// string escapes and parentheses, one blank line between items.
     /// Comments are kept. Files are rewritten in place (only when they
-    /// change); `-` reads stdin and writes the result to stdout. With
+    /// change), atomically and keeping their permissions; a file that is a
+    /// symlink is not rewritten (format the file it points to). `-` reads
+    /// stdin and writes the result to stdout. With
     /// `--check`, nothing is written: the files that would change are listed
     /// with a diff of their first changes. A file with syntax errors is not
     /// formatted; its errors are printed.
@@ -225,15 +238,21 @@ enum Command {
     /// Recompile rules whenever they change, keeping the last good table
     ///
     /// Compiles the rules like `compile`, writes the table (atomically:
-    /// written beside the output and renamed over it), then looks for
-    /// changes every `--interval` milliseconds, by content, in the rule files
-    /// and everything they import. A change that compiles replaces the table
-    /// and runs the `--exec` command (e.g. to tell the host to reload); one
-    /// with errors prints them and leaves the last good table in place. Runs
+    /// written beside the output and renamed over it), then recompiles on
+    /// every change to the rule files and everything they import: woken by
+    /// file-system events (debounced), and looking at the files' contents
+    /// every `--interval` milliseconds too (alone with `--poll`, or when
+    /// events are unavailable). What is compiled is exactly what was read,
+    /// so a save that lands during a compilation is compiled next. A change
+    /// that compiles replaces the table and runs the `--exec` command (e.g.
+    /// to tell the host to reload); one with errors prints them and leaves
+    /// the last good table in place; one that leaves no rules, or empties a
+    /// file whose rules are in the table (an editor's truncate-then-write
+    /// save), is reported and not published unless `--allow-empty`. Runs
     /// until interrupted. A host linking the library can use
     /// `hookc::watch::Watcher::run` to reload a `Registry` in-process instead.
     #[command(
-        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent"
+        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000"
     )]
     Watch(watch::WatchArgs),
 
@@ -254,6 +273,20 @@ enum Command {
         after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks"
     )]
     Import(import::ImportArgs),
+
+    /// Make a key pair for signing tables
+    ///
+    /// Writes a new ed25519 secret key to FILE (PKCS#8 PEM, readable by its
+    /// owner alone) and its public key to FILE.pub (SPKI PEM), the formats
+    /// OpenSSL reads and writes. Never overwrites either file. Sign a table
+    /// with `hookc compile --sign FILE`; make `hookc claude` refuse any table
+    /// not signed by it with `--verify-key FILE.pub` (or `verify-key` under
+    /// `[claude]` in `hookc.toml`); hosts use `Table::from_bytes_verified`.
+    /// Keep the secret key where the agent cannot read it.
+    ///
+    /// Exit status: 0 written, 2 a file exists or cannot be written.
+    #[command(after_help = "Examples:\n  hookc keygen -o ~/.config/hookc/signing.key")]
+    Keygen(keygen::KeygenArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -355,6 +388,7 @@ pub fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Import(args) => import::run(args),
+        Command::Keygen(args) => keygen::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

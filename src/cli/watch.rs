@@ -1,8 +1,9 @@
 //! `hookc watch`: recompile rules on every change, keep the last good table.
 
+use super::compile::{check_output, write_table};
 use super::{emit_diagnostics, plural, print_stderr, Failure, Format, Status};
-use crate::watch::{Change, Watcher};
-use std::path::{Path, PathBuf};
+use crate::watch::{Change, Wake, Watcher};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `hookc watch`.
@@ -21,17 +22,33 @@ pub(crate) struct WatchArgs {
     #[arg(long, value_name = "CMD", num_args = 1.., allow_hyphen_values = true)]
     exec: Vec<String>,
 
-    /// How often to look for changes, in milliseconds
+    /// How often to look at the files' contents, in milliseconds (between
+    /// file-system events, or alone with `--poll`)
     #[arg(long, value_name = "MS", default_value_t = 250)]
     interval: u64,
+
+    /// Look for changes by content every `--interval` only, without
+    /// file-system events
+    #[arg(long)]
+    poll: bool,
+
+    /// Publish a change that leaves no rules, or empties a file whose rules
+    /// are in the table (by default such a change, often an editor's
+    /// truncate-then-write save, keeps the last table)
+    #[arg(long)]
+    allow_empty: bool,
 
     /// Lint levels from this file instead of the `hookc.toml` found in the
     /// first path's directory or above
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Sign each table with this secret key (see `hookc compile --sign`)
+    #[arg(long, value_name = "KEYFILE")]
+    sign: Option<PathBuf>,
 }
 
-/// Polls until killed; compile errors are printed and the last good table
+/// Watches until killed; compile errors are printed and the last good table
 /// stays in place.
 pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
     let (options, found) = super::load_config(&args.paths, args.config.as_deref())?;
@@ -39,8 +56,29 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
         emit_diagnostics(&found, Format::Human)?;
         return Ok(Status::Reported);
     }
-    let mut watcher = Watcher::new(&args.paths, options);
+    let mut ignored = crate::diag::Diagnostics::new();
+    let roots = crate::load::discover(&args.paths, &mut ignored);
+    check_output(&args.output, &roots)?;
+    let key = args
+        .sign
+        .as_deref()
+        .map(super::keygen::read_secret_key)
+        .transpose()?;
+    let mut watcher = Watcher::new(&args.paths, options).allow_empty(args.allow_empty);
+    if args.poll {
+        watcher = watcher.polling();
+    }
     let interval = Duration::from_millis(args.interval.max(10));
+    match watcher.wake() {
+        Wake::Events => print_stderr(&format!(
+            "watch: waiting for file-system events (and looking every {} ms)\n",
+            interval.as_millis()
+        )),
+        Wake::Polling(reason) => print_stderr(&format!(
+            "watch: looking for changes every {} ms ({reason})\n",
+            interval.as_millis()
+        )),
+    }
     loop {
         match watcher.poll() {
             None => {}
@@ -51,32 +89,50 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
                     args.output.display()
                 ));
             }
+            Some(Change::Emptied {
+                files, published, ..
+            }) => {
+                let what = if files.is_empty() {
+                    "the change leaves no rules".to_string()
+                } else {
+                    let names: Vec<String> =
+                        files.iter().map(|f| format!("`{}`", f.display())).collect();
+                    format!("{} is empty now", names.join(", "))
+                };
+                print_stderr(&format!(
+                    "watch: {what}; `{}` keeps the last good table ({}); pass --allow-empty to publish an empty rule set\n",
+                    args.output.display(),
+                    plural(published, "rule", "rules"),
+                ));
+            }
             Some(Change::Compiled(compiled)) => {
                 emit_diagnostics(&compiled.warnings, Format::Human)?;
-                let bytes = compiled.table.to_bytes();
-                write_atomically(&args.output, &bytes)?;
-                print_stderr(&format!(
-                    "watch: compiled {} into {}\n",
-                    plural(compiled.table.rule_count(), "rule", "rules"),
-                    args.output.display(),
-                ));
-                if let Some((program, rest)) = args.exec.split_first() {
-                    run_command(program, rest);
+                let sources: Vec<PathBuf> = compiled
+                    .sources
+                    .iter()
+                    .map(|s| PathBuf::from(s.name.as_ref()))
+                    .collect();
+                if let Err(failure) = check_output(&args.output, &sources) {
+                    failure.print();
+                } else {
+                    let bytes = match &key {
+                        Some(key) => compiled.table.to_signed_bytes(key),
+                        None => compiled.table.to_bytes(),
+                    };
+                    write_table(&args.output, &bytes)?;
+                    print_stderr(&format!(
+                        "watch: compiled {} into {}\n",
+                        plural(compiled.table.rule_count(), "rule", "rules"),
+                        args.output.display(),
+                    ));
+                    if let Some((program, rest)) = args.exec.split_first() {
+                        run_command(program, rest);
+                    }
                 }
             }
         }
-        std::thread::sleep(interval);
+        watcher.wait(interval);
     }
-}
-
-/// Writes next to `path` and renames over it, so a host never reads half a
-/// table.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(|e| Failure::cannot_write(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Failure::cannot_write(path, &e))
 }
 
 /// Runs the `--exec` command; its failure is reported, not fatal.

@@ -59,6 +59,24 @@ pub enum LoadErrorKind {
         /// regex-automata's message.
         error: String,
     },
+    /// A signed table was required and this one has no signature.
+    Unsigned {
+        /// The id of the key it must be signed by.
+        key: String,
+    },
+    /// The table is signed, by another key than the one required.
+    SignedByAnotherKey {
+        /// The id of the key required.
+        expected: String,
+        /// The id of the key that signed it.
+        found: String,
+    },
+    /// The signature does not match the table's bytes: they changed after
+    /// signing.
+    BadSignature {
+        /// The id of the key it claims.
+        key: String,
+    },
 }
 
 impl LoadError {
@@ -107,6 +125,9 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Invalid(e) => write!(f, "invalid table: {e}"),
             LoadErrorKind::Alignment => f.write_str("table bytes are not 4-byte aligned; embed them with `include_table!`"),
             LoadErrorKind::Dfa { index, error } => write!(f, "corrupted table: DFA section {index}: {error}"),
+            LoadErrorKind::Unsigned { key } => write!(f, "the table is not signed; it must be signed by key {key} (`hookc compile --sign KEYFILE`)"),
+            LoadErrorKind::SignedByAnotherKey { expected, found } => write!(f, "the table is signed by key {found}, not by the trusted key {expected}"),
+            LoadErrorKind::BadSignature { key } => write!(f, "the table's signature (key {key}) does not match its contents: it was modified after signing"),
         }
     }
 }

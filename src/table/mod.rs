@@ -31,11 +31,20 @@
 //! to the program; version 7 added each point's `edits` (how the schema's
 //! host applies an edit between rules). A table of an older version is
 //! refused with [`LoadErrorKind::Version`], never misread.
+//!
+//! A table may end with a signature block after its last section (see
+//! [`sign`]); the CRC covers the bytes between the header and the block.
+//! Signatures came without a version of their own: an unsigned table is
+//! byte for byte what it would be without them, and a build from before
+//! them refuses a signed table (the block is bytes after the last section),
+//! never misreads it.
 
 mod error;
+pub mod sign;
 mod validate;
 
 pub use error::{LoadError, LoadErrorKind};
+pub use sign::{KeyError, PublicKey, SecretKey};
 
 use crate::ir::{PointProgram, Program};
 use crate::runtime::RateCounter;
@@ -233,6 +242,8 @@ pub(crate) struct Loaded<'a> {
     by_orcs: [Option<u16>; 25],
     dfa_bytes: Vec<usize>,
     len: usize,
+    /// Where the signature block starts, and the key it names.
+    signature: Option<(usize, PublicKey)>,
 }
 
 self_cell::self_cell!(
@@ -294,6 +305,54 @@ impl Table {
     /// As [`from_bytes`](Self::from_bytes).
     pub fn from_owned_bytes(bytes: Vec<u8>) -> Result<Table, LoadError> {
         Table::load(Buffer::owned(bytes))
+    }
+
+    /// Loads table bytes only if they are signed by `key`, with nothing
+    /// changed since: the signature is checked before anything else of the
+    /// table is read.
+    ///
+    /// ```
+    /// use hookc::table::{LoadErrorKind, SecretKey};
+    /// let key = SecretKey::from_seed(&[7; 32]);
+    /// let table = hookc::compile_str("a.hooks", "hook a on tool.pre_execute { abort \"no\" }")?.table;
+    /// let signed = table.to_signed_bytes(&key);
+    /// hookc::Table::from_bytes_verified(&signed, &key.public_key())?;
+    ///
+    /// let unsigned = hookc::Table::from_bytes_verified(&table.to_bytes(), &key.public_key());
+    /// assert!(matches!(unsigned.unwrap_err().kind(), LoadErrorKind::Unsigned { .. }));
+    /// let mut changed = signed.clone();
+    /// changed[100] ^= 1;
+    /// let changed = hookc::Table::from_bytes_verified(&changed, &key.public_key());
+    /// assert!(matches!(changed.unwrap_err().kind(), LoadErrorKind::BadSignature { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`LoadErrorKind::Unsigned`] for a table without a signature (or the
+    /// reason it does not load at all), [`LoadErrorKind::SignedByAnotherKey`],
+    /// [`LoadErrorKind::BadSignature`] when any byte changed after signing;
+    /// then what [`from_bytes`](Self::from_bytes) checks.
+    pub fn from_bytes_verified(bytes: &[u8], key: &PublicKey) -> Result<Table, LoadError> {
+        Table::from_owned_bytes_verified(bytes.to_vec(), key)
+    }
+
+    /// [`from_bytes_verified`](Self::from_bytes_verified), taking ownership;
+    /// no copy when the bytes are aligned.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes_verified`](Self::from_bytes_verified).
+    pub fn from_owned_bytes_verified(bytes: Vec<u8>, key: &PublicKey) -> Result<Table, LoadError> {
+        let signed = sign::verify(&bytes, key)?;
+        let len = bytes.len();
+        let table = Table::from_owned_bytes(bytes)?;
+        // The block just verified must be the one the loader found where
+        // the sections end; bytes that do not load say why first.
+        match table.loaded().signature {
+            Some((at, _)) if signed && at + sign::SIGNATURE_BLOCK_LEN == len => Ok(table),
+            _ => Err(LoadError::new(LoadErrorKind::Unsigned { key: key.id() })),
+        }
     }
 
     /// Loads a table embedded in the binary without copying it; the DFAs are
@@ -406,6 +465,24 @@ impl Table {
     pub fn to_bytes(&self) -> Vec<u8> {
         self.inner.borrow_owner().bytes().to_vec()
     }
+
+    /// Writes the table signed by `key` (a signature it had is replaced).
+    pub fn to_signed_bytes(&self, key: &SecretKey) -> Vec<u8> {
+        let bytes = self.inner.borrow_owner().bytes();
+        let unsigned = match self.loaded().signature {
+            Some((at, _)) => bytes.get(..at).unwrap_or(bytes),
+            None => bytes,
+        };
+        sign::sign(unsigned, key)
+    }
+
+    /// The key named by the table's signature block, if it has one. The
+    /// signature is checked only by
+    /// [`from_bytes_verified`](Self::from_bytes_verified): this key says who
+    /// signed it, if the table is what it claims.
+    pub fn signer(&self) -> Option<PublicKey> {
+        self.loaded().signature.map(|(_, key)| key)
+    }
 }
 
 /// Writes a program and its DFA sections in the binary format.
@@ -481,7 +558,11 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
             bytes.len(),
         ));
     }
-    let found = crc32fast::hash(rest);
+    // The CRC covers the sections, not a signature block after them.
+    let checked = sections_end(bytes, program_len, dfa_count)
+        .and_then(|end| bytes.get(HEADER_LEN..end))
+        .unwrap_or(rest);
+    let found = crc32fast::hash(checked);
     if expected != found {
         return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
     }
@@ -533,12 +614,18 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         dfa_bytes.push(len);
         at = (start + len).next_multiple_of(4);
     }
-    if at != bytes.len() {
-        return Err(LoadError::invalid(format!(
-            "{} unexpected bytes after the last section",
-            bytes.len().saturating_sub(at)
-        )));
-    }
+    let signature = match bytes.get(at..) {
+        Some([]) => None,
+        Some(block) if block.starts_with(sign::SIGNATURE_MAGIC) => {
+            Some((at, sign::parse_block(block)?))
+        }
+        _ => {
+            return Err(LoadError::invalid(format!(
+                "{} unexpected bytes after the last section",
+                bytes.len().saturating_sub(at)
+            )))
+        }
+    };
     validate::program(&program, &dfas)?;
     let regexes = LazyRegexes::new(&program);
     let acs = program
@@ -588,7 +675,27 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         by_orcs,
         dfa_bytes,
         len: bytes.len(),
+        signature,
     })
+}
+
+/// Where the last DFA section ends (padded), from the lengths alone: the
+/// end of what the CRC covers. `None` when the lengths do not fit.
+fn sections_end(bytes: &[u8], program_len: usize, dfa_count: usize) -> Option<usize> {
+    let mut at = HEADER_LEN
+        .checked_add(program_len)?
+        .checked_next_multiple_of(4)?;
+    for _ in 0..dfa_count {
+        let len = u32_at(bytes, at)? as usize;
+        at = at
+            .checked_add(4)?
+            .checked_add(len)?
+            .checked_next_multiple_of(4)?;
+        if at > bytes.len() {
+            return None;
+        }
+    }
+    (at <= bytes.len()).then_some(at)
 }
 
 #[cfg(test)]

@@ -269,3 +269,37 @@ fn tables_are_shared_across_threads() {
         assert!(h.join().unwrap());
     }
 }
+
+/// Signing and verifying are part of the runtime: no compiler needed.
+#[test]
+fn signed_tables_verify_without_the_compiler() {
+    let key = SecretKey::from_seed(&[5; 32]);
+    let table = Table::from_program(sample()).unwrap();
+    let signed = table.to_signed_bytes(&key);
+    let verified = Table::from_bytes_verified(&signed, &key.public_key()).unwrap();
+    assert_eq!(verified.program(), table.program());
+    assert_eq!(verified.signer(), Some(key.public_key()));
+    let other = SecretKey::from_seed(&[6; 32]).public_key();
+    assert!(matches!(
+        Table::from_bytes_verified(&signed, &other)
+            .unwrap_err()
+            .kind(),
+        LoadErrorKind::SignedByAnotherKey { .. }
+    ));
+    for at in 0..signed.len() {
+        let mut changed = signed.clone();
+        changed[at] ^= 0x04;
+        assert!(
+            Table::from_bytes_verified(&changed, &key.public_key()).is_err(),
+            "byte {at}"
+        );
+    }
+    // A block that is not well-formed is refused even unverified.
+    let mut bad = signed.clone();
+    let algorithm = signed.len() - sign::SIGNATURE_BLOCK_LEN + 8;
+    bad[algorithm] = 2;
+    assert!(matches!(
+        Table::from_bytes(&bad).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("unknown algorithm 2")
+    ));
+}
