@@ -1,0 +1,314 @@
+//! No event, file or race turns a rule off: `hookc claude` (and `eval`,
+//! `explain`) run as Claude Code runs them, on the inputs that used to make
+//! them fail open.
+//!
+//! - events serde_json alone refuses (lone surrogate escapes, deep nesting);
+//!
+//! Every test sets the variables `hookc claude` reads itself, so the
+//! machine's own settings do not leak in.
+
+#![cfg(unix)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests fail loudly on purpose"
+)]
+
+use hookc::event::MAX_DEPTH;
+use serde_json::{json, Value};
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh, empty temp directory for one test.
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("hardening-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What one run printed and how it exited.
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Stdout as the one JSON object Claude Code parses.
+    #[track_caller]
+    fn json(&self) -> Value {
+        hookc::event::parse(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:#?}"))
+    }
+
+    /// A PreToolUse deny, with its reason.
+    #[track_caller]
+    fn denied(&self) -> String {
+        assert_eq!(self.code, Some(0), "{self:#?}");
+        let answer = self.json();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{self:#?}"
+        );
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+/// Runs `hookc` in `dir` with `args`, `stdin` and, among the variables
+/// `hookc claude` reads, only `env`.
+fn hookc_in(dir: &Path, args: &[&OsStr], stdin: &str, env: &[(&str, &OsStr)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hookc"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("HOOKC_TABLE")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HOOKC_LOG")
+        .env_remove("RUST_LOG");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hookc binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    // A command that exits without reading stdin closes the pipe early.
+    let _ = pipe.write_all(stdin.as_bytes());
+    drop(pipe);
+    let out = child.wait_with_output().expect("hookc finishes");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn hookc(args: &[&OsStr], stdin: &str) -> Run {
+    hookc_in(root(), args, stdin, &[])
+}
+
+/// Writes `rules` (a `claude-code` policy) to `dir/policy.hooks` and
+/// compiles it to `dir/policy.tbl`.
+fn compile(dir: &Path, rules: &str) -> PathBuf {
+    let source = dir.join("policy.hooks");
+    std::fs::write(&source, rules).unwrap();
+    let table = dir.join("policy.tbl");
+    let run = hookc(
+        &[
+            OsStr::new("compile"),
+            source.as_os_str(),
+            OsStr::new("-o"),
+            table.as_os_str(),
+        ],
+        "",
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    table
+}
+
+/// `hookc claude --table TABLE [extra…]` on `stdin`.
+fn claude(table: &Path, extra: &[&str], stdin: &str) -> Run {
+    let mut args = vec![
+        OsStr::new("claude"),
+        OsStr::new("--table"),
+        table.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    hookc(&args, stdin)
+}
+
+// ---------------------------------------------------------------- events
+
+const DENY_RM: &str = r#"schema claude-code
+
+hook deny-rm-root on PreToolUse at claude-code::Bash {
+    when payload.tool_input.command contains "rm -rf /"
+    deny "no recursive delete of /: {payload.tool_input.command}"
+}
+"#;
+
+/// A Bash `rm -rf /` event; `extra` is JSON text spliced into its
+/// `tool_input`, verbatim (so that it can hold escapes serde_json refuses).
+fn rm_event(extra: &str) -> String {
+    format!(
+        r#"{{"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {{"command": "rm -rf /", {extra}}}}}"#
+    )
+}
+
+/// JSON text nesting `levels` arrays and objects (alternately) around `1`.
+fn nested(levels: usize) -> String {
+    let mut open = String::new();
+    let mut close = String::new();
+    for level in 0..levels {
+        if level % 2 == 0 {
+            open.push_str(r#"{"k": "#);
+            close.insert(0, '}');
+        } else {
+            open.push('[');
+            close.insert(0, ']');
+        }
+    }
+    format!("{open}1{close}")
+}
+
+#[test]
+fn a_lone_surrogate_in_another_field_does_not_turn_the_rule_off() {
+    let table = compile(&tmp_dir("surrogate"), DENY_RM);
+    // JavaScript's JSON.stringify writes a string cut inside a surrogate
+    // pair like this.
+    let event = rm_event(r#""description": "delete it all \ud83d", "note": "\udc00\\ud800""#);
+    assert!(serde_json::from_str::<Value>(&event).is_err());
+    let run = claude(&table, &[], &event);
+    assert_eq!(run.denied(), "no recursive delete of /: rm -rf /");
+}
+
+#[test]
+fn a_thousand_levels_of_tool_input_do_not_turn_the_rule_off() {
+    let table = compile(&tmp_dir("deep-1000"), DENY_RM);
+    let event = rm_event(&format!(r#""options": {}"#, nested(1000)));
+    assert!(serde_json::from_str::<Value>(&event).is_err());
+    let run = claude(&table, &[], &event);
+    assert_eq!(run.denied(), "no recursive delete of /: rm -rf /");
+}
+
+#[test]
+fn eval_reads_such_events_too() {
+    for extra in [
+        r#""note": "\ud800""#.to_string(),
+        format!(r#""deep": {}"#, nested(1000)),
+    ] {
+        let event = format!(
+            r#"{{"hook_point": "tool.pre_execute", "component_id": "builtin::llm",
+                "payload": {{"tool": "exec", "args": "rm -rf /", {extra}}}}}"#
+        );
+        let run = hookc(
+            &[
+                OsStr::new("eval"),
+                OsStr::new("rules/"),
+                OsStr::new("--event"),
+                OsStr::new("-"),
+                OsStr::new("--format"),
+                OsStr::new("human"),
+            ],
+            &event,
+        );
+        assert_eq!(run.code, Some(1), "{run:#?}");
+        assert!(
+            run.stdout.starts_with(
+                "outcome   abort
+"
+            ),
+            "{run:#?}"
+        );
+        assert!(
+            run.stdout.contains("\nfired     block-dangerous\n"),
+            "{run:#?}"
+        );
+    }
+}
+
+/// The whole event at the limit: the event object, `tool_input`, and the
+/// levels inside it.
+fn event_at_depth(levels: usize) -> String {
+    rm_event(&format!(r#""deep": {}"#, nested(levels - 2)))
+}
+
+#[test]
+fn an_event_at_the_depth_limit_is_dispatched_and_printed() {
+    // Every walk of the event runs: a command gets it on stdin, a template
+    // renders it, the answer is printed, `eval` and `explain` print it.
+    let dir = tmp_dir("deep-limit");
+    let table = compile(
+        &dir,
+        &format!(
+            "{DENY_RM}\nhook echo-input on PreToolUse priority 1 {{\n    sh \"cat > /dev/null\"\n    log info \"{{payload.tool_input}}\"\n    set payload.tool_input.seen = true\n}}\n"
+        ),
+    );
+    let event = event_at_depth(MAX_DEPTH);
+    let run = claude(&table, &["--fail-closed"], &event);
+    assert_eq!(run.denied(), "no recursive delete of /: rm -rf /");
+    assert!(run.stderr.contains("info [echo-input]: {"), "{run:#?}");
+
+    // `explain` reads the Claude Code event; `eval` an ORCS context whose
+    // payload is that event (one level less in it).
+    let claude_event = dir.join("claude.json");
+    std::fs::write(&claude_event, &event).unwrap();
+    let orcs_event = dir.join("orcs.json");
+    std::fs::write(
+        &orcs_event,
+        format!(
+            r#"{{"hook_point": "PreToolUse", "component_id": "claude-code::Bash", "payload": {}}}"#,
+            event_at_depth(MAX_DEPTH - 1)
+        ),
+    )
+    .unwrap();
+    for (command, event, format) in [
+        ("eval", &orcs_event, "json"),
+        ("eval", &orcs_event, "human"),
+        ("explain", &claude_event, "json"),
+        ("explain", &claude_event, "human"),
+    ] {
+        let run = hookc(
+            &[
+                OsStr::new(command),
+                OsStr::new("--table"),
+                table.as_os_str(),
+                OsStr::new("--event"),
+                event.as_os_str(),
+                OsStr::new("--format"),
+                OsStr::new(format),
+            ],
+            "",
+        );
+        let want = if command == "eval" { 1 } else { 0 };
+        assert_eq!(run.code, Some(want), "{command} {format}: {run:#?}");
+        assert!(run.stdout.contains("deny-rm-root"), "{command} {format}");
+    }
+}
+
+#[test]
+fn past_the_depth_limit_the_event_takes_the_fail_mode() {
+    let table = compile(&tmp_dir("deep-past"), DENY_RM);
+    let event = event_at_depth(MAX_DEPTH + 1);
+    let closed = claude(&table, &["--fail-closed"], &event);
+    assert_eq!(closed.code, Some(2), "{closed:#?}");
+    assert_eq!(closed.stdout, "");
+    assert!(
+        closed
+            .stderr
+            .contains(&format!("more than {MAX_DEPTH} levels deep")),
+        "{closed:#?}"
+    );
+    let open = claude(&table, &[], &event);
+    assert_eq!(
+        (open.code, open.stdout.as_str()),
+        (Some(0), ""),
+        "{open:#?}"
+    );
+    assert!(open.stderr.contains("levels deep"), "{open:#?}");
+    assert!(open.stderr.contains("failing open"), "{open:#?}");
+    // Far past it: refused before anything is built, not a crash.
+    let absurd = rm_event(&format!(r#""deep": {}"#, "[".repeat(1_000_000)));
+    assert_eq!(claude(&table, &["--fail-closed"], &absurd).code, Some(2));
+}
