@@ -71,7 +71,8 @@
 //! # Failures
 //!
 //! When the rules cannot be used (no table found, a corrupt table, rules that
-//! do not compile, an event that is not JSON), [`failure`] answers per the
+//! do not compile, a table of another schema or with no rules, an event that
+//! is not JSON or nests too deep), [`failure`] answers per the
 //! [`FailMode`]: **open** (the default) exits 0 with nothing on stdout, so a
 //! broken policy file never stops the agent, and says why on stderr; **closed**
 //! blocks: exit 2 with the message on stderr, except at `PermissionRequest`

@@ -3,6 +3,7 @@
 //! them fail open.
 //!
 //! - events serde_json alone refuses (lone surrogate escapes, deep nesting);
+//! - tables that load but cannot be the policy (another schema, no rules);
 //!
 //! Every test sets the variables `hookc claude` reads itself, so the
 //! machine's own settings do not leak in.
@@ -311,4 +312,79 @@ fn past_the_depth_limit_the_event_takes_the_fail_mode() {
     // Far past it: refused before anything is built, not a crash.
     let absurd = rm_event(&format!(r#""deep": {}"#, "[".repeat(1_000_000)));
     assert_eq!(claude(&table, &["--fail-closed"], &absurd).code, Some(2));
+}
+
+// ---------------------------------------------------------------- tables that cannot be the policy
+
+/// A Bash `rm -rf /` event of the sample events.
+fn plain_rm_event() -> String {
+    rm_event(r#""description": "clean up""#)
+}
+
+#[test]
+fn a_table_of_another_schema_is_a_failure_of_the_policy() {
+    let dir = tmp_dir("orcs-table");
+    let table = dir.join("orcs.tbl");
+    let run = hookc(
+        &[
+            OsStr::new("compile"),
+            OsStr::new("rules/"),
+            OsStr::new("-o"),
+            table.as_os_str(),
+        ],
+        "",
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let closed = claude(&table, &["--fail-closed"], &plain_rm_event());
+    assert_eq!(closed.code, Some(2), "{closed:#?}");
+    assert_eq!(
+        closed.stderr,
+        "hookc: the table's schema is `orcs`, not `claude-code`: its points are not Claude Code events, so none of its rules would run (failing closed)\n"
+    );
+    let open = claude(&table, &[], &plain_rm_event());
+    assert_eq!(
+        (open.code, open.stdout.as_str()),
+        (Some(0), ""),
+        "{open:#?}"
+    );
+    assert!(
+        open.stderr
+            .starts_with("hookc: the table's schema is `orcs`")
+            && open.stderr.contains("failing open"),
+        "{open:#?}"
+    );
+}
+
+#[test]
+fn a_table_without_rules_is_a_failure_of_the_policy() {
+    let dir = tmp_dir("no-rules-table");
+    let table = compile(
+        &dir,
+        "schema claude-code\n\n# Nothing but a definition.\nlist dangerous = [\"rm -rf\"]\n",
+    );
+    let closed = claude(&table, &["--fail-closed"], &plain_rm_event());
+    assert_eq!(closed.code, Some(2), "{closed:#?}");
+    assert_eq!(
+        closed.stderr,
+        "hookc: the table has no rules (failing closed)\n"
+    );
+    // The same for `.hooks` without rules, found in the project.
+    let project = tmp_dir("no-rules-project");
+    std::fs::create_dir_all(project.join(".hookc")).unwrap();
+    std::fs::copy(dir.join("policy.hooks"), project.join(".hookc/lib.hooks")).unwrap();
+    let run = hookc_in(
+        &project,
+        &[OsStr::new("claude"), OsStr::new("--fail-closed")],
+        &plain_rm_event(),
+        &[("CLAUDE_PROJECT_DIR", project.as_os_str())],
+    );
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.contains("the table has no rules"), "{run:#?}");
+    let open = claude(&table, &[], &plain_rm_event());
+    assert_eq!(
+        (open.code, open.stdout.as_str()),
+        (Some(0), ""),
+        "{open:#?}"
+    );
+    assert!(open.stderr.contains("the table has no rules"), "{open:#?}");
 }

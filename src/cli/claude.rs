@@ -75,26 +75,39 @@ fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
         Ok(event) => event,
         Err(err) => return failure(None, &err.to_string(), mode),
     };
-    let table = match locate(args, &event).and_then(|source| source.load()) {
+    let table = match locate(args, &event)
+        .and_then(|source| source.load())
+        .and_then(the_policy)
+    {
         Ok(table) => table,
         Err(message) => return failure(Some(event.name()), &message, mode),
     };
     let report = event.dispatch(&table);
-    let mut response = event.answer(&report);
-    let schema = &table.program().schema;
-    if schema != crate::claude::SCOPE && response.exit_code == 0 {
-        // Only the debug log sees this: a table for another schema has no
-        // points named like Claude Code events, so it never fires.
-        let note = format!(
-            "hookc: note: the table's schema is `{schema}`, not `claude-code`; its points are not Claude Code events\n"
-        );
-        response.stderr = Some(response.stderr.unwrap_or_default() + &note);
-    }
+    let response = event.answer(&report);
     // The process ends right after the answer is printed: freeing the
     // table's thousands of allocations one by one would only add to every
     // tool call's latency.
     std::mem::forget(table);
     response
+}
+
+/// The table, if it can be the policy of Claude Code events: a table of
+/// another schema has no point named like a Claude Code event, and a table
+/// without rules decides nothing, so either would answer every event with
+/// no decision, as if there were no policy.
+fn the_policy(table: Table) -> Result<Table, String> {
+    let program = table.program();
+    if program.schema != crate::schema::claude_code::NAME {
+        return Err(format!(
+            "the table's schema is `{}`, not `{}`: its points are not Claude Code events, so none of its rules would run",
+            program.schema,
+            crate::schema::claude_code::NAME
+        ));
+    }
+    if program.points.iter().all(|point| point.rules.is_empty()) {
+        return Err("the table has no rules".to_string());
+    }
+    Ok(table)
 }
 
 /// Where the rules are.

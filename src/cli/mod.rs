@@ -156,7 +156,9 @@ enum Command {
     /// `.hookc/` (compiled at every run: compile them for speed).
     ///
     /// When the rules cannot be loaded (none found, a corrupt table, rules
-    /// that do not compile) or stdin is not an event, the reason goes to
+    /// that do not compile) or cannot be the policy (a table of another
+    /// schema than `claude-code`, or with no rules) or stdin is not an
+    /// event, the reason goes to
     /// stderr and hookc fails open: exit 0, no decision, so a broken policy
     /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
     /// (a JSON deny at PermissionRequest, which ignores exit codes).
