@@ -253,8 +253,14 @@ impl Event {
     /// the report's context; the event keeps what it received, so it can be
     /// answered (and dispatched again) afterwards.
     pub fn dispatch(&self, table: &Table) -> Report {
+        self.dispatch_with(table, crate::Effects::global())
+    }
+
+    /// [`dispatch`](Self::dispatch) with the host's [`Effects`](crate::Effects)
+    /// (the project directory, the deadline, the webhook pool).
+    pub fn dispatch_with(&self, table: &Table, effects: &crate::Effects) -> Report {
         let mut context = self.context.clone();
-        table.dispatch_context(&mut context)
+        table.dispatch_context_with(&mut context, effects)
     }
 
     /// The answer to Claude Code for the rules' report, per the table in the

@@ -388,3 +388,177 @@ fn a_table_without_rules_is_a_failure_of_the_policy() {
     );
     assert!(open.stderr.contains("the table has no rules"), "{open:#?}");
 }
+
+// ---------------------------------------------------------------- the deadline
+
+/// True while a process of group `pgid` is alive.
+fn group_alive(pgid: &str) -> bool {
+    Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("kill -0 -- -{pgid} 2>/dev/null"))
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn a_fail_closed_command_past_the_deadline_is_killed_and_blocks() {
+    let dir = tmp_dir("deadline-closed");
+    let table = compile(
+        &dir,
+        r#"schema claude-code
+
+hook slow-check on PreToolUse at claude-code::Bash fail closed {
+    sh "echo $$ > \"$HOOKC_PROJECT_DIR/pgid\"; sleep 30 & sleep 30"
+}
+"#,
+    );
+    let start = std::time::Instant::now();
+    let run = hookc_in(
+        root(),
+        &[
+            OsStr::new("claude"),
+            OsStr::new("--table"),
+            table.as_os_str(),
+            OsStr::new("--deadline"),
+            OsStr::new("1s"),
+        ],
+        &plain_rm_event(),
+        &[("CLAUDE_PROJECT_DIR", dir.as_os_str())],
+    );
+    // Well before the command's 30 s (and its 60 s timeout).
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(15),
+        "{run:#?}"
+    );
+    let reason = run.denied();
+    assert!(
+        reason.starts_with("rule `slow-check` failed closed: stopped at the event's deadline"),
+        "{reason}"
+    );
+    let pgid = std::fs::read_to_string(dir.join("pgid")).unwrap();
+    assert!(
+        !group_alive(pgid.trim()),
+        "the command's group outlived hookc"
+    );
+}
+
+#[test]
+fn rules_after_a_command_stopped_at_the_deadline_still_run() {
+    let dir = tmp_dir("deadline-open");
+    let table = compile(
+        &dir,
+        &format!(
+            "{DENY_RM}\nhook slow-audit on PreToolUse priority 1 {{\n    sh \"sleep 30\"\n}}\n\nhook later-check on PreToolUse priority 2 fail closed {{\n    sh \"exit 0\"\n}}\n"
+        ),
+    );
+    let run = claude(&table, &["--deadline", "1s"], &plain_rm_event());
+    // The open rule's command is stopped with a warning; the closed rule's
+    // command cannot start after the deadline, so it blocks.
+    let reason = run.denied();
+    assert!(
+        reason.starts_with("rule `later-check` failed closed: stopped at the event's deadline"),
+        "{reason}"
+    );
+    assert!(
+        run.stderr
+            .contains("warning: rule `slow-audit` failed open: stopped at the event's deadline"),
+        "{run:#?}"
+    );
+    // Without the closed rule, the deny rule after the stopped one denies.
+    let dir = tmp_dir("deadline-open-deny");
+    let table = compile(
+        &dir,
+        &format!(
+            "{DENY_RM}\nhook slow-audit on PreToolUse priority 1 {{\n    sh \"sleep 30\"\n}}\n"
+        ),
+    );
+    let run = claude(&table, &["--deadline", "1s"], &plain_rm_event());
+    assert_eq!(run.denied(), "no recursive delete of /: rm -rf /");
+}
+
+// ---------------------------------------------------------------- the project directory
+
+#[test]
+fn relative_paths_in_effects_are_in_the_project_not_the_working_directory() {
+    let project = tmp_dir("project-paths");
+    let elsewhere = tmp_dir("project-paths-cwd");
+    std::fs::create_dir_all(project.join("bin")).unwrap();
+    let check = project.join("bin/check.sh");
+    std::fs::write(
+        &check,
+        "#!/bin/sh\necho \"checked in $(pwd)\" >&2\nexit 2\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&check, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let table = compile(
+        &project,
+        r#"schema claude-code
+
+hook trace-bash on PreToolUse at claude-code::Bash priority 1 fail closed {
+    trace "audit/trace.jsonl" payload.tool_input.command
+}
+
+hook project-check on PreToolUse at claude-code::Bash priority 2 fail closed {
+    exec "./bin/check.sh"
+}
+"#,
+    );
+    let canonical = project.canonicalize().unwrap();
+    // Through CLAUDE_PROJECT_DIR, and through the event's `cwd` without it;
+    // hookc itself runs in another directory (the agent ran `cd`).
+    let mut event: Value = serde_json::from_str(&plain_rm_event()).unwrap();
+    event["cwd"] = json!(project.to_str().unwrap());
+    for env in [vec![("CLAUDE_PROJECT_DIR", project.as_os_str())], vec![]] {
+        let _ = std::fs::remove_dir_all(project.join("audit"));
+        let run = hookc_in(
+            &elsewhere,
+            &[
+                OsStr::new("claude"),
+                OsStr::new("--table"),
+                table.as_os_str(),
+            ],
+            &event.to_string(),
+            &env,
+        );
+        let reason = run.denied();
+        let ran_in = reason.strip_prefix("checked in ").unwrap();
+        assert_eq!(Path::new(ran_in).canonicalize().unwrap(), canonical);
+        let trace = std::fs::read_to_string(project.join("audit/trace.jsonl")).unwrap();
+        assert_eq!(trace.lines().count(), 1);
+        assert!(!elsewhere.join("audit").exists());
+    }
+}
+
+// ---------------------------------------------------------------- webhooks at exit
+
+#[test]
+fn undelivered_webhooks_are_reported_before_exit() {
+    // `.invalid` never resolves (RFC 6761): the delivery fails at the
+    // lookup, or is still in flight at the bound; either way it is
+    // reported, never silently lost with the process.
+    let dir = tmp_dir("webhook-exit");
+    let table = compile(
+        &dir,
+        r#"schema claude-code
+
+hook notify-bash on PreToolUse at claude-code::Bash {
+    webhook "https://hookc-test.invalid/hooks/secret-token"
+}
+"#,
+    );
+    let run = claude(&table, &["--webhook-flush", "3s"], &plain_rm_event());
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""), "{run:#?}");
+    assert!(
+        run.stderr.contains(
+            "hookc: webhook of rule `notify-bash` to https://hookc-test.invalid/… not delivered: "
+        ) || run
+            .stderr
+            .contains("hookc: 1 webhook not delivered: still in flight after 3s"),
+        "{run:#?}"
+    );
+    assert!(!run.stderr.contains("secret-token"), "{run:#?}");
+}

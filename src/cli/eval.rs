@@ -103,6 +103,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
             print_stdout(&human_summary(&report, &before));
         }
     }
+    super::flush::flush_global();
     Ok(if aborted {
         Status::Findings
     } else {

@@ -93,6 +93,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
         Format::Human => print_stdout(&explanation.to_string()),
     }
+    super::flush::flush_global();
     Ok(Status::Ok)
 }
 

@@ -14,6 +14,7 @@ mod claude;
 mod compile;
 mod eval;
 mod explain;
+mod flush;
 mod fmt;
 mod import;
 mod inspect;
@@ -162,6 +163,12 @@ enum Command {
     /// stderr and hookc fails open: exit 0, no decision, so a broken policy
     /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
     /// (a JSON deny at PermissionRequest, which ignores exit codes).
+    /// The event's commands and handlers share a deadline (`--deadline`,
+    /// by default below Claude Code's timeout for the event): at it they
+    /// are stopped and each rule's fail mode applies. Relative paths in
+    /// rules resolve against the project (`CLAUDE_PROJECT_DIR`, else the
+    /// event's `cwd`). Webhooks are waited for before exiting
+    /// (`--webhook-flush`); those not delivered are reported on stderr.
     /// `HOOKC_LOG=debug` logs to stderr.
     ///
     /// Exit status: 0 answered (or failed open), 2 a block that only the

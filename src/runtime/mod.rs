@@ -38,7 +38,9 @@ pub use explain::{
     RuleExplanation, RuleStatus, TargetExplanation,
 };
 
-use crate::effects::{exec, trace, webhook, EffectError, Effects, HookAction, Reply};
+use crate::effects::{
+    exec, trace, webhook, Cutoff, Deadline, EffectError, Effects, HookAction, Reply,
+};
 use crate::fql::split_component;
 use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
@@ -403,6 +405,12 @@ impl Table {
     /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls
     /// [`dispatch`](Self::dispatch).
     pub fn dispatch_context(&self, ctx: &mut HookContext) -> Report {
+        self.dispatch_context_with(ctx, Effects::global())
+    }
+
+    /// [`dispatch_context`](Self::dispatch_context) with the host's
+    /// [`Effects`].
+    pub fn dispatch_context_with(&self, ctx: &mut HookContext, effects: &Effects) -> Report {
         let point = ctx.hook_point.clone();
         let component = ctx.component_id.clone();
         let child = ctx.child_id.clone();
@@ -415,7 +423,7 @@ impl Table {
             target = target.with_instance(instance);
         }
         let mut scratch = self.scratch();
-        let outcome = self.dispatch(&mut scratch, point.as_str(), &target, ctx);
+        let outcome = self.dispatch_with(&mut scratch, point.as_str(), &target, ctx, effects);
         outcome.report(ctx)
     }
 
@@ -498,6 +506,7 @@ impl Table {
         let mut run = Run {
             loaded,
             effects: live.effects,
+            deadline: live.effects.deadline_from_now(),
             point: program,
             acs,
             kind: OutcomeKind::Continue,
@@ -627,6 +636,8 @@ impl<'a> Probe<'_, 'a> {
 pub(crate) struct Run<'a> {
     loaded: &'a Loaded<'a>,
     effects: &'a Effects,
+    /// The deadline of this dispatch's effects, if the host set one.
+    deadline: Option<Deadline>,
     point: &'a PointProgram,
     /// The point's Aho-Corasick automata, by field.
     acs: &'a [Option<AhoCorasick>],
@@ -1241,6 +1252,7 @@ impl<'a> Run<'a> {
                         point: &self.point.name,
                         rule: &rule.id,
                         timeout: rule.timeout_ms.map(Duration::from_millis),
+                        deadline: self.deadline,
                         input: if self.loaded.program.schema == crate::schema::claude_code::NAME {
                             exec::Input::Payload
                         } else {
@@ -1445,11 +1457,13 @@ impl<'a> Run<'a> {
             LuaCode::Inline(code) => crate::effects::lua::Source::Inline(code),
         };
         let before = ctx.clone();
-        match self
-            .effects
-            .lua()
-            .call(self.effects.exec_config(), source, ctx, timeout)
-        {
+        match self.effects.lua().call(
+            self.effects.exec_config(),
+            source,
+            ctx,
+            timeout,
+            self.deadline,
+        ) {
             Ok(action) => {
                 if *ctx != before {
                     if scratch.backup.is_none() {
@@ -1492,10 +1506,13 @@ impl<'a> Run<'a> {
         ctx: &mut HookContext,
     ) -> Option<Stop> {
         let (what, id, mode) = who;
+        // Nothing starts after the deadline.
+        let cutoff = match Cutoff::start(timeout, self.deadline) {
+            Ok(cutoff) => cutoff,
+            Err(error) => return self.fail_as(what, id, mode, &error, scratch),
+        };
         let before = ctx.clone();
-        let started = Instant::now();
         let result = panic::catch_unwind(AssertUnwindSafe(|| run(ctx)));
-        let elapsed = started.elapsed();
         let action = match result {
             Err(panic) => {
                 *ctx = before;
@@ -1511,10 +1528,10 @@ impl<'a> Run<'a> {
                 return self.fail_as(what, id, mode, &error, scratch);
             }
             // Native code cannot be preempted; one that overran its timeout
-            // has its result (and its edits) dropped.
-            Ok(_) if elapsed > timeout => {
+            // (or the deadline) has its result (and its edits) dropped.
+            Ok(_) if cutoff.passed() => {
                 *ctx = before;
-                return self.fail_as(what, id, mode, &EffectError::Timeout(timeout), scratch);
+                return self.fail_as(what, id, mode, &cutoff.error(), scratch);
             }
             Ok(action) => action,
         };
