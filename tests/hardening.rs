@@ -562,3 +562,95 @@ hook notify-bash on PreToolUse at claude-code::Bash {
     );
     assert!(!run.stderr.contains("secret-token"), "{run:#?}");
 }
+
+// ---------------------------------------------------------------- the deadline, from the library
+
+/// Dispatches an empty payload at `tool.pre_execute` on `rules` with
+/// `effects`; the report and how long it took.
+fn dispatch_lib(rules: &str, effects: &hookc::Effects) -> (hookc::Report, std::time::Duration) {
+    let table = hookc::compile_str("deadline.hooks", rules)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .table;
+    let mut ctx = hookc::HookContext::new("tool.pre_execute", "builtin::llm", json!({}));
+    let start = std::time::Instant::now();
+    let report = table.dispatch_context_with(&mut ctx, effects);
+    (report, start.elapsed())
+}
+
+#[test]
+fn every_effect_of_a_dispatch_shares_its_deadline() {
+    use std::time::Duration;
+    // Two commands that each fit their own timeout (10 s) but not, together
+    // with a handler, the dispatch's 1.5 s.
+    let rules = r#"
+hook first on tool.pre_execute priority 1 {
+    sh "sleep 1"
+}
+hook slow-handler on tool.pre_execute priority 2 {
+    call "slow"
+}
+hook second on tool.pre_execute priority 3 fail closed timeout 10s {
+    sh "sleep 30"
+}
+"#;
+    let effects = hookc::Effects::new()
+        .with_handler("slow", |_: &mut hookc::HookContext| {
+            std::thread::sleep(Duration::from_millis(300));
+            hookc::HookAction::Continue
+        })
+        .with_dispatch_deadline(Duration::from_millis(1500));
+    let (report, took) = dispatch_lib(rules, &effects);
+    assert!(took < Duration::from_secs(8), "{took:?}");
+    assert_eq!(report.outcome, hookc::OutcomeKind::Abort, "{report:#?}");
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("rule `second` failed closed: stopped at the event's deadline (1500ms after the dispatch started)")
+    );
+    // The first command and the handler ended in time.
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+    // A handler that returns after the deadline has its result dropped.
+    let effects = hookc::Effects::new()
+        .with_handler("slow", |ctx: &mut hookc::HookContext| {
+            std::thread::sleep(Duration::from_millis(600));
+            ctx.payload = json!({"edited": true});
+            hookc::HookAction::Allow
+        })
+        .with_dispatch_deadline(Duration::from_millis(200));
+    let (report, _) = dispatch_lib(
+        "hook late on tool.pre_execute {\n    call \"slow\"\n}\n",
+        &effects,
+    );
+    assert_eq!(report.decision, None, "{report:#?}");
+    assert_eq!(report.context.payload, json!({}));
+    assert_eq!(
+        report.warnings,
+        ["rule `late` failed open: stopped at the event's deadline (200ms after the dispatch started)"]
+    );
+
+    // Each dispatch has its own deadline: the same effects, a second time.
+    let effects = hookc::Effects::new().with_dispatch_deadline(Duration::from_millis(500));
+    for _ in 0..2 {
+        let (report, _) = dispatch_lib(
+            "hook quick on tool.pre_execute fail closed {\n    sh \"exit 0\"\n}\n",
+            &effects,
+        );
+        assert_eq!(report.outcome, hookc::OutcomeKind::Continue, "{report:#?}");
+    }
+}
+
+#[cfg(feature = "lua")]
+#[test]
+fn a_lua_handler_is_stopped_at_the_deadline() {
+    use std::time::Duration;
+    let effects = hookc::Effects::new().with_dispatch_deadline(Duration::from_millis(300));
+    let (report, took) = dispatch_lib(
+        "hook spin on tool.pre_execute fail closed timeout 30s {\n    lua \"\"\"function(ctx) while true do end end\"\"\"\n}\n",
+        &effects,
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("rule `spin` failed closed: stopped at the event's deadline (300ms after the dispatch started)")
+    );
+}
