@@ -71,7 +71,8 @@
 //! # Failures
 //!
 //! When the rules cannot be used (no table found, a corrupt table, rules that
-//! do not compile, an event that is not JSON), [`failure`] answers per the
+//! do not compile, a table of another schema or with no rules, an event that
+//! is not JSON or nests too deep), [`failure`] answers per the
 //! [`FailMode`]: **open** (the default) exits 0 with nothing on stdout, so a
 //! broken policy file never stops the agent, and says why on stderr; **closed**
 //! blocks: exit 2 with the message on stderr, except at `PermissionRequest`
@@ -94,6 +95,11 @@ pub const SESSION_COMPONENT: &str = "claude-code::session";
 pub enum EventError {
     /// The text is not JSON.
     Json(serde_json::Error),
+    /// The event nests deeper than [`crate::event::MAX_DEPTH`] levels.
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
     /// The JSON is not an object.
     NotObject,
     /// The object has no string `hook_event_name`.
@@ -104,9 +110,24 @@ impl fmt::Display for EventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EventError::Json(e) => write!(f, "the event is not valid JSON: {e}"),
+            EventError::TooDeep { limit } => write!(
+                f,
+                "the event nests arrays and objects more than {limit} levels deep"
+            ),
             EventError::NotObject => f.write_str("the event is not a JSON object"),
             EventError::NoEventName => {
                 f.write_str("the event has no `hook_event_name` string field")
+            }
+        }
+    }
+}
+
+impl From<crate::event::DecodeError> for EventError {
+    fn from(error: crate::event::DecodeError) -> EventError {
+        match error {
+            crate::event::DecodeError::TooDeep { limit } => EventError::TooDeep { limit },
+            crate::event::DecodeError::Json(e) | crate::event::DecodeError::Context(e) => {
+                EventError::Json(e)
             }
         }
     }
@@ -116,7 +137,7 @@ impl std::error::Error for EventError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             EventError::Json(e) => Some(e),
-            EventError::NotObject | EventError::NoEventName => None,
+            EventError::TooDeep { .. } | EventError::NotObject | EventError::NoEventName => None,
         }
     }
 }
@@ -156,16 +177,19 @@ pub struct Event {
 }
 
 impl Event {
-    /// Parses the JSON Claude Code writes on a hook's stdin. Unknown fields
+    /// Parses the JSON Claude Code writes on a hook's stdin, as
+    /// [`crate::event::parse`] reads events (lone surrogate escapes as
+    /// U+FFFD, nesting up to [`crate::event::MAX_DEPTH`]). Unknown fields
     /// and events are fine; only `hook_event_name` is required.
     ///
     /// # Errors
     ///
     /// An [`EventError`] when the text is not a JSON object with a string
-    /// `hook_event_name`.
+    /// `hook_event_name`, or nests too deep.
     pub fn parse(text: &str) -> Result<Event, EventError> {
-        match serde_json::from_str(text).map_err(EventError::Json)? {
-            Value::Object(fields) => Event::from_fields(fields),
+        let value = crate::event::parse(text).map_err(EventError::from)?;
+        match value {
+            Value::Object(fields) => Event::checked(fields),
             _ => Err(EventError::NotObject),
         }
     }
@@ -174,8 +198,21 @@ impl Event {
     ///
     /// # Errors
     ///
-    /// [`EventError::NoEventName`] without a string `hook_event_name`.
+    /// [`EventError::NoEventName`] without a string `hook_event_name`,
+    /// [`EventError::TooDeep`] when it nests deeper than
+    /// [`crate::event::MAX_DEPTH`].
     pub fn from_fields(fields: Map<String, Value>) -> Result<Event, EventError> {
+        let fields = Value::Object(fields);
+        crate::event::check_depth(&fields).map_err(EventError::from)?;
+        match fields {
+            Value::Object(fields) => Event::checked(fields),
+            _ => Err(EventError::NotObject),
+        }
+    }
+
+    /// The event of a JSON object whose depth is known to be within the
+    /// limit.
+    fn checked(fields: Map<String, Value>) -> Result<Event, EventError> {
         if !fields.get("hook_event_name").is_some_and(Value::is_string) {
             return Err(EventError::NoEventName);
         }
@@ -216,12 +253,12 @@ impl Event {
     /// the report's context; the event keeps what it received, so it can be
     /// answered (and dispatched again) afterwards.
     pub fn dispatch(&self, table: &Table) -> Report {
-        let mut context = self.context.clone();
-        table.dispatch_context(&mut context)
+        self.dispatch_with(table, crate::Effects::global())
     }
 
     /// [`dispatch`](Self::dispatch) with the host's [`Effects`](crate::Effects)
-    /// (where `rate(…)` counts live, how commands run).
+    /// (the project directory, the deadline, the webhook pool, where
+    /// `rate(…)` counts live).
     pub fn dispatch_with(&self, table: &Table, effects: &crate::Effects) -> Report {
         let mut context = self.context.clone();
         table.dispatch_context_with(&mut context, effects)

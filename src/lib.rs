@@ -50,6 +50,7 @@
 pub mod claude;
 pub mod diag;
 pub mod effects;
+pub mod event;
 pub mod fql;
 pub mod ir;
 pub mod net_guard;

@@ -216,21 +216,39 @@ fn the_cli_rewrites_the_table_and_runs_the_exec_command() {
 }
 
 /// A running `hookc watch`, killed when dropped (a failing test must not
-/// leave it writing tables into the next run's directory).
-struct WatchProcess(Option<std::process::Child>);
+/// leave it writing tables into the next run's directory), and what it has
+/// printed on stderr so far (read as it comes: the table file can be in
+/// place a moment before the line that reports it).
+struct WatchProcess {
+    child: Option<std::process::Child>,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl WatchProcess {
+    /// Waits until stderr has `needle`.
+    fn wait_for(&self, needle: &str) {
+        eventually(&format!("`{needle}` on stderr"), || {
+            self.stderr.lock().unwrap().contains(needle)
+        });
+    }
+}
 
 impl Drop for WatchProcess {
     fn drop(&mut self) {
-        if let Some(mut child) = self.0.take() {
+        if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
         }
     }
 }
 
 /// `hookc watch RULES -o TABLE ARGS…`, its stderr piped.
 fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> WatchProcess {
-    let child = Command::new(env!("CARGO_BIN_EXE_hookc"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
         .arg("watch")
         .arg(rules)
         .arg("-o")
@@ -242,15 +260,35 @@ fn spawn_watch(rules: &Path, table: &Path, args: &[&str]) -> WatchProcess {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    WatchProcess(Some(child))
+    let pipe = child.stderr.take().unwrap();
+    let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = stderr.clone();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            let mut text = sink.lock().unwrap();
+            text.push_str(&line);
+            text.push('\n');
+        }
+    });
+    WatchProcess {
+        child: Some(child),
+        stderr,
+        reader: Some(reader),
+    }
 }
 
 /// Kills a `hookc watch` and returns what it printed on stderr.
 fn stop_watch(mut process: WatchProcess) -> String {
-    let mut child = process.0.take().unwrap();
+    let mut child = process.child.take().unwrap();
     child.kill().unwrap();
-    let output = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    child.wait().unwrap();
+    if let Some(reader) = process.reader.take() {
+        reader.join().unwrap();
+    }
+    let text = process.stderr.lock().unwrap().clone();
+    text
 }
 
 /// The rule count and abort reason of the table file, if it loads.
@@ -324,6 +362,7 @@ fn the_cli_publishes_an_empty_rule_set_with_allow_empty() {
     });
     std::fs::write(&file, "").unwrap();
     eventually("the empty table", || table_state(&table) == Some((0, None)));
+    child.wait_for("watch: compiled 0 rules into");
     let stderr = stop_watch(child);
     assert!(stderr.contains("watch: compiled 0 rules into"), "{stderr}");
     assert!(!stderr.contains("--allow-empty"), "{stderr}");

@@ -646,3 +646,54 @@ fn include_paths_are_checked_like_other_paths() {
         "{diags}"
     );
 }
+
+// -- the bounded flush before exit ---------------------------------------------------
+
+#[test]
+fn a_bounded_flush_delivers_what_it_can_and_reports_the_rest() {
+    let fast = Server::start(Reply::Ok);
+    let slow = Server::start(Reply::After(Duration::from_secs(10)));
+    // A port nothing listens on: the connection is refused.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}/hook/secret-token", closed.local_addr().unwrap());
+    drop(closed);
+    let text = format!(
+        "{}{}{}",
+        rule(&format!("    webhook \"{}\"", fast.url("/fast"))),
+        rule(&format!("    webhook \"{}\"", slow.url("/slow"))).replace("notify", "notify-slow"),
+        rule(&format!("    webhook \"{refused}\"")).replace("notify", "notify-refused"),
+    );
+    let table = table(&text);
+    let effects = Effects::new().with_webhooks(local());
+    let report = dispatch(&table, &effects, context(json!({})));
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+    let start = std::time::Instant::now();
+    let flushed = effects.flush_webhooks(Duration::from_millis(1500));
+    let waited = start.elapsed();
+    assert!(waited >= Duration::from_millis(1400), "{waited:?}");
+    assert!(waited < Duration::from_secs(8), "{waited:?}");
+    // The fast one arrived; the slow one is still in flight at the bound;
+    // the refused one failed, with its rule and reason, and the URL as
+    // messages show it (no path: it may hold a secret).
+    assert_eq!(fast.received().len(), 1);
+    assert_eq!(flushed.pending, 1, "{flushed:?}");
+    assert_eq!(flushed.failed.len(), 1, "{flushed:?}");
+    let failed = &flushed.failed[0];
+    assert_eq!(failed.rule, "notify-refused");
+    assert!(
+        failed.url.ends_with("/…") && !failed.url.contains("secret"),
+        "{failed:?}"
+    );
+    assert!(!failed.reason.is_empty());
+    assert!(!flushed.is_clean());
+    // A failure is reported once.
+    assert!(effects.flush_webhooks(Duration::ZERO).failed.is_empty());
+}
+
+#[test]
+fn a_flush_without_webhooks_is_clean_at_once() {
+    let effects = Effects::new().with_webhooks(local());
+    let flushed = effects.flush_webhooks(Duration::from_secs(30));
+    assert!(flushed.is_clean());
+}

@@ -110,7 +110,7 @@ pub(crate) fn test_context(test: &ast::TestDecl) -> Result<HookContext, String> 
             fields.insert("instance".into(), Value::from(instance));
         }
     }
-    serde_json::from_value(event).map_err(|e| e.to_string())
+    crate::event::context(event).map_err(|e| e.to_string())
 }
 
 /// The span of an event's entry value for `key`, or the whole event.

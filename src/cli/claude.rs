@@ -6,12 +6,15 @@
 //! unless `HOOKC_LOG` asks for one, and a compiled table is loaded as bytes
 //! (`--rules` compiles at every run and is for trying rules out).
 
+use super::flush::{flush_bound, flush_webhooks, parse_duration, shown};
 use super::{io_reason, print_stderr, print_stdout, Failure, Status};
 use crate::claude::{failure, Event, Response};
+use crate::effects::ExecConfig;
 use crate::ir::FailMode;
-use crate::Table;
+use crate::{Effects, Table};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The environment variable that names the table when no flag does.
 const TABLE_VAR: &str = "HOOKC_TABLE";
@@ -53,17 +56,45 @@ pub(crate) struct ClaudeArgs {
     /// found from the table
     #[arg(long, value_name = "FILE")]
     verify_key: Option<PathBuf>,
+
+    /// Stop the event's commands and handlers this long after hookc
+    /// started (`500ms`, `5s`, `1m`); each rule's fail mode applies to
+    /// those stopped. Default: below Claude Code's timeout for the event
+    /// (50s; UserPromptSubmit 25s, MessageDisplay 8s, SessionEnd 1s)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    deadline: Option<Duration>,
+
+    /// Wait at most this long for webhooks before exiting (within the
+    /// deadline); those not delivered are reported on stderr. Default:
+    /// `HOOKC_WEBHOOK_FLUSH`, else 2s
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    webhook_flush: Option<Duration>,
+}
+
+/// The deadline of an event's effects when `--deadline` does not set one:
+/// below Claude Code's own timeout for the event, which cancels the hook
+/// and reads no decision (PROTOCOL.md §8.3): 600 s for most events (60 s
+/// before v2.1.3, hence 50 s), 30 s at UserPromptSubmit, 10 s at
+/// MessageDisplay, a 1.5 s budget shared by all SessionEnd hooks.
+fn default_deadline(event: &str) -> Duration {
+    match event {
+        "SessionEnd" => Duration::from_secs(1),
+        "MessageDisplay" => Duration::from_secs(8),
+        "UserPromptSubmit" => Duration::from_secs(25),
+        _ => Duration::from_secs(50),
+    }
 }
 
 /// Answers the event on stdin; the exit code is the answer's (0 or 2).
 pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
+    let started = Instant::now();
     init_logging();
     let mode = if args.fail_closed {
         FailMode::Closed
     } else {
         FailMode::Open
     };
-    let response = respond(&args, mode);
+    let response = respond(&args, mode, started);
     if let Some(text) = &response.stdout {
         print_stdout(text);
     }
@@ -78,7 +109,7 @@ pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
 }
 
 /// The whole exchange, with every failure turned into a response.
-fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
+fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     let mut text = String::new();
     if let Err(err) = std::io::stdin().read_to_string(&mut text) {
         let message = format!("cannot read the event on stdin: {}", io_reason(&err));
@@ -92,38 +123,79 @@ fn respond(args: &ClaudeArgs, mode: FailMode) -> Response {
         let path = source.path().to_path_buf();
         source
             .load(args.verify_key.as_deref())
+            .and_then(the_policy)
             .map(|table| (table, path))
     });
     let (table, rules) = match located {
         Ok(found) => found,
         Err(message) => return failure(Some(event.name()), &message, mode),
     };
-    let mut notes = None;
-    let report = if table.program().rates.is_empty() {
-        event.dispatch(&table)
-    } else {
-        let store = super::rate_store::for_event(args.rate_store.as_deref(), &rules, &event);
-        notes = super::rate_store::note(&store);
-        event.dispatch_with(&table, &crate::Effects::new().with_rate_store(store))
-    };
-    let mut response = event.answer(&report);
-    if let Some(note) = notes {
-        response.stderr = Some(response.stderr.unwrap_or_default() + &note);
+    let budget = args
+        .deadline
+        .unwrap_or_else(|| default_deadline(event.name()));
+    let deadline = started.checked_add(budget);
+    let left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let mut effects = Effects::new();
+    if let Some(dir) = project_dir(&event) {
+        effects = effects.with_exec(ExecConfig::new().with_project_dir(dir));
     }
-    let schema = &table.program().schema;
-    if schema != crate::claude::SCOPE && response.exit_code == 0 {
-        // Only the debug log sees this: a table for another schema has no
-        // points named like Claude Code events, so it never fires.
-        let note = format!(
-            "hookc: note: the table's schema is `{schema}`, not `claude-code`; its points are not Claude Code events\n"
-        );
-        response.stderr = Some(response.stderr.unwrap_or_default() + &note);
+    if let Some(left) = left() {
+        effects = effects.with_dispatch_deadline(left);
+    }
+    let mut notes = String::new();
+    if !table.program().rates.is_empty() {
+        let store = super::rate_store::for_event(args.rate_store.as_deref(), &rules, &event);
+        notes.push_str(&super::rate_store::note(&store).unwrap_or_default());
+        effects = effects.with_rate_store(store);
+    }
+    let report = event.dispatch_with(&table, &effects);
+    let mut response = event.answer(&report);
+    // The senders die with the process: wait for them, within the
+    // deadline, and say what did not arrive.
+    let (mut bound, note) = match args.webhook_flush {
+        Some(bound) => (bound, None),
+        None => flush_bound(),
+    };
+    if let Some(left) = left() {
+        bound = bound.min(left);
+    }
+    notes.push_str(&note.unwrap_or_default());
+    let undelivered = flush_webhooks(&effects, bound);
+    if !undelivered.is_empty() && bound.is_zero() {
+        notes.push_str(&format!(
+            "{undelivered}hookc: the deadline ({}) left no time to deliver webhooks\n",
+            shown(budget)
+        ));
+    } else {
+        notes.push_str(&undelivered);
+    }
+    if !notes.is_empty() {
+        response.stderr = Some(response.stderr.unwrap_or_default() + &notes);
     }
     // The process ends right after the answer is printed: freeing the
     // table's thousands of allocations one by one would only add to every
     // tool call's latency.
     std::mem::forget(table);
     response
+}
+
+/// The table, if it can be the policy of Claude Code events: a table of
+/// another schema has no point named like a Claude Code event, and a table
+/// without rules decides nothing, so either would answer every event with
+/// no decision, as if there were no policy.
+fn the_policy(table: Table) -> Result<Table, String> {
+    let program = table.program();
+    if program.schema != crate::schema::claude_code::NAME {
+        return Err(format!(
+            "the table's schema is `{}`, not `{}`: its points are not Claude Code events, so none of its rules would run",
+            program.schema,
+            crate::schema::claude_code::NAME
+        ));
+    }
+    if program.points.iter().all(|point| point.rules.is_empty()) {
+        return Err("the table has no rules".to_string());
+    }
+    Ok(table)
 }
 
 /// Where the rules are.
@@ -168,6 +240,21 @@ fn locate(args: &ClaudeArgs, event: &Event) -> Result<Source, String> {
             dir.display()
         ))
     }
+}
+
+/// The directory relative paths in effects (`exec` programs, `trace`
+/// files, Lua scripts) resolve against, and commands run in:
+/// `CLAUDE_PROJECT_DIR`, which stays where the session started, else the
+/// event's `cwd` when it is a directory. Never the process's own working
+/// directory when either is known: the agent moves that with `cd`.
+fn project_dir(event: &Event) -> Option<PathBuf> {
+    env_path(PROJECT_VAR).or_else(|| {
+        event
+            .cwd()
+            .filter(|cwd| !cwd.is_empty())
+            .map(PathBuf::from)
+            .filter(|cwd| cwd.is_dir())
+    })
 }
 
 /// A non-empty environment variable as a path.

@@ -51,10 +51,11 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     // The event first: it is cheap to check, and its errors do not depend
     // on the rules.
     let (name, text) = read_event(&args.event)?;
-    let mut event: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::new(format!("cannot parse event `{name}`: {e}"))
-            .help("an event is a JSON object (an ORCS HookContext)")
-    })?;
+    let mut event = parse_event(
+        &name,
+        &text,
+        "an event is a JSON object (an ORCS HookContext)",
+    )?;
     let Some(fields) = event.as_object_mut() else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
@@ -66,9 +67,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
             );
         }
     }
-    let mut ctx: HookContext = serde_json::from_value(event).map_err(|e| {
-        Failure::new(format!("event `{name}` is not a valid hook context: {e}")).help(EVENT_HELP)
-    })?;
+    let mut ctx = hook_context(&name, event)?;
 
     let table = match &args.table {
         Some(path) => super::inspect::load_table(path)?.0,
@@ -104,6 +103,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
             print_stdout(&human_summary(&report, &before));
         }
     }
+    super::flush::flush_global();
     Ok(if aborted {
         Status::Findings
     } else {
@@ -127,6 +127,26 @@ pub(super) fn read_event(path: &Path) -> Result<(String, String), Failure> {
     }
     let text = std::fs::read_to_string(path).map_err(|e| Failure::cannot_read(path, &e))?;
     Ok((path.display().to_string(), text))
+}
+
+/// The event's JSON, read as every entry point reads events
+/// ([`crate::event::parse`]); `help` says what an event is.
+pub(super) fn parse_event(name: &str, text: &str, help: &str) -> Result<Value, Failure> {
+    crate::event::parse(text).map_err(|e| match e {
+        crate::event::DecodeError::TooDeep { .. } => {
+            Failure::new(format!("event `{name}` is too deep: {e}"))
+        }
+        _ => Failure::new(format!("cannot parse event `{name}`: {e}")).help(help),
+    })
+}
+
+/// The hook context of the event's JSON. Its depth was checked when the
+/// text was parsed (a Claude Code event mapped to a context is one level
+/// deeper than the event, and is fine).
+pub(super) fn hook_context(name: &str, event: Value) -> Result<HookContext, Failure> {
+    serde_json::from_value(event).map_err(|e| {
+        Failure::new(format!("event `{name}` is not a valid hook context: {e}")).help(EVENT_HELP)
+    })
 }
 
 /// Writes the command-line overrides into the event's JSON fields.

@@ -1,9 +1,9 @@
 //! `hookc explain`: why each rule of a point fired or did not, for an event.
 
-use super::eval::{check_point, read_event, split_fqn, EVENT_HELP};
+use super::eval::{check_point, hook_context, parse_event, read_event, split_fqn, EVENT_HELP};
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
-use crate::{HookContext, Table, Target};
+use crate::{Table, Target};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -39,10 +39,11 @@ pub(crate) struct ExplainArgs {
 /// Loads the rules, explains the event, prints the explanation.
 pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     let (name, text) = read_event(&args.event)?;
-    let event: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::new(format!("cannot parse event `{name}`: {e}"))
-            .help("an event is a JSON object: an ORCS HookContext or a Claude Code hook event")
-    })?;
+    let event = parse_event(
+        &name,
+        &text,
+        "an event is a JSON object: an ORCS HookContext or a Claude Code hook event",
+    )?;
     let Value::Object(mut fields) = event else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
@@ -69,9 +70,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
             );
         }
     }
-    let ctx: HookContext = serde_json::from_value(Value::Object(fields)).map_err(|e| {
-        Failure::new(format!("event `{name}` is not a valid hook context: {e}")).help(EVENT_HELP)
-    })?;
+    let ctx = hook_context(&name, Value::Object(fields))?;
 
     let table = match load(&args)? {
         Ok(table) => table,
@@ -94,6 +93,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
         Format::Human => print_stdout(&explanation.to_string()),
     }
+    super::flush::flush_global();
     Ok(Status::Ok)
 }
 

@@ -14,6 +14,7 @@ mod claude;
 mod compile;
 mod eval;
 mod explain;
+mod flush;
 mod fmt;
 mod import;
 mod inspect;
@@ -165,14 +166,23 @@ enum Command {
     /// `.hookc/` (compiled at every run: compile them for speed).
     ///
     /// When the rules cannot be loaded (none found, a corrupt table, rules
-    /// that do not compile) or stdin is not an event, the reason goes to
+    /// that do not compile) or cannot be the policy (a table of another
+    /// schema than `claude-code`, or with no rules) or stdin is not an
+    /// event, the reason goes to
     /// stderr and hookc fails open: exit 0, no decision, so a broken policy
     /// never stops the agent. With `--fail-closed` it blocks instead: exit 2
     /// (a JSON deny at PermissionRequest, which ignores exit codes).
     /// With `--verify-key FILE` (or `verify-key` under `[claude]` in the
     /// `hookc.toml` found from the table) only a table signed by that key
     /// is used: an unsigned or modified one, or `.hooks` rules, take that
-    /// same failure path. `HOOKC_LOG=debug` logs to stderr.
+    /// same failure path.
+    /// The event's commands and handlers share a deadline (`--deadline`,
+    /// by default below Claude Code's timeout for the event): at it they
+    /// are stopped and each rule's fail mode applies. Relative paths in
+    /// rules resolve against the project (`CLAUDE_PROJECT_DIR`, else the
+    /// event's `cwd`). Webhooks are waited for before exiting
+    /// (`--webhook-flush`); those not delivered are reported on stderr.
+    /// `HOOKC_LOG=debug` logs to stderr.
     ///
     /// Exit status: 0 answered (or failed open), 2 a block that only the
     /// exit code expresses, or a failure with --fail-closed.

@@ -54,6 +54,7 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
             print_stdout(&pretty_json(&value)?);
         }
     }
+    super::flush::flush_global();
     Ok(if report.ok() {
         Status::Ok
     } else {

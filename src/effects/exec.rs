@@ -17,7 +17,9 @@
 //!   runs unchanged. A command need not read stdin: the writer stops at a
 //!   closed pipe without error.
 //! - **working directory**: [`ExecConfig::project_dir`], or the host's
-//!   current directory.
+//!   current directory. A relative program path (`./bin/check`,
+//!   `hooks/lint.sh`) is in that directory too; a bare name is looked up
+//!   in `PATH`.
 //! - **environment**: the host's, plus
 //!   - `HOOKC_PROJECT_DIR`: the working directory, absolute;
 //!   - `HOOKC_HOOK_POINT`: the hook point being dispatched, e.g.
@@ -52,9 +54,12 @@
 //! # Limits
 //!
 //! - **Timeout**: the rule's `timeout`, or [`ExecConfig::default_timeout`]
-//!   (60 s). The command runs in its own process group; at the deadline the
-//!   whole group is killed (`SIGKILL`) and the rule fails with
-//!   [`EffectError::Timeout`].
+//!   (60 s), cut short by the dispatch's deadline when the host set one
+//!   ([`Effects::with_dispatch_deadline`](super::Effects::with_dispatch_deadline)).
+//!   The command runs in its own process group; at the timeout the whole
+//!   group is killed (`SIGKILL`) and the rule fails with
+//!   [`EffectError::Timeout`] (or [`EffectError::Deadline`]); after the
+//!   deadline a command does not start.
 //! - **Output**: stdout and stderr are read concurrently, each up to
 //!   [`ExecConfig::max_output`] bytes (1 MiB). More stdout than that kills
 //!   the group and fails with [`EffectError::OutputTooLarge`]; stderr past
@@ -143,6 +148,8 @@ pub(crate) struct Command<'a> {
     pub rule: &'a str,
     /// The rule's timeout, if it has one.
     pub timeout: Option<Duration>,
+    /// The dispatch's deadline, if it has one.
+    pub deadline: Option<super::Deadline>,
     /// What goes on stdin.
     pub input: Input,
 }
@@ -181,12 +188,12 @@ pub(crate) fn run(
 #[cfg(unix)]
 mod unix {
     use super::{Command, ExecConfig, Input};
-    use crate::effects::{reply, EffectError, HookAction, Reply};
+    use crate::effects::{reply, Cutoff, EffectError, HookAction, Reply};
     use crate::runtime::HookContext;
     use rustix::process::{kill_process_group, Pid, Signal};
     use std::io::{self, Read, Write};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
     use std::process::{Child, ExitStatus, Stdio};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -235,7 +242,7 @@ mod unix {
             c.arg("-c").arg(cmd.program);
             c
         } else {
-            let mut c = std::process::Command::new(cmd.program);
+            let mut c = std::process::Command::new(program_path(&dir, cmd.program));
             c.args(cmd.args);
             c
         };
@@ -254,9 +261,10 @@ mod unix {
             command.env("CLAUDE_PROJECT_DIR", &dir);
         }
 
-        let timeout = cmd.timeout.unwrap_or(config.default_timeout);
+        // Nothing starts after the dispatch's deadline.
+        let cutoff = Cutoff::start(cmd.timeout.unwrap_or(config.default_timeout), cmd.deadline)?;
         // `None` for a timeout too large to represent: no deadline.
-        let deadline = Instant::now().checked_add(timeout);
+        let deadline = cutoff.at;
         let child = command.spawn().map_err(|source| EffectError::Spawn {
             program: label.to_string(),
             source,
@@ -291,7 +299,7 @@ mod unix {
             if left == Some(Duration::ZERO) {
                 group.kill();
                 pipes.finish(now + GRACE);
-                return Err(EffectError::Timeout(timeout));
+                return Err(cutoff.error());
             }
             thread::sleep(left.map_or(nap, |left| nap.min(left)));
             nap = (nap * 2).min(MAX_POLL);
@@ -303,7 +311,7 @@ mod unix {
         let until = deadline.map_or(Instant::now() + GRACE, |d| d.max(Instant::now() + GRACE));
         let Some(output) = pipes.finish(until) else {
             // A process that left the group still holds a pipe.
-            return Err(EffectError::Timeout(timeout));
+            return Err(cutoff.error());
         };
         if output.overflow {
             return Err(EffectError::OutputTooLarge {
@@ -351,6 +359,19 @@ mod unix {
                 signal: status.signal().unwrap_or(-1),
                 stderr: excerpt(stderr, STDERR_EXCERPT),
             }),
+        }
+    }
+
+    /// The program to start: a relative path (`./bin/check`,
+    /// `hooks/lint.sh`) is in the project directory, never wherever the
+    /// host's working directory happens to be; a bare name is looked up in
+    /// `PATH`.
+    fn program_path(dir: &Path, program: &str) -> PathBuf {
+        let path = Path::new(program);
+        if path.is_relative() && path.components().count() > 1 {
+            dir.join(path)
+        } else {
+            path.to_path_buf()
         }
     }
 

@@ -34,8 +34,9 @@
 //!
 //! # Limits and the sandbox
 //!
-//! A handler runs under the rule's timeout, checked every 1,000 VM
-//! instructions (a runaway loop is stopped with a timeout failure), and a
+//! A handler runs under the rule's timeout (or the dispatch's deadline,
+//! when it comes first), checked every 1,000 VM instructions (a runaway
+//! loop is stopped with a timeout failure), and a
 //! 64 MiB memory limit. Its state has the `table`, `string`, `math`, `utf8`
 //! and `coroutine` libraries and `os.time`, `os.clock`, `os.date`,
 //! `os.getenv`; no `io`, no `require`, no `dofile`/`loadfile`, nothing that
@@ -44,13 +45,13 @@
 //! `orcs.json_encode(value)` and `orcs.json_decode(text)` are there for
 //! ORCS scripts.
 
-use super::{EffectError, ExecConfig, HookAction};
+use super::{Cutoff, Deadline, EffectError, ExecConfig, HookAction};
 use crate::runtime::HookContext;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value, VmState};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 /// Marks the error the instruction hook raises at the deadline.
 const TIMEOUT_MARK: &str = "hookc: lua handler timed out";
@@ -95,7 +96,9 @@ impl LuaHandlers {
         source: Source<'_>,
         ctx: &mut HookContext,
         timeout: Duration,
+        deadline: Option<Deadline>,
     ) -> Result<HookAction, EffectError> {
+        let cutoff = Cutoff::start(timeout, deadline)?;
         let name = match source {
             Source::File(path) => path.to_string(),
             Source::Inline(_) => "inline lua".to_string(),
@@ -139,7 +142,7 @@ impl LuaHandlers {
             }
         };
         let handler = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        run(&handler, &name, ctx, timeout)
+        run(&handler, &name, ctx, cutoff)
     }
 }
 
@@ -252,14 +255,13 @@ fn run(
     loaded: &Loaded,
     name: &str,
     ctx: &mut HookContext,
-    timeout: Duration,
+    cutoff: Cutoff,
 ) -> Result<HookAction, EffectError> {
     let lua = &loaded.lua;
-    let deadline = Instant::now() + timeout;
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(1000),
         move |_, _| {
-            if Instant::now() >= deadline {
+            if cutoff.passed() {
                 Err(mlua::Error::runtime(TIMEOUT_MARK))
             } else {
                 Ok(VmState::Continue)
@@ -275,7 +277,7 @@ fn run(
     lua.remove_hook();
     result.map_err(|e| {
         if e.to_string().contains(TIMEOUT_MARK) {
-            EffectError::Timeout(timeout)
+            cutoff.error()
         } else {
             lua_error(name, e)
         }

@@ -12,6 +12,21 @@
 //! goes on as if the rule continued; `fail closed` ends the chain with an
 //! abort whose reason names the rule and the failure.
 //!
+//! # The deadline
+//!
+//! A host can give the effects of each dispatch a shared deadline
+//! ([`Effects::with_dispatch_deadline`]): every effect gets its own
+//! timeout or what is left before the deadline, whichever ends first. At
+//! the deadline a running command's process group is killed and a Lua
+//! handler is stopped, and an effect that would start after it does not
+//! start; each is a failure ([`EffectError::Deadline`]) that the rule's
+//! failure mode handles, so a `fail closed` rule blocks in time. Rules
+//! without effects still run: a `deny` after a slow command still denies.
+//! Native handlers cannot be preempted: one that returns after the
+//! deadline has its result dropped, as one that overruns its timeout.
+//! Webhooks only queue; a host bounds their delivery with
+//! [`WebhookPool::flush`].
+//!
 //! [`Effects`] is the host's side of this: the configuration of `exec`, the
 //! webhook pool and the named handlers. [`Table::dispatch`] uses a
 //! process-wide default ([`Effects::global`]); a host that registers handlers
@@ -30,14 +45,14 @@ pub mod webhook;
 
 pub use exec::ExecConfig;
 pub use reply::Reply;
-pub use webhook::{WebhookConfig, WebhookPool, WebhookStats};
+pub use webhook::{FlushReport, Undelivered, WebhookConfig, WebhookPool, WebhookStats};
 
 use crate::runtime::HookContext;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a native handler (or a command's reply) asks the chain to do.
 ///
@@ -110,6 +125,10 @@ pub enum EffectError {
     /// The effect ran past its timeout (a command's process group is killed).
     #[error("timed out after {}", humanize(*.0))]
     Timeout(Duration),
+    /// The dispatch's deadline came before the effect ended (a command's
+    /// process group is killed), or before it could start.
+    #[error("stopped at the event's deadline ({} after the dispatch started)", humanize(*.0))]
+    Deadline(Duration),
     /// The program exited with a code other than 0 and 2.
     #[error("`{program}` exited with code {code}{}", stderr_suffix(.stderr))]
     Exit {
@@ -206,6 +225,70 @@ fn humanize(d: Duration) -> String {
     }
 }
 
+/// When an effect must end: its own timeout, or the dispatch's deadline
+/// if that comes first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cutoff {
+    /// The instant; `None` for a timeout too large to represent.
+    pub(crate) at: Option<Instant>,
+    /// The effect's own timeout.
+    timeout: Duration,
+    /// The dispatch's deadline, when it is what ends the effect: when it
+    /// is, and how long after the dispatch started.
+    deadline: Option<Deadline>,
+}
+
+/// A dispatch's deadline.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    /// The instant.
+    pub(crate) at: Instant,
+    /// Its distance from the dispatch's start, for messages.
+    pub(crate) budget: Duration,
+}
+
+impl Cutoff {
+    /// The cutoff of an effect that starts now with `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`EffectError::Deadline`] when the deadline has passed: the effect
+    /// must not start.
+    pub(crate) fn start(
+        timeout: Duration,
+        deadline: Option<Deadline>,
+    ) -> Result<Cutoff, EffectError> {
+        let now = Instant::now();
+        let own = now.checked_add(timeout);
+        match deadline {
+            Some(d) if d.at <= now => Err(EffectError::Deadline(d.budget)),
+            Some(d) if own.is_none_or(|own| d.at < own) => Ok(Cutoff {
+                at: Some(d.at),
+                timeout,
+                deadline: Some(d),
+            }),
+            _ => Ok(Cutoff {
+                at: own,
+                timeout,
+                deadline: None,
+            }),
+        }
+    }
+
+    /// True once the cutoff has passed.
+    pub(crate) fn passed(&self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// What an effect stopped at the cutoff failed with.
+    pub(crate) fn error(&self) -> EffectError {
+        match self.deadline {
+            Some(d) => EffectError::Deadline(d.budget),
+            None => EffectError::Timeout(self.timeout),
+        }
+    }
+}
+
 /// The host's side of effects: how commands run, where webhooks go out, and
 /// the named handlers `call` finds.
 ///
@@ -216,6 +299,7 @@ pub struct Effects {
     webhook: WebhookConfig,
     pool: Arc<OnceLock<WebhookPool>>,
     handlers: HashMap<String, Arc<dyn Handler>>,
+    dispatch_deadline: Option<Duration>,
     #[cfg(feature = "lua")]
     lua: Arc<lua::LuaHandlers>,
     rate_store: crate::store::RateStore,
@@ -230,6 +314,7 @@ impl fmt::Debug for Effects {
             .field("webhook", &self.webhook)
             .field("handlers", &handlers)
             .field("rate_store", &self.rate_store)
+            .field("dispatch_deadline", &self.dispatch_deadline)
             .finish_non_exhaustive()
     }
 }
@@ -250,6 +335,7 @@ impl Effects {
             webhook: WebhookConfig::default(),
             pool: Arc::default(),
             handlers: HashMap::new(),
+            dispatch_deadline: None,
             #[cfg(feature = "lua")]
             lua: Arc::default(),
             rate_store: crate::store::RateStore::Memory,
@@ -275,6 +361,29 @@ impl Effects {
         self.webhook = webhook;
         self.pool = Arc::default();
         self
+    }
+
+    /// Gives the effects of each dispatch `budget` in all, from the
+    /// dispatch's start: see [the deadline](self#the-deadline). Without it
+    /// each effect has only its own timeout.
+    pub fn with_dispatch_deadline(mut self, budget: Duration) -> Effects {
+        self.dispatch_deadline = Some(budget);
+        self
+    }
+
+    /// The budget of each dispatch's effects, if there is one.
+    pub fn dispatch_deadline(&self) -> Option<Duration> {
+        self.dispatch_deadline
+    }
+
+    /// The deadline of a dispatch starting now.
+    pub(crate) fn deadline_from_now(&self) -> Option<Deadline> {
+        let budget = self.dispatch_deadline?;
+        Some(Deadline {
+            // A budget too large to represent is no deadline.
+            at: Instant::now().checked_add(budget)?,
+            budget,
+        })
     }
 
     /// Registers a native handler under `name`, for `call "name"`; replaces
@@ -324,6 +433,17 @@ impl Effects {
     /// Where the counts of `rate(…)` conditions are kept.
     pub fn rate_store(&self) -> &crate::store::RateStore {
         &self.rate_store
+    }
+
+    /// Waits at most `timeout` for the webhooks these effects queued, and
+    /// says what did not arrive ([`WebhookPool::flush_report`]); at once
+    /// when no webhook was ever posted. For a process about to exit: its
+    /// senders die with it.
+    pub fn flush_webhooks(&self, timeout: Duration) -> FlushReport {
+        match self.pool.get() {
+            Some(pool) => pool.flush_report(timeout),
+            None => FlushReport::default(),
+        }
     }
 
     /// The webhook pool (started on first use).

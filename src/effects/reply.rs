@@ -90,8 +90,10 @@ pub fn parse(stdout: &[u8]) -> Result<Reply, String> {
         // Empty is "continue"; plain text is for humans, not a decision.
         return Ok(Reply::default());
     }
-    let value: Value =
-        serde_json::from_slice(text).map_err(|e| format!("not a JSON object: {e}"))?;
+    // Read like an event: a Node.js hook that echoes the input it was
+    // given writes its lone surrogates back.
+    let text = std::str::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))?;
+    let value = crate::event::parse(text).map_err(|e| format!("not a JSON object: {e}"))?;
     match value {
         Value::Object(object) => from_object(object),
         // Unreachable: text starting with `{` that parses is an object.

@@ -57,7 +57,13 @@
 //! into a warning. Sender threads start on demand, up to that number, and
 //! stop after a while without work. [`WebhookPool::stats`] counts what
 //! happened; [`WebhookPool::flush`] waits for the deliveries in flight
-//! (for a host that shuts down, and for tests).
+//! (for a host that shuts down, and for tests), and
+//! [`WebhookPool::flush_report`] also says what did not arrive: the
+//! deliveries still in flight at the bound, and those that failed (the
+//! last [`MAX_UNDELIVERED`] of them are kept, with the reason). The
+//! `hookc` commands that dispatch flush before they exit, for at most
+//! 2 s (`HOOKC_WEBHOOK_FLUSH`, and `hookc claude --webhook-flush`), and
+//! report what did not arrive on stderr.
 //!
 //! Without the `webhook` cargo feature there is no HTTP client: every
 //! webhook is an [`EffectError::Unsupported`] warning.
@@ -168,6 +174,40 @@ impl WebhookConfig {
     }
 }
 
+/// The most failed deliveries a pool keeps for
+/// [`WebhookPool::flush_report`]; older ones are only counted in
+/// [`WebhookStats::failed`].
+pub const MAX_UNDELIVERED: usize = 64;
+
+/// A delivery that did not arrive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undelivered {
+    /// The id of the rule that sent it.
+    pub rule: String,
+    /// The destination, as messages show it (scheme and host: the path
+    /// often carries a secret).
+    pub url: String,
+    /// Why it failed.
+    pub reason: String,
+}
+
+/// What a bounded flush left undelivered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FlushReport {
+    /// Deliveries still queued or in flight when the flush gave up.
+    pub pending: usize,
+    /// Deliveries that failed since the last report, oldest first.
+    pub failed: Vec<Undelivered>,
+}
+
+impl FlushReport {
+    /// True when everything queued arrived.
+    pub fn is_clean(&self) -> bool {
+        self.pending == 0 && self.failed.is_empty()
+    }
+}
+
 /// Counts of the pool's deliveries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WebhookStats {
@@ -270,6 +310,13 @@ impl WebhookPool {
         true
     }
 
+    /// Nothing is ever in flight or failed in flight (every post failed
+    /// when it was made, as a warning of its dispatch).
+    pub fn flush_report(&self, timeout: Duration) -> FlushReport {
+        let _ = timeout;
+        FlushReport::default()
+    }
+
     fn config(&self) -> &WebhookConfig {
         &self.config
     }
@@ -301,6 +348,17 @@ impl WebhookPool {
         self.shared.flush(timeout)
     }
 
+    /// Waits like [`flush`](Self::flush), then reports what did not
+    /// arrive: the deliveries still pending, and those that failed since
+    /// the last report.
+    pub fn flush_report(&self, timeout: Duration) -> FlushReport {
+        self.shared.flush(timeout);
+        FlushReport {
+            pending: self.shared.pending(),
+            failed: self.shared.take_undelivered(),
+        }
+    }
+
     fn config(&self) -> &WebhookConfig {
         &self.shared.config
     }
@@ -318,7 +376,7 @@ impl Drop for WebhookPool {
 mod imp {
     //! The sending side: summary, guard, queue, threads and HTTP.
 
-    use super::{Counters, Post, WebhookConfig};
+    use super::{Counters, Post, Undelivered, WebhookConfig, MAX_UNDELIVERED};
     use crate::effects::EffectError;
     use crate::net_guard::{self, Range, UrlError};
     use crate::runtime::HookContext;
@@ -367,6 +425,8 @@ mod imp {
         quiet: Condvar,
         /// The HTTP client, built by the first sender.
         agent: OnceLock<ureq::Agent>,
+        /// The last failed deliveries, for [`super::WebhookPool::flush_report`].
+        undelivered: Mutex<VecDeque<Undelivered>>,
     }
 
     impl Shared {
@@ -378,7 +438,38 @@ mod imp {
                 work: Condvar::new(),
                 quiet: Condvar::new(),
                 agent: OnceLock::new(),
+                undelivered: Mutex::new(VecDeque::new()),
             }
+        }
+
+        /// Deliveries queued or in flight.
+        pub(super) fn pending(&self) -> usize {
+            self.lock().in_flight
+        }
+
+        /// The failed deliveries kept since the last call.
+        pub(super) fn take_undelivered(&self) -> Vec<Undelivered> {
+            let mut kept = self
+                .undelivered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            kept.drain(..).collect()
+        }
+
+        /// Keeps a failed delivery (the oldest goes when there are too many).
+        fn failed(&self, job: &Job, reason: String) {
+            let mut kept = self
+                .undelivered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if kept.len() >= MAX_UNDELIVERED {
+                kept.pop_front();
+            }
+            kept.push_back(Undelivered {
+                rule: job.rule.clone(),
+                url: shown_url(&job.url),
+                reason,
+            });
         }
 
         // Nothing panics while the lock is held, so a poisoned lock still
@@ -426,6 +517,7 @@ mod imp {
         }
 
         /// Sends one job; true when the receiver answered (any status).
+        /// A failure is logged and kept for the flush report.
         fn deliver(&self, job: &Job) -> bool {
             let mut request = self.agent().post(&job.url);
             if let Some(timeout) = job.timeout {
@@ -447,6 +539,7 @@ mod imp {
                         url = %shown_url(&job.url),
                         "webhook delivery failed: {why}"
                     );
+                    self.failed(job, why);
                     false
                 }
             }

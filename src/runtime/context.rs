@@ -84,6 +84,41 @@ impl HookContext {
         }
     }
 
+    /// The hook context of an event's JSON text, read as every hookc entry
+    /// point reads events ([`crate::event`]): lone UTF-16 surrogate escapes
+    /// as U+FFFD, nesting up to [`crate::event::MAX_DEPTH`] levels. Prefer
+    /// it to `serde_json::from_str`, which refuses both.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`](crate::event::DecodeError): the text is not JSON,
+    /// nests too deep, or is not a hook context.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let ctx = hookc::HookContext::from_json(
+    ///     r#"{"hook_point": "tool.pre_execute", "component_id": "builtin::llm",
+    ///         "payload": {"args": "echo \ud800"}}"#,
+    /// )?;
+    /// assert_eq!(ctx.payload["args"], "echo \u{fffd}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<HookContext, crate::event::DecodeError> {
+        crate::event::context(crate::event::parse(text)?)
+    }
+
+    /// The hook context of a JSON value built in memory, after checking its
+    /// depth ([`crate::event::context`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`](crate::event::DecodeError): the value nests too
+    /// deep, or is not a hook context.
+    pub fn from_value(value: Value) -> Result<HookContext, crate::event::DecodeError> {
+        crate::event::context(value)
+    }
+
     /// Reads a field. Missing fields (and `child`/`instance` when absent) are
     /// `None`.
     pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {

@@ -43,7 +43,9 @@ pub use explain::{
     RuleExplanation, RuleStatus, TargetExplanation,
 };
 
-use crate::effects::{exec, trace, webhook, EffectError, Effects, HookAction, Reply};
+use crate::effects::{
+    exec, trace, webhook, Cutoff, Deadline, EffectError, Effects, HookAction, Reply,
+};
 use crate::fql::split_component;
 use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
@@ -497,6 +499,7 @@ impl Table {
             loaded,
             counters: live.rates.unwrap_or(&loaded.rates),
             effects: live.effects,
+            deadline: live.effects.deadline_from_now(),
             point: program,
             acs,
             kind: OutcomeKind::Continue,
@@ -632,6 +635,8 @@ pub(crate) struct Run<'a> {
     /// The in-memory `rate(…)` counters, by counter.
     counters: &'a [Arc<RateCounter>],
     effects: &'a Effects,
+    /// The deadline of this dispatch's effects, if the host set one.
+    deadline: Option<Deadline>,
     point: &'a PointProgram,
     /// The point's Aho-Corasick automata, by field.
     acs: &'a [Option<AhoCorasick>],
@@ -1373,6 +1378,7 @@ impl<'a> Run<'a> {
                         point: &self.point.name,
                         rule: &rule.id,
                         timeout: rule.timeout_ms.map(Duration::from_millis),
+                        deadline: self.deadline,
                         input: if self.loaded.program.schema == crate::schema::claude_code::NAME {
                             exec::Input::Payload
                         } else {
@@ -1577,11 +1583,13 @@ impl<'a> Run<'a> {
             LuaCode::Inline(code) => crate::effects::lua::Source::Inline(code),
         };
         let before = ctx.clone();
-        match self
-            .effects
-            .lua()
-            .call(self.effects.exec_config(), source, ctx, timeout)
-        {
+        match self.effects.lua().call(
+            self.effects.exec_config(),
+            source,
+            ctx,
+            timeout,
+            self.deadline,
+        ) {
             Ok(action) => {
                 if *ctx != before {
                     if scratch.backup.is_none() {
@@ -1624,10 +1632,13 @@ impl<'a> Run<'a> {
         ctx: &mut HookContext,
     ) -> Option<Stop> {
         let (what, id, mode) = who;
+        // Nothing starts after the deadline.
+        let cutoff = match Cutoff::start(timeout, self.deadline) {
+            Ok(cutoff) => cutoff,
+            Err(error) => return self.fail_as(what, id, mode, &error, scratch),
+        };
         let before = ctx.clone();
-        let started = Instant::now();
         let result = panic::catch_unwind(AssertUnwindSafe(|| run(ctx)));
-        let elapsed = started.elapsed();
         let action = match result {
             Err(panic) => {
                 *ctx = before;
@@ -1643,10 +1654,10 @@ impl<'a> Run<'a> {
                 return self.fail_as(what, id, mode, &error, scratch);
             }
             // Native code cannot be preempted; one that overran its timeout
-            // has its result (and its edits) dropped.
-            Ok(_) if elapsed > timeout => {
+            // (or the deadline) has its result (and its edits) dropped.
+            Ok(_) if cutoff.passed() => {
                 *ctx = before;
-                return self.fail_as(what, id, mode, &EffectError::Timeout(timeout), scratch);
+                return self.fail_as(what, id, mode, &cutoff.error(), scratch);
             }
             Ok(action) => action,
         };
