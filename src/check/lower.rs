@@ -89,7 +89,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn hook(&mut self, hook: &ast::Hook) -> Option<CheckedRule> {
-        let errors_before = self.diagnostics.count(crate::diag::Severity::Error);
+        // Only this rule's diagnostics are counted: counting all of them at
+        // every rule would be quadratic in the number of findings.
+        let first_new = self.diagnostics.0.len();
         // Points.
         for point in &hook.points {
             match self.schema.point(&point.name) {
@@ -242,9 +244,11 @@ impl<'a> Lowerer<'a> {
                 action_spans.push(action.span);
             }
         }
-        if self.diagnostics.count(crate::diag::Severity::Error) > errors_before
-            || self.points.is_empty()
-        {
+        let new_errors = self.diagnostics.0.get(first_new..).is_some_and(|new| {
+            new.iter()
+                .any(|d| d.severity == crate::diag::Severity::Error)
+        });
+        if new_errors || self.points.is_empty() {
             return None;
         }
         let (line, col) = self.src().source.line_col(hook.span.start);
@@ -793,15 +797,9 @@ impl<'a> Lowerer<'a> {
                 self.schema.name
             )),
         };
-        let seen = self.diagnostics.iter().any(|old| {
-            old.code == d.code
-                && old.message == d.message
-                && old.primary_span() == d.primary_span()
-                && old.file.as_ref().map(|f| &f.name) == d.file.as_ref().map(|f| &f.name)
-        });
-        if !seen {
-            self.emit(d);
-        }
+        // A macro used by several rules reports its field once: the
+        // checker drops repeats when it is done (`dedup_unknown_fields`).
+        self.emit(d);
     }
 
     /// A declared path close to `payload.<fields>` at `point`: the first

@@ -14,14 +14,15 @@ mod lower;
 mod names;
 pub(crate) mod rule_tests;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::Loaded;
 use crate::schema::{PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 pub use lints::{Level, LintLevels};
 pub use names::suggest;
@@ -175,10 +176,28 @@ pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
         }
     }
     rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
+    dedup_unknown_fields(&mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
     let found = lints::run(loaded, &schema, &scopes, &checked, levels);
     checked.diagnostics.extend(found);
     checked
+}
+
+/// Drops repeats of an `unknown-field` warning (same message at the same
+/// place): a macro that reads an undeclared field is lowered once per rule
+/// that uses it, and says so once. One pass with a set, so that thousands of
+/// warnings cost no more than thousands of rules.
+fn dedup_unknown_fields(diagnostics: &mut Diagnostics) {
+    let mut seen: HashSet<(Option<Arc<str>>, Option<Span>, String)> = HashSet::new();
+    diagnostics.0.retain(|d| {
+        d.code != "unknown-field"
+            || d.severity != Severity::Warning
+            || seen.insert((
+                d.file.as_ref().map(|f| Arc::clone(&f.name)),
+                d.primary_span(),
+                d.message.clone(),
+            ))
+    });
 }
 
 fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {

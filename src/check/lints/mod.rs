@@ -559,11 +559,10 @@ impl Sink<'_> {
         }
         let source = &self.loaded.files.get(file)?.source;
         let (line, _) = source.line_col(span.start);
-        let lines: Vec<&str> = source.text.lines().collect();
         // The item's own line, then the comment lines right above it.
         let mut first = line;
         while first > 1 {
-            let above = lines.get(first as usize - 2).map_or("", |l| l.trim_start());
+            let above = source.line(first - 1).map_or("", str::trim_start);
             if above.starts_with('#') {
                 first -= 1;
             } else {
