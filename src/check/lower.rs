@@ -1160,10 +1160,16 @@ impl<'a> Lowerer<'a> {
                 regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
                 _ => (None, e.to_string()),
             };
+            // The pattern is the body with `\/` and raw control characters
+            // rewritten: map its offsets back to the body's.
+            let body = source.slice(lit.pattern_span);
             let inner = span.map_or(lit.pattern_span, |s| {
-                let start = lit.pattern_span.start as usize + s.start.offset;
-                let end = (lit.pattern_span.start as usize + s.end.offset.max(s.start.offset + 1))
-                    .min(lit.pattern_span.end as usize);
+                let at = |offset: usize| {
+                    lit.pattern_span.start as usize + crate::syntax::regex_body_offset(body, offset)
+                };
+                let start = at(s.start.offset);
+                let end =
+                    at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
                 Span::new(start, end.max(start))
             });
             let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))

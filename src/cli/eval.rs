@@ -101,7 +101,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
         Format::Human => {
             let report = serde_json::to_value(&report)
                 .map_err(|e| Failure::new(format!("cannot serialize the outcome: {e}")))?;
-            print_stdout(&human_summary(&report, &before));
+            print_stdout(&crate::diag::escape::guard(human_summary(&report, &before)));
         }
     }
     Ok(if aborted {
@@ -212,10 +212,18 @@ pub(super) fn check_point(table: &Table, point: &str, event: &str) -> Result<(),
     Err(failure.help(format!("known hook points: {}", known.join(", "))))
 }
 
+/// The longest value shown on a line of `--format human`, in characters.
+const VALUE_WIDTH: usize = 200;
+
 /// A few readable lines about an outcome report.
 fn human_summary(report: &Value, before: &Value) -> String {
     let mut out = String::new();
-    let mut line = |key: &str, value: &str| out.push_str(&format!("{key:<9} {value}\n"));
+    // Values come from the event and from commands: escaped, and cut to
+    // a line.
+    let mut line = |key: &str, value: &str| {
+        let value = crate::diag::escape::shorten(value, VALUE_WIDTH);
+        out.push_str(&format!("{key:<9} {value}\n"));
+    };
     let text = |v: Option<&Value>| match v {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),

@@ -320,7 +320,9 @@ impl Failure {
         for help in &self.help {
             text.push_str(&format!("help: {help}\n"));
         }
-        print_stderr(&text);
+        // Paths and event text end up in messages: nothing raw reaches the
+        // terminal.
+        print_stderr(&crate::diag::escape::guard(text));
     }
 }
 

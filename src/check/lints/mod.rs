@@ -26,6 +26,7 @@
 //! | `regex-matches-empty` | warn | a `matches` regex that matches every string |
 //! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
 //! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
+//! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
 //!
 //! # Levels
 //!
@@ -65,6 +66,7 @@ use std::fmt;
 mod logic;
 mod walk;
 
+mod bidi_control;
 mod contradictory_condition;
 mod duplicate_condition;
 mod edit_conflict;
@@ -77,6 +79,7 @@ mod unreachable_rule;
 mod unused_definition;
 mod unused_import;
 
+pub use bidi_control::BIDI_CONTROL;
 pub use contradictory_condition::CONTRADICTORY_CONDITION;
 pub use duplicate_condition::DUPLICATE_CONDITION;
 pub use edit_conflict::EDIT_CONFLICT;
@@ -102,6 +105,7 @@ pub static LINTS: &[&Lint] = &[
     &REGEX_MATCHES_EMPTY,
     &GLOB_NEVER_MATCHES,
     &INSECURE_WEBHOOK,
+    &BIDI_CONTROL,
 ];
 
 /// The lint with a code, if there is one.
