@@ -45,6 +45,18 @@
 //! Lines and columns are 1-based; columns count characters; `end_*` is the
 //! position just past the span. [`short`] is the one-line form
 //! `file:line:col: severity[code]: message`.
+//!
+//! # Untrusted text
+//!
+//! Source lines, messages, labels, help and file names hold text from rule
+//! files, and [`human`] escapes it ([`super::escape`]): a control or bidi
+//! character is shown as `\u{1b}`, never written raw, and the carets are
+//! drawn under the escaped text. A source line wider than 120 characters is
+//! cut to windows of 40 characters around each label's start and end, with
+//! `...` for what is left out, so a warning on a line holding a 1 MB string
+//! prints a few hundred bytes; a label over more than 12 lines is shown on
+//! its first line, and labels more than 8 lines apart are drawn in separate
+//! snippets. Messages, labels and help are cut at 400 characters.
 
 use std::fmt;
 
@@ -836,6 +848,101 @@ mod tests {
             "rules/guard.hooks:2:5: error[syntax]: expected an action, found `abrot`"
         );
         assert_eq!(short(&diags.0[2]), "error[io]: cannot read `x.hooks`");
+    }
+
+    #[test]
+    fn long_lines_show_windows_around_each_label() {
+        let line = format!("when {} == {}", "a".repeat(5_000), "b".repeat(5_000));
+        let f = SourceFile::new("t.hooks", format!("{line}\nnext\n"));
+        let a = line.find('a').unwrap();
+        let b = line.find('b').unwrap();
+        let mut diags = Diagnostics::new();
+        diags.push(
+            Diagnostic::error("x", "two labels far apart")
+                .in_file(&f)
+                .with_primary(Span::new(a, a + 3), "first")
+                .with_secondary(Span::new(b + 4_000, b + 4_002), "second"),
+        );
+        let out = human(&diags, false);
+        assert!(out.len() < 1_500, "{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        let source = lines.iter().find(|l| l.starts_with(" 1 |")).unwrap();
+        let carets = lines.iter().find(|l| l.contains('^')).unwrap();
+        assert!(source.starts_with(" 1 | when aaa"), "{source}");
+        assert_eq!(source.matches("...").count(), 2, "{source}");
+        // The first label is under `when `'s first three `a`s, the second
+        // under two `b`s between two cuts.
+        assert_eq!(carets.find('^'), source.find('a'), "{source}\n{carets}");
+        let second = carets.rfind("^^").unwrap();
+        assert_eq!(
+            source.get(second..second + 2),
+            Some("bb"),
+            "{source}\n{carets}"
+        );
+        assert!(source[..second].contains("...") && source[second..].contains("..."));
+    }
+
+    #[test]
+    fn labels_over_many_lines_and_far_apart_stay_short() {
+        let text: String = (1..=2_000).map(|i| format!("line {i}\n")).collect();
+        let f = SourceFile::new("t.hooks", text.as_str());
+        let at = |n: usize| text.find(&format!("line {n}\n")).unwrap();
+        let mut diags = Diagnostics::new();
+        diags.push(
+            Diagnostic::error("x", "a whole block")
+                .in_file(&f)
+                .with_primary(Span::new(at(10), at(1_500)), "this block")
+                .with_secondary(Span::new(at(1_900), at(1_900) + 4), "and this"),
+        );
+        let out = human(&diags, false);
+        assert!(out.lines().count() < 20, "{out}");
+        assert!(out.contains(" 10 | line 10"), "{out}");
+        assert!(out.contains(" 11 | line 11\n"), "{out}");
+        assert!(!out.contains("| line 12\n"), "{out}");
+        assert!(out.contains("1900 | line 1900"), "{out}");
+        assert!(!out.contains("| line 1000"), "{out}");
+        assert_eq!(out.matches(",-[t.hooks:").count(), 2, "{out}");
+    }
+
+    #[test]
+    fn controls_are_escaped_everywhere() {
+        let f = SourceFile::new("t\u{1b}.hooks", "x = \"\u{1b}[2J\u{7}\u{202e}\"\n");
+        let mut diags = Diagnostics::new();
+        diags.push(
+            Diagnostic::error("x", "bad \u{1b}[31m")
+                .in_file(&f)
+                .with_primary(Span::new(5, 14), "label \u{202e}")
+                .with_help("help \u{7}"),
+        );
+        diags.push(Diagnostic::warning("y", "no file \u{9b}").with_help("\u{2066}"));
+        let out = human(&diags, false);
+        assert!(
+            !out.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}', '\u{2066}']),
+            "{out}"
+        );
+        for shown in [
+            "t\\u{1b}.hooks:1:6",
+            "bad \\u{1b}[31m",
+            "x = \"\\u{1b}[2J\\u{7}\\u{202e}\"",
+            "label \\u{202e}",
+            "help \\u{7}",
+            "no file \\u{9b}",
+            "help: \\u{2066}",
+        ] {
+            assert!(out.contains(shown), "{shown} in\n{out}");
+        }
+        let source = out.lines().find(|l| l.starts_with(" 1 |")).unwrap();
+        let carets = out.lines().find(|l| l.contains('^')).unwrap();
+        assert_eq!(
+            carets.find('^'),
+            source.find("\\u{1b}"),
+            "{source}\n{carets}"
+        );
+        assert_eq!(carets.rfind('^'), source.rfind('"'), "{source}\n{carets}");
+        assert_eq!(
+            short(&diags.0[0]),
+            "t\\u{1b}.hooks:1:6: error[x]: bad \\u{1b}[31m"
+        );
     }
 
     #[test]
