@@ -51,7 +51,10 @@ fn comments(name: &str, text: &str) -> Vec<String> {
 /// The compiled program as JSON, with rule origins' lines and columns
 /// zeroed.
 fn program(name: &str, text: &str) -> Result<Value, usize> {
-    let compiled = hookc::compile_str(name, text).map_err(|d| d.iter().count())?;
+    // `bidi-control` findings aside: formatting writes a raw bidi control
+    // as an escape, which is what the lint asks for.
+    let compiled = hookc::compile_str(name, text)
+        .map_err(|d| d.iter().filter(|d| d.code != "bidi-control").count())?;
     let mut value = serde_json::to_value(compiled.table.program()).unwrap();
     zero_origins(&mut value);
     Ok(value)

@@ -97,6 +97,8 @@ fn default_levels() {
         "empty-list",
         "regex-matches-empty",
         "glob-never-matches",
+        "bidi-control",
+        "regex-cost",
     ] {
         assert_eq!(level(code), Level::Warn, "{code}");
     }

@@ -3,11 +3,7 @@
 //! or bidi character, and a megabyte-long value prints a bounded line. Each
 //! test runs the `hookc` binary and checks the bytes it wrote.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly on purpose"
-)]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on purpose")]
 
 mod common;
 

@@ -101,6 +101,18 @@ pub fn check(loaded: &Loaded) -> Checked {
 /// Checks every root file of a load, then runs the [`lints`] at `levels`
 /// (overridden per rule by `# hookc: allow(…)` comments).
 pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
+    let budget = crate::compile::Options::default().pattern_dfa_budget;
+    check_for(loaded, levels, budget)
+}
+
+/// [`check_with`], for a compile whose regexes leave the field DFAs above
+/// `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]): the
+/// `regex-cost` lint reports the same regexes.
+pub(crate) fn check_for(
+    loaded: &Loaded,
+    levels: &LintLevels,
+    pattern_dfa_budget: usize,
+) -> Checked {
     let mut checked = Checked {
         files: loaded
             .files
@@ -178,7 +190,14 @@ pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
     rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
     dedup_unknown_fields(&mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
-    let found = lints::run(loaded, &schema, &scopes, &checked, levels);
+    let found = lints::run(
+        loaded,
+        &schema,
+        &scopes,
+        &checked,
+        levels,
+        pattern_dfa_budget,
+    );
     checked.diagnostics.extend(found);
     checked
 }

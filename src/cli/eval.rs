@@ -44,6 +44,12 @@ pub(crate) struct EvalArgs {
     /// Output: `json` (the outcome report) or `human` (a short summary)
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
+
+    /// The most Pike VM steps the dispatch may spend on regexes the lazy
+    /// DFA cannot decide (default 33554432); past it, an atom that needs
+    /// one more fails through its rule's failure mode
+    #[arg(long, value_name = "STEPS")]
+    regex_budget: Option<u64>,
 }
 
 /// Loads the rules, runs the event, prints the outcome; exit 1 on abort.
@@ -94,7 +100,25 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     check_point(&table, &ctx.hook_point, &name)?;
 
     let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
-    let report = table.dispatch_context(&mut ctx);
+    let report = match args.regex_budget {
+        None => table.dispatch_context(&mut ctx),
+        Some(steps) => {
+            let (point, component) = (ctx.hook_point.clone(), ctx.component_id.clone());
+            let (child, instance) = (ctx.child_id.clone(), ctx.instance.clone());
+            let mut target = crate::Target::new(&component);
+            if let Some(child) = &child {
+                target = target.with_child(child);
+            }
+            if let Some(instance) = &instance {
+                target = target.with_instance(instance);
+            }
+            let mut scratch = table
+                .scratch()
+                .with_regex_budget(crate::runtime::RegexBudget(steps));
+            let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+            outcome.report(&ctx)
+        }
+    };
     let aborted = report.outcome == OutcomeKind::Abort;
     match args.format {
         Format::Json => print_stdout(&pretty_json(&report)?),

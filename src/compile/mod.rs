@@ -7,7 +7,7 @@
 //! validated and loaded into a [`Table`].
 
 mod atoms;
-mod matchers;
+pub(crate) mod matchers;
 
 use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -118,7 +118,7 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
 /// Checks and compiles loaded files.
 pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
-    let checked = check::check_with(&loaded, &options.lints);
+    let checked = check::check_for(&loaded, &options.lints, options.pattern_dfa_budget);
     let Checked {
         schema,
         rules,

@@ -512,8 +512,14 @@ fn explain_action(
     run: &Run<'_>,
     program: &Program,
 ) -> ActionExplanation {
-    let regexes = &run.loaded.regexes;
-    let value = |e: &Expr| match eval::eval(e, ctx, regexes) {
+    // The values are computed again for the explanation, with a budget of
+    // their own.
+    let budget = super::regexes::Budget::default();
+    let matching = super::regexes::Matching {
+        regexes: &run.loaded.regexes,
+        budget: &budget,
+    };
+    let value = |e: &Expr| match eval::eval(e, ctx, matching) {
         Ok(v) => v.to_json(),
         Err(err) => Value::String(format!("error: {err}")),
     };

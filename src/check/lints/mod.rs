@@ -27,6 +27,7 @@
 //! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
 //! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
 //! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
+//! | `regex-cost` | warn | a `matches` regex too large for the field's DFA, with its cost per byte |
 //!
 //! # Levels
 //!
@@ -74,6 +75,7 @@ mod empty_list;
 mod glob_never_matches;
 mod insecure_webhook;
 mod priority_tie;
+mod regex_cost;
 mod regex_matches_empty;
 mod unreachable_rule;
 mod unused_definition;
@@ -87,6 +89,7 @@ pub use empty_list::EMPTY_LIST;
 pub use glob_never_matches::GLOB_NEVER_MATCHES;
 pub use insecure_webhook::INSECURE_WEBHOOK;
 pub use priority_tie::PRIORITY_TIE;
+pub use regex_cost::REGEX_COST;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
 pub use unreachable_rule::UNREACHABLE_RULE;
 pub use unused_definition::UNUSED_DEFINITION;
@@ -106,6 +109,7 @@ pub static LINTS: &[&Lint] = &[
     &GLOB_NEVER_MATCHES,
     &INSECURE_WEBHOOK,
     &BIDI_CONTROL,
+    &REGEX_COST,
 ];
 
 /// The lint with a code, if there is one.
@@ -318,8 +322,10 @@ pub(crate) fn run(
     scopes: &[Scope],
     checked: &Checked,
     levels: &LintLevels,
+    pattern_dfa_budget: usize,
 ) -> Diagnostics {
-    let cx = Cx::new(loaded, schema, scopes, checked);
+    let mut cx = Cx::new(loaded, schema, scopes, checked);
+    cx.pattern_dfa_budget = pattern_dfa_budget;
     let mut sink = Sink {
         levels,
         loaded,
@@ -370,6 +376,9 @@ pub(crate) struct Cx<'a> {
     /// False when a file did not parse (or could not be read): then the
     /// trees are partial, and a name a lost rule used would look unused.
     pub(crate) complete: bool,
+    /// The compile's [`crate::Options::pattern_dfa_budget`]: a regex whose
+    /// DFA alone is larger is matched on its own.
+    pub(crate) pattern_dfa_budget: usize,
     compiled: Vec<OnceCell<Option<regex::Regex>>>,
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
@@ -417,6 +426,7 @@ impl<'a> Cx<'a> {
             rules: &checked.rules,
             regexes: &checked.regexes,
             complete: !loaded.diagnostics.has_errors(),
+            pattern_dfa_budget: crate::compile::Options::default().pattern_dfa_budget,
             compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
