@@ -32,7 +32,7 @@ pub(crate) use rate::RateCounter;
 pub use rate::MAX_KEYS as RATE_MAX_KEYS;
 pub(crate) use regexes::LazyRegexes;
 #[cfg(feature = "compiler")]
-pub(crate) use regexes::{cost as regex_cost, fits_lazy_dfa};
+pub(crate) use regexes::{fits_lazy_dfa, nfa_states, parse_facts};
 pub use regexes::{RegexBudget, RegexOverrun};
 
 pub use crate::fql::Target;

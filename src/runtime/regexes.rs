@@ -514,34 +514,77 @@ fn closure(
     false
 }
 
-/// What the engines make of a regex, for the `regex-cost` lint.
+/// What parsing a regex tells the `regex-cost` lint: whether it has a
+/// Unicode word boundary (`\b`, `\B`, `\b{start}`, …), which the DFAs
+/// cannot decide on non-ASCII text, and whether its NFA surely has at most
+/// `states` states (an upper bound from its syntax tree, so that small
+/// regexes need no NFA built). `None` when it does not parse.
 #[cfg(feature = "compiler")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Cost {
-    /// The states of its NFA: the Pike VM's worst-case steps per byte.
-    pub(crate) states: u64,
-    /// It has a Unicode word boundary: on non-ASCII text the lazy DFA stops
-    /// and the Pike VM decides.
-    pub(crate) unicode_boundary: bool,
+pub(crate) fn parse_facts(pattern: &str, states: u64) -> Option<(bool, bool)> {
+    let hir = syntax::parse(pattern).ok()?;
+    let boundary = hir.properties().look_set().contains_word_unicode();
+    // The unanchored start adds a few states.
+    let small = states_bound(&hir, states).is_some_and(|n| n + 8 <= states);
+    Some((boundary, small))
 }
 
-/// The [`Cost`] of a regex, compiled as the runtime compiles it; `None`
-/// when it does not compile.
+/// An upper bound of the NFA states the Thompson compiler makes for `hir`,
+/// or `None` once it passes `limit`: literal bytes one each, a class at
+/// most four per UTF-8 sequence of its ranges, a repetition a copy of its
+/// body per repeat, an alternation or capture a few more.
 #[cfg(feature = "compiler")]
-pub(crate) fn cost(pattern: &str) -> Option<Cost> {
-    let hir = syntax::parse(pattern).ok()?;
+fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u64> {
+    use regex_syntax::hir::{Class, HirKind};
+    let n = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(lit) => u64::try_from(lit.0.len()).ok()?,
+        HirKind::Class(Class::Bytes(c)) => u64::try_from(c.ranges().len()).ok()? + 1,
+        HirKind::Class(Class::Unicode(c)) => {
+            let mut n = 1u64;
+            for r in c.ranges() {
+                for seq in regex_syntax::utf8::Utf8Sequences::new(r.start(), r.end()) {
+                    n += u64::try_from(seq.len()).ok()?;
+                    if n > limit {
+                        return None;
+                    }
+                }
+            }
+            n
+        }
+        HirKind::Repetition(r) => {
+            let body = states_bound(&r.sub, limit)?;
+            // `x{n,}` is n copies of `x`, the last one looping; `x{n,m}` is m.
+            let copies = u64::from(r.max.unwrap_or(r.min).max(1));
+            body.checked_mul(copies)?.checked_add(copies + 1)?
+        }
+        HirKind::Capture(c) => states_bound(&c.sub, limit)? + 2,
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => {
+            let mut n = 1u64;
+            for h in hs {
+                n = n.checked_add(states_bound(h, limit)?)?;
+                if n > limit {
+                    return None;
+                }
+            }
+            n
+        }
+    };
+    (n <= limit).then_some(n)
+}
+
+/// The states of a regex's NFA, as the runtime compiles it: the Pike VM's
+/// worst-case steps per byte. `None` when it does not compile.
+#[cfg(feature = "compiler")]
+pub(crate) fn nfa_states(pattern: &str) -> Option<u64> {
     let nfa = NFA::compiler()
         .configure(
             thompson::Config::new()
                 .which_captures(WhichCaptures::None)
                 .nfa_size_limit(Some(crate::table::REGEX_SIZE_LIMIT)),
         )
-        .build_from_hir(&hir)
+        .build(pattern)
         .ok()?;
-    Some(Cost {
-        states: u64::try_from(nfa.states().len()).ok()?,
-        unicode_boundary: nfa.look_set_any().contains_word_unicode(),
-    })
+    u64::try_from(nfa.states().len()).ok()
 }
 
 /// True when the whole DFA of a regex (for the lazy DFA's unanchored
@@ -650,6 +693,32 @@ mod tests {
             );
             assert_eq!(matcher(pattern).is_match(0, text, &budget), Ok(found));
         }
+    }
+
+    #[cfg(feature = "compiler")]
+    #[test]
+    fn the_syntax_bound_is_an_upper_bound() {
+        for pattern in [
+            r"rm\s+-rf\s+/srv/data42\b",
+            r"\bpassword\b",
+            r"(?i)secret\s*=\s*\S{20,}",
+            r"\b\w+ing\b",
+            r"AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}",
+            r"[^a]{3}(x|y)*",
+            r"(?-u:\w){10}",
+            "",
+        ] {
+            let states = nfa_states(pattern).unwrap();
+            let hir = syntax::parse(pattern).unwrap();
+            let bound = states_bound(&hir, u64::MAX).unwrap();
+            assert!(
+                states <= bound + 8,
+                "{pattern}: {states} states, bound {bound}"
+            );
+            assert_eq!(parse_facts(pattern, bound + 8).map(|f| f.1), Some(true));
+        }
+        assert_eq!(parse_facts(r"\w{100}", 128), Some((false, false)));
+        assert_eq!(parse_facts(r"\bx\b", 128), Some((true, true)));
     }
 
     #[test]

@@ -86,36 +86,46 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                     continue;
                 }
                 let inline = source.to_inline();
-                let Some(cost) = crate::runtime::regex_cost(&inline) else {
+                // Cheap tests first: parsing, then compiling the NFA, then
+                // (milliseconds) building DFAs.
+                let Some((boundary, small)) =
+                    crate::runtime::parse_facts(&inline, MAX_QUIET_STATES)
+                else {
                     continue;
                 };
-                if cost.states <= MAX_QUIET_STATES {
+                if small
+                    || !boundary
+                        && !crate::compile::matchers::too_costly(&inline, cx.pattern_dfa_budget)
+                {
                     continue;
                 }
-                // Cheap tests first: the DFA builds take milliseconds.
-                let why = if cost.unicode_boundary {
+                let Some(states) = crate::runtime::nfa_states(&inline) else {
+                    continue;
+                };
+                if states <= MAX_QUIET_STATES {
+                    continue;
+                }
+                let why = if boundary {
                     "on non-ASCII text the DFAs cannot decide its Unicode `\\b`"
-                } else if crate::compile::matchers::too_costly(&inline, cx.pattern_dfa_budget)
-                    && !crate::runtime::fits_lazy_dfa(&inline)
-                {
+                } else if !crate::runtime::fits_lazy_dfa(&inline) {
                     "it is too large for the field's DFA, and its lazy DFA can give up on text that visits many of its states"
                 } else {
                     continue;
                 };
                 let shown = format!("/{}/{}", source.pattern, source.flags);
                 let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
-                let states = thousands(cost.states);
+                let shown_states = thousands(states);
                 let d = Diagnostic::warning(
                     REGEX_COST.code,
                     format!(
-                        "regex `{shown}`{name} may be matched by the Pike VM, at up to {states} steps per byte"
+                        "regex `{shown}`{name} may be matched by the Pike VM, at up to {shown_states} steps per byte"
                     ),
                 )
-                .with_primary(span, format!("{states} NFA states"))
+                .with_primary(span, format!("{shown_states} NFA states"))
                 .with_help(format!(
                     "{why}; the default regex budget ({} steps per dispatch) covers {} bytes at that rate, and past it the rule fails through its failure mode: use a smaller class or a shorter repetition, and `fail closed` for a rule that must hold",
                     thousands(RegexBudget::DEFAULT.0),
-                    thousands(RegexBudget::DEFAULT.0 / cost.states.max(1)),
+                    thousands(RegexBudget::DEFAULT.0 / states.max(1)),
                 ));
                 sink.report(&REGEX_COST, fi, &[(fi, anchor)], d);
             }
