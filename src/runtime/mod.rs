@@ -13,6 +13,9 @@
 //!   checks `depth >= max_depth`; if so the chain stops with a warning.
 //! - Effects (`exec`, `webhook`, `call`) that cannot run are failures:
 //!   `fail open` warns and goes on, `fail closed` aborts.
+//! - A condition that depends on a regex the dispatch's regex budget could
+//!   not pay for is unknown, and its rule fails the same way: `fail open`
+//!   skips it with a warning, `fail closed` aborts ([`RegexBudget`]).
 //!
 //! Matching allocates nothing: atom results are memoized in the caller's
 //! [`Scratch`], and an abort with a constant reason borrows it from the table.
