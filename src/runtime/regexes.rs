@@ -57,9 +57,20 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-/// The most Pike VM steps (NFA states visited, one per active state per
-/// byte) one dispatch may spend on regexes the lazy DFA could not decide
-/// (see the [module docs](self)).
+/// The most Pike VM steps one dispatch may spend on regexes the lazy DFA
+/// could not decide.
+///
+/// Regexes matched one at a time (those too large for their field's DFA,
+/// and all of a field's regexes when its DFA meets a Unicode `\b` on
+/// non-ASCII text) run first on a lazy DFA, linear in the text, which
+/// gives up rather than thrash, and stops at non-ASCII text when the regex
+/// has a Unicode `\b`. A Pike VM then decides, at one step per active NFA
+/// state per byte (at most the regex's NFA states per byte). A match that
+/// would take the dispatch past its budget stops, and its atom is unknown:
+/// a condition that depends on it fails through the rule's failure mode
+/// (`fail open`: the rule does not apply, with a warning; `fail closed`:
+/// the chain aborts). Set it with
+/// [`Scratch::set_regex_budget`](crate::Scratch::set_regex_budget).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RegexBudget(pub u64);
 
