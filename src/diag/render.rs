@@ -285,17 +285,11 @@ impl View {
             let (first, _) = file.line_col(to_u32(start));
             let (mut last, _) = file.line_col(to_u32(end.saturating_sub(1).max(start)));
             if last.saturating_sub(first) >= MAX_LABEL_LINES {
+                // To the end of the first line, and at least one character.
                 let line_end = file.line_range(first).map_or(end, |r| r.end);
-                end = line_end
-                    .max(
-                        start
-                            + file
-                                .text
-                                .get(start..)
-                                .and_then(|s| s.chars().next())
-                                .map_or(0, char::len_utf8),
-                    )
-                    .min(end);
+                let one = file.text.get(start..).and_then(|s| s.chars().next());
+                let at_least = start + one.map_or(0, char::len_utf8);
+                end = line_end.max(at_least).min(end);
                 last = first;
             }
             ranges.push((start, end, first, last));
