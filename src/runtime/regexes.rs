@@ -10,8 +10,8 @@
 //!
 //! # How a regex is matched
 //!
-//! Each regex is compiled on first use into a Thompson NFA, a lazy DFA
-//! (regex-automata's `hybrid`) and a PikeVM over the same NFA. A match runs
+//! Each regex is compiled on first use into a Thompson NFA and a lazy DFA
+//! over it (regex-automata's `hybrid`). A match runs
 //! the lazy DFA first: it is linear in the text, building its states as it
 //! goes, and it gives up instead of thrashing: once its cache has been
 //! cleared three times, it stops when it built a state for fewer than
@@ -36,9 +36,9 @@
 //! decides, as for a failed effect: under `fail open` (the default) the
 //! rule does not fire and the dispatch gets a warning that names the regex,
 //! the field and the budget; under `fail closed` the chain ends with an
-//! abort whose reason says the same. The budget is deterministic (it counts
-//! steps, not time), so the same event and table always give the same
-//! outcome. It is set per [`Scratch`](crate::Scratch), which a host keeps
+//! abort whose reason says the same. The budget counts steps, not time, so
+//! a slow or busy machine does not change an outcome. It is set per
+//! [`Scratch`](crate::Scratch), which a host keeps
 //! per thread: [`Scratch::set_regex_budget`](crate::Scratch::set_regex_budget).
 //!
 //! The lazy DFA's own work is not counted: it is linear in the text (about
