@@ -335,8 +335,9 @@ impl Matcher {
         let mut caches = self.caches.get();
         let input = Input::new(text).earliest(true);
         if let (Some(dfa), Some(cache)) = (&self.dfa, caches.dfa.as_mut()) {
-            // A search starts with its free clears: whether it gives up
-            // does not depend on how earlier events filled the cache.
+            // A search starts with its free clears again: an earlier event
+            // that made the cache thrash does not make this one give up
+            // at once.
             if cache.clear_count() >= FREE_CLEARS {
                 cache.reset(dfa);
             }
