@@ -85,15 +85,44 @@ impl SourceFile {
         }
     }
 
-    /// The 1-based line and column (in characters) of byte offset `at`.
-    pub fn line_col(&self, at: u32) -> (u32, u32) {
-        let at = (at as usize).min(self.text.len());
-        let starts = self.lines.get_or_init(|| {
+    /// Byte offsets of the line starts (built once).
+    fn line_starts(&self) -> &[u32] {
+        self.lines.get_or_init(|| {
             std::iter::once(0)
                 .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
                 .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
                 .collect()
-        });
+        })
+    }
+
+    /// The number of lines (a final line ending starts an empty last line).
+    pub fn line_count(&self) -> u32 {
+        u32::try_from(self.line_starts().len()).unwrap_or(u32::MAX)
+    }
+
+    /// The byte range of 1-based line `line`, without its line ending (`\n`
+    /// or `\r\n`); `None` past the last line.
+    pub fn line_range(&self, line: u32) -> Option<std::ops::Range<usize>> {
+        let starts = self.line_starts();
+        let index = usize::try_from(line.checked_sub(1)?).ok()?;
+        let start = *starts.get(index)? as usize;
+        let end = match starts.get(index + 1) {
+            Some(&next) => next as usize - 1,
+            None => self.text.len(),
+        };
+        let text = self.text.get(start..end)?;
+        Some(start..start + text.strip_suffix('\r').unwrap_or(text).len())
+    }
+
+    /// The text of 1-based line `line`, without its line ending.
+    pub fn line(&self, line: u32) -> Option<&str> {
+        self.text.get(self.line_range(line)?)
+    }
+
+    /// The 1-based line and column (in characters) of byte offset `at`.
+    pub fn line_col(&self, at: u32) -> (u32, u32) {
+        let at = (at as usize).min(self.text.len());
+        let starts = self.line_starts();
         let line = starts.partition_point(|&s| s as usize <= at).max(1);
         let line_start = starts.get(line - 1).map_or(0, |&s| s as usize);
         let col = self
@@ -127,5 +156,20 @@ mod tests {
         assert_eq!(f.line_col(7), (3, 1));
         assert_eq!(f.line_col(8), (4, 1));
         assert_eq!(f.line_col(99), (4, 2), "past the end clamps");
+    }
+
+    #[test]
+    fn lines_by_number() {
+        let f = SourceFile::new("t", "ab\r\nçd\n\nx");
+        assert_eq!(f.line_count(), 4);
+        assert_eq!(f.line(1), Some("ab"));
+        assert_eq!(f.line(2), Some("çd"));
+        assert_eq!(f.line(3), Some(""));
+        assert_eq!(f.line(4), Some("x"));
+        assert_eq!(f.line(0), None);
+        assert_eq!(f.line(5), None);
+        assert_eq!(f.line_range(2), Some(4..7));
+        let ends = SourceFile::new("t", "a\n");
+        assert_eq!((ends.line_count(), ends.line(2)), (2, Some("")));
     }
 }

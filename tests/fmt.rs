@@ -51,7 +51,10 @@ fn comments(name: &str, text: &str) -> Vec<String> {
 /// The compiled program as JSON, with rule origins' lines and columns
 /// zeroed.
 fn program(name: &str, text: &str) -> Result<Value, usize> {
-    let compiled = hookc::compile_str(name, text).map_err(|d| d.iter().count())?;
+    // `bidi-control` findings aside: formatting writes a raw bidi control
+    // as an escape, which is what the lint asks for.
+    let compiled = hookc::compile_str(name, text)
+        .map_err(|d| d.iter().filter(|d| d.code != "bidi-control").count())?;
     let mut value = serde_json::to_value(compiled.table.program()).unwrap();
     zero_origins(&mut value);
     Ok(value)
@@ -246,6 +249,21 @@ fn layout_decisions() {
         (
             "pattern p = /a\\/b\\\\\\/c[\\/]/i",
             "pattern p = /a\\/b\\\\\\/c[\\/]/i\n",
+        ),
+        // Control and bidi characters are never written raw: written as
+        // escapes, they stay escapes; raw ones become escapes (strings as
+        // `\uXXXX`, regexes as `\x{…}`, which match the same character).
+        (
+            "macro m = payload.a == \"\\u202e\\u2066\\u0085\\u001b\"",
+            "macro m = payload.a == \"\\u202e\\u2066\\u0085\\u001b\"\n",
+        ),
+        (
+            "macro m = payload.a == \"x\u{202e}y\u{7}\u{9b}\"",
+            "macro m = payload.a == \"x\\u202ey\\u0007\\u009b\"\n",
+        ),
+        (
+            "pattern p = /a\u{202e}[\u{2069}]\u{1b}\\x{202E}/",
+            "pattern p = /a\\x{202e}[\\x{2069}]\\x{1b}\\x{202E}/\n",
         ),
         // Keyword aliases stay as written.
         (
@@ -536,6 +554,9 @@ fn string() -> impl Strategy<Value = String> {
         Just("é".to_string()),
         Just("\\u00e9".to_string()),
         Just("\\u0007".to_string()),
+        Just("\\u202e".to_string()),
+        Just("\u{202e}".to_string()),
+        Just("\u{1b}".to_string()),
         Just("#".to_string()),
     ];
     prop::collection::vec(piece, 0..5).prop_map(|p| format!("\"{}\"", p.concat()))

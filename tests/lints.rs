@@ -97,6 +97,8 @@ fn default_levels() {
         "empty-list",
         "regex-matches-empty",
         "glob-never-matches",
+        "bidi-control",
+        "regex-cost",
     ] {
         assert_eq!(level(code), Level::Warn, "{code}");
     }
@@ -528,4 +530,64 @@ fn cloud_metadata_names_are_insecure_webhooks_in_any_spelling() {
     let public =
         "hook r on tool.post_execute {\n    webhook \"https://metadata.aws.example.com/\"\n}\n";
     assert!(lint_codes(public).is_empty());
+}
+
+/// Ten thousand rules that each read an undeclared field lint correctly:
+/// each field warned once (the one a shared macro reads, once in all), a
+/// misspelling with its suggestion, and the one rule of a second file at
+/// the same priority noted as tied with the first rule. `benches/compile.rs`
+/// (`lint/unknown_fields`) times it: the checker used to look through every
+/// earlier finding for each new one, and `priority-tie` compared each rule
+/// with every earlier rule of its priority.
+#[test]
+fn ten_thousand_rules_reading_unknown_fields() {
+    let dir = tmp("ten-thousand");
+    let mut text = String::from("macro shared = payload.everywhere == \"x\"\n\n");
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "hook r{i} on tool.pre_execute {{\n    when shared and payload.unknown_{i} == \"x\"\n    abort \"no\"\n}}\n\n"
+        ));
+    }
+    text.push_str(
+        "hook typo on tool.pre_execute {\n    when payload.tol == \"exec\"\n    abort \"no\"\n}\n",
+    );
+    std::fs::write(dir.join("a.hooks"), text).unwrap();
+    std::fs::write(
+        dir.join("b.hooks"),
+        "hook audit on tool.pre_execute {\n    log info \"seen\"\n}\n",
+    )
+    .unwrap();
+    let diags = lint(&[dir.join("a.hooks"), dir.join("b.hooks")]);
+    let unknown: Vec<_> = diags.iter().filter(|d| d.code == "unknown-field").collect();
+    assert_eq!(unknown.len(), 10_002, "one per field");
+    let everywhere = unknown
+        .iter()
+        .filter(|d| d.message == "unknown field `payload.everywhere`")
+        .count();
+    assert_eq!(everywhere, 1, "the macro's field is reported once");
+    assert!(unknown
+        .iter()
+        .any(|d| d.message == "unknown field `payload.unknown_9999`"));
+    let typo = unknown
+        .iter()
+        .find(|d| d.message == "unknown field `payload.tol`")
+        .unwrap();
+    assert_eq!(typo.help.as_deref(), Some("did you mean `payload.tool`?"));
+    let ties: Vec<_> = diags.iter().filter(|d| d.code == "priority-tie").collect();
+    assert_eq!(ties.len(), 1, "{ties:?}");
+    assert!(
+        ties[0].message.starts_with("rule `audit` ties with `r0`"),
+        "{}",
+        ties[0].message
+    );
+    // Rendered, every warning is there.
+    let human = hookc::diag::render::human(&diags, false);
+    assert!(
+        human.ends_with(&format!(
+            "warning: {} warnings emitted\n",
+            diags.count(Severity::Warning)
+        )),
+        "{}",
+        &human[human.len() - 200..]
+    );
 }

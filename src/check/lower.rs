@@ -89,7 +89,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn hook(&mut self, hook: &ast::Hook) -> Option<CheckedRule> {
-        let errors_before = self.diagnostics.count(crate::diag::Severity::Error);
+        // Only this rule's diagnostics are counted: counting all of them at
+        // every rule would be quadratic in the number of findings.
+        let first_new = self.diagnostics.0.len();
         // Points.
         for point in &hook.points {
             match self.schema.point(&point.name) {
@@ -242,9 +244,11 @@ impl<'a> Lowerer<'a> {
                 action_spans.push(action.span);
             }
         }
-        if self.diagnostics.count(crate::diag::Severity::Error) > errors_before
-            || self.points.is_empty()
-        {
+        let new_errors = self.diagnostics.0.get(first_new..).is_some_and(|new| {
+            new.iter()
+                .any(|d| d.severity == crate::diag::Severity::Error)
+        });
+        if new_errors || self.points.is_empty() {
             return None;
         }
         let (line, col) = self.src().source.line_col(hook.span.start);
@@ -793,15 +797,9 @@ impl<'a> Lowerer<'a> {
                 self.schema.name
             )),
         };
-        let seen = self.diagnostics.iter().any(|old| {
-            old.code == d.code
-                && old.message == d.message
-                && old.primary_span() == d.primary_span()
-                && old.file.as_ref().map(|f| &f.name) == d.file.as_ref().map(|f| &f.name)
-        });
-        if !seen {
-            self.emit(d);
-        }
+        // A macro used by several rules reports its field once: the
+        // checker drops repeats when it is done (`dedup_unknown_fields`).
+        self.emit(d);
     }
 
     /// A declared path close to `payload.<fields>` at `point`: the first
@@ -1162,10 +1160,16 @@ impl<'a> Lowerer<'a> {
                 regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
                 _ => (None, e.to_string()),
             };
+            // The pattern is the body with `\/` and raw control characters
+            // rewritten: map its offsets back to the body's.
+            let body = source.slice(lit.pattern_span);
             let inner = span.map_or(lit.pattern_span, |s| {
-                let start = lit.pattern_span.start as usize + s.start.offset;
-                let end = (lit.pattern_span.start as usize + s.end.offset.max(s.start.offset + 1))
-                    .min(lit.pattern_span.end as usize);
+                let at = |offset: usize| {
+                    lit.pattern_span.start as usize + crate::syntax::regex_body_offset(body, offset)
+                };
+                let start = at(s.start.offset);
+                let end =
+                    at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
                 Span::new(start, end.max(start))
             });
             let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))

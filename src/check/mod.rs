@@ -14,14 +14,15 @@ mod lower;
 mod names;
 pub(crate) mod rule_tests;
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::Loaded;
 use crate::schema::{EditApplication, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 pub use lints::{Level, LintLevels};
 pub use names::suggest;
@@ -115,6 +116,19 @@ pub fn check_with_store(
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
 ) -> Checked {
+    let budget = crate::compile::Options::default().pattern_dfa_budget;
+    check_for(loaded, levels, rate_store, budget)
+}
+
+/// [`check_with_store`], for a compile whose regexes leave the field DFAs
+/// above `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]): the
+/// `regex-cost` lint reports the same regexes.
+pub(crate) fn check_for(
+    loaded: &Loaded,
+    levels: &LintLevels,
+    rate_store: Option<&crate::store::StoreSpec>,
+    pattern_dfa_budget: usize,
+) -> Checked {
     let mut checked = Checked {
         files: loaded
             .files
@@ -196,10 +210,36 @@ pub fn check_with_store(
         }
     }
     rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
+    dedup_unknown_fields(&mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
-    let found = lints::run(loaded, &schema, &scopes, &checked, levels, rate_store);
+    let found = lints::run(
+        loaded,
+        &schema,
+        &scopes,
+        &checked,
+        levels,
+        rate_store,
+        pattern_dfa_budget,
+    );
     checked.diagnostics.extend(found);
     checked
+}
+
+/// Drops repeats of an `unknown-field` warning (same message at the same
+/// place): a macro that reads an undeclared field is lowered once per rule
+/// that uses it, and says so once. One pass with a set, so that thousands of
+/// warnings cost no more than thousands of rules.
+fn dedup_unknown_fields(diagnostics: &mut Diagnostics) {
+    let mut seen: HashSet<(Option<Arc<str>>, Option<Span>, String)> = HashSet::new();
+    diagnostics.0.retain(|d| {
+        d.code != "unknown-field"
+            || d.severity != Severity::Warning
+            || seen.insert((
+                d.file.as_ref().map(|f| Arc::clone(&f.name)),
+                d.primary_span(),
+                d.message.clone(),
+            ))
+    });
 }
 
 fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {

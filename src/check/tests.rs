@@ -96,6 +96,18 @@ fn invalid_regex_points_inside_the_regex() {
 }
 
 #[test]
+fn regex_errors_after_rewritten_characters_point_at_the_source() {
+    // `\/` and a raw U+202E (which the pattern holds as `\x{202e}`) come
+    // before the error: the caret is still under the `{` in the source.
+    let text = "pattern p = /a\\/\u{202e}x{2,1}/\nhook a on tool.pre_execute { when payload.x matches p abort }";
+    let (d, at) = one(text, "invalid-regex");
+    let span = d.primary_span().unwrap();
+    let source = crate::span::SourceFile::new("t.hooks", text);
+    assert_eq!(source.slice(span), "{2,1}", "{d:?}");
+    assert_eq!(at, (1, 19));
+}
+
+#[test]
 fn duplicate_ids_name_the_first() {
     let (d, at) = one(
         "hook a on tool.pre_execute { continue }\nhook a on tool.post_execute { continue }",

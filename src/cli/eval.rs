@@ -44,6 +44,12 @@ pub(crate) struct EvalArgs {
     /// Output: `json` (the outcome report) or `human` (a short summary)
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
+
+    /// The most Pike VM steps the dispatch may spend on regexes the lazy
+    /// DFA cannot decide (default 33554432); past it, an atom that needs
+    /// one more fails through its rule's failure mode
+    #[arg(long, value_name = "STEPS")]
+    regex_budget: Option<u64>,
 }
 
 /// Loads the rules, runs the event, prints the outcome; exit 1 on abort.
@@ -93,14 +99,32 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     check_point(&table, &ctx.hook_point, &name)?;
 
     let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
-    let report = table.dispatch_context(&mut ctx);
+    let report = match args.regex_budget {
+        None => table.dispatch_context(&mut ctx),
+        Some(steps) => {
+            let (point, component) = (ctx.hook_point.clone(), ctx.component_id.clone());
+            let (child, instance) = (ctx.child_id.clone(), ctx.instance.clone());
+            let mut target = crate::Target::new(&component);
+            if let Some(child) = &child {
+                target = target.with_child(child);
+            }
+            if let Some(instance) = &instance {
+                target = target.with_instance(instance);
+            }
+            let mut scratch = table
+                .scratch()
+                .with_regex_budget(crate::runtime::RegexBudget(steps));
+            let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+            outcome.report(&ctx)
+        }
+    };
     let aborted = report.outcome == OutcomeKind::Abort;
     match args.format {
         Format::Json => print_stdout(&pretty_json(&report)?),
         Format::Human => {
             let report = serde_json::to_value(&report)
                 .map_err(|e| Failure::new(format!("cannot serialize the outcome: {e}")))?;
-            print_stdout(&human_summary(&report, &before));
+            print_stdout(&crate::diag::escape::guard(human_summary(&report, &before)));
         }
     }
     super::flush::flush_global();
@@ -232,10 +256,18 @@ pub(super) fn check_point(table: &Table, point: &str, event: &str) -> Result<(),
     Err(failure.help(format!("known hook points: {}", known.join(", "))))
 }
 
+/// The longest value shown on a line of `--format human`, in characters.
+const VALUE_WIDTH: usize = 200;
+
 /// A few readable lines about an outcome report.
 fn human_summary(report: &Value, before: &Value) -> String {
     let mut out = String::new();
-    let mut line = |key: &str, value: &str| out.push_str(&format!("{key:<9} {value}\n"));
+    // Values come from the event and from commands: escaped, and cut to
+    // a line.
+    let mut line = |key: &str, value: &str| {
+        let value = crate::diag::escape::shorten(value, VALUE_WIDTH);
+        out.push_str(&format!("{key:<9} {value}\n"));
+    };
     let text = |v: Option<&Value>| match v {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),

@@ -91,7 +91,9 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     let explanation = table.explain(ctx.hook_point.as_str(), &target, &ctx);
     match args.format {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
-        Format::Human => print_stdout(&explanation.to_string()),
+        // Each value is escaped and cut by the explanation; the guard makes
+        // sure nothing raw reaches the terminal.
+        Format::Human => print_stdout(&crate::diag::escape::guard(explanation.to_string())),
     }
     super::flush::flush_global();
     Ok(Status::Ok)

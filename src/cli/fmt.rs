@@ -4,7 +4,7 @@
 //! they change; `--check` writes nothing and shows what would change.
 
 use super::{print_stderr, print_stdout, stderr_color, Failure, Status};
-use crate::diag::Diagnostics;
+use crate::diag::{escape, Diagnostics};
 use crate::span::SourceFile;
 use crate::syntax::pretty;
 use std::io::Read;
@@ -25,6 +25,10 @@ pub(crate) struct FmtArgs {
 
 /// The most diff lines shown per file with `--check`.
 const DIFF_LINES: usize = 40;
+
+/// The widest diff line shown, in characters: a longer line is cut in the
+/// middle (a 1 MB string literal is one line).
+const DIFF_WIDTH: usize = 200;
 
 /// Formats the paths; exit 1 with `--check` when a file would change, 2 when
 /// a file does not parse or cannot be read or written.
@@ -72,7 +76,7 @@ pub(crate) fn run(args: FmtArgs) -> Result<Status, Failure> {
                 Err(e) => {
                     print_stderr(&format!(
                         "error: cannot read `{}`: {}\n",
-                        path.display(),
+                        escape::shorten(&path.display().to_string(), DIFF_WIDTH),
                         super::io_reason(&e)
                     ));
                     errors = true;
@@ -87,7 +91,8 @@ pub(crate) fn run(args: FmtArgs) -> Result<Status, Failure> {
             Err(diags) => {
                 print_stderr(&render(&diags));
                 print_stderr(&format!(
-                    "error: `{name}` was not formatted: it does not parse\n"
+                    "error: `{}` was not formatted: it does not parse\n",
+                    escape::shorten(&name, DIFF_WIDTH)
                 ));
                 errors = true;
                 continue;
@@ -98,7 +103,8 @@ pub(crate) fn run(args: FmtArgs) -> Result<Status, Failure> {
             if differs {
                 changed += 1;
                 print_stdout(&format!(
-                    "would reformat `{name}`\n{}",
+                    "would reformat `{}`\n{}",
+                    escape::shorten(&name, DIFF_WIDTH),
                     diff(&name, &text, &formatted)
                 ));
             }
@@ -161,11 +167,14 @@ fn render(diags: &Diagnostics) -> String {
 }
 
 /// A unified diff of `old` and `new`, two lines of context, at most
-/// [`DIFF_LINES`] lines of hunks.
+/// [`DIFF_LINES`] lines of hunks, each line escaped and cut to
+/// [`DIFF_WIDTH`] characters ([`escape::shorten_lines`]: a control or bidi
+/// character in the file is shown as `\u{1b}`, never written raw).
 fn diff(name: &str, old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let ops = line_ops(&a, &b);
+    let name = escape::shorten(name, DIFF_WIDTH);
     let mut out = format!("--- {name}\n+++ {name} (formatted)\n");
     let mut shown = 0usize;
     // Group the edits into hunks with 2 lines of context.
@@ -229,7 +238,7 @@ fn diff(name: &str, old: &str, new: &str) -> String {
                 Op::Insert(_, bi) => ('+', b.get(*bi).copied().unwrap_or("")),
             };
             out.push(mark);
-            out.push_str(text);
+            out.push_str(&escape::shorten_lines(text, DIFF_WIDTH));
             out.push('\n');
             shown += 1;
         }
@@ -332,6 +341,22 @@ mod tests {
             out,
             "--- x.hooks\n+++ x.hooks (formatted)\n@@ -1,7 +1,8 @@\n a\n b\n-c\n+C\n d\n e\n f\n g\n+h\n"
         );
+    }
+
+    #[test]
+    fn diff_lines_are_escaped_and_bounded() {
+        let long = format!(
+            "list l = [\"{}\u{1b}]0;x\u{7}\u{202e}\"]",
+            "a".repeat(1 << 20)
+        );
+        let old = format!("{long}\nhook  x on p {{}}\n");
+        let new = format!("{long}\nhook x on p {{}}\n");
+        let out = diff("x\u{1b}.hooks", &old, &new);
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+        assert!(!out.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{out}");
+        assert!(out.contains("\\u{1b}]0;x\\u{7}\\u{202e}"), "{out}");
+        assert!(out.contains("--- x\\u{1b}.hooks"), "{out}");
+        assert!(out.contains("-hook  x on p {}\n+hook x on p {}\n"), "{out}");
     }
 
     #[test]

@@ -77,7 +77,9 @@ pub(crate) fn run(args: InspectArgs) -> Result<Status, Failure> {
     };
     match args.format {
         Format::Json => print_stdout(&pretty_json(&to_json(&table, &name, size))?),
-        Format::Human => print_stdout(&to_human(&table, &name, size)),
+        // Rule text (strings, patterns) is shown: nothing raw reaches the
+        // terminal.
+        Format::Human => print_stdout(&crate::diag::escape::guard(to_human(&table, &name, size))),
     }
     Ok(Status::Ok)
 }

@@ -66,7 +66,8 @@ enum Command {
     /// actions a point does not allow. Then runs the lints: unreachable rules,
     /// duplicate and contradictory conditions, edit conflicts, priority ties,
     /// unused definitions and imports, empty lists, regexes that match every
-    /// string, globs that never match, insecure webhooks (`--explain CODE`
+    /// string, globs that never match, insecure webhooks, raw bidi controls
+    /// in literals, regexes that may be slow to match (`--explain CODE`
     /// documents each). Lint levels (allow, warn, deny) come from the
     /// `[lints]` table of the `hookc.toml` found in the first path's
     /// directory or above, and per rule from `# hookc: allow(CODE)` comments.
@@ -364,7 +365,9 @@ impl Failure {
         for help in &self.help {
             text.push_str(&format!("help: {help}\n"));
         }
-        print_stderr(&text);
+        // Paths and event text end up in messages: nothing raw reaches the
+        // terminal.
+        print_stderr(&crate::diag::escape::guard(text));
     }
 }
 

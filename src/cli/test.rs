@@ -5,7 +5,8 @@
 //! line `N passed, M failed`.
 
 use super::{check_sources, emit_diagnostics, pretty_json, print_stdout, Failure, Format, Status};
-use crate::testing::TestReport;
+use crate::diag::escape;
+use crate::testing::{TestReport, TestResult};
 use std::path::PathBuf;
 
 /// Arguments of `hookc test`.
@@ -44,7 +45,7 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
     found.extend(report.warnings.clone());
     emit_diagnostics(&found, Format::Human)?;
     match args.format {
-        Format::Human => print_stdout(&human(&report)),
+        Format::Human => print_stdout(&crate::diag::escape::guard(human(&report))),
         Format::Json => {
             let value = serde_json::json!({
                 "tests": report.tests,
@@ -62,7 +63,16 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
     })
 }
 
-/// The `cargo test`-like report.
+/// The longest name or failure line shown, in characters.
+const WIDTH: usize = 400;
+
+/// `file::name`, escaped and bounded (a test's name is a string literal).
+fn name(t: &TestResult) -> String {
+    escape::shorten(&t.full_name(), WIDTH).into_owned()
+}
+
+/// The `cargo test`-like report: every name and failure line escaped and
+/// cut ([`escape`]).
 fn human(report: &TestReport) -> String {
     let mut out = format!(
         "\nrunning {}\n",
@@ -70,7 +80,7 @@ fn human(report: &TestReport) -> String {
     );
     for t in &report.tests {
         let status = if t.passed { "ok" } else { "FAILED" };
-        out.push_str(&format!("test {} ... {status}\n", t.full_name()));
+        out.push_str(&format!("test {} ... {status}\n", name(t)));
     }
     let failed: Vec<_> = report.tests.iter().filter(|t| !t.passed).collect();
     if !failed.is_empty() {
@@ -78,19 +88,23 @@ fn human(report: &TestReport) -> String {
         for t in &failed {
             out.push_str(&format!(
                 "\n---- {} ({}:{}:{}) ----\n",
-                t.full_name(),
-                t.file,
+                name(t),
+                escape::shorten(&t.file, WIDTH),
                 t.line,
                 t.col
             ));
+            // A failure quotes the final payload, which may be megabytes:
+            // each of its lines is cut.
             for f in &t.failures {
-                out.push_str(f);
-                out.push('\n');
+                for line in f.lines() {
+                    out.push_str(&escape::shorten_lines(line, WIDTH));
+                    out.push('\n');
+                }
             }
         }
         out.push_str("\nfailures:\n");
         for t in &failed {
-            out.push_str(&format!("    {}\n", t.full_name()));
+            out.push_str(&format!("    {}\n", name(t)));
         }
     }
     let (passed, failed) = (report.passed(), report.failed());

@@ -290,7 +290,7 @@ fn required_literal(pattern: &str) -> Option<String> {
 
 /// True when a pattern has a long counted repetition and its DFA alone is
 /// larger than `budget` bytes. Only such patterns pay for a trial build.
-fn too_costly(pattern: &str, budget: usize) -> bool {
+pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
     fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
         use regex_syntax::hir::HirKind;
         match hir.kind() {

@@ -7,7 +7,7 @@
 //! validated and loaded into a [`Table`].
 
 mod atoms;
-mod matchers;
+pub(crate) mod matchers;
 
 use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -124,7 +124,12 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
 /// Checks and compiles loaded files.
 pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
-    let checked = check::check_with_store(&loaded, &options.lints, options.rate_store.as_ref());
+    let checked = check::check_for(
+        &loaded,
+        &options.lints,
+        options.rate_store.as_ref(),
+        options.pattern_dfa_budget,
+    );
     let Checked {
         schema,
         edits,

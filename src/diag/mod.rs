@@ -139,12 +139,23 @@ impl Diagnostic {
     }
 }
 
+/// The longest name or message the one-line form shows, in characters.
+const SHORT_TEXT: usize = 400;
+
+/// The one-line form, `file:line:col: severity[code]: message`, with the
+/// name and message escaped and bounded ([`escape`]).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((name, line, col)) = self.location() {
-            write!(f, "{name}:{line}:{col}: ")?;
+            write!(f, "{}:{line}:{col}: ", escape::shorten(&name, SHORT_TEXT))?;
         }
-        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)
+        write!(
+            f,
+            "{}[{}]: {}",
+            self.severity,
+            self.code,
+            escape::shorten_lines(&self.message, SHORT_TEXT)
+        )
     }
 }
 
@@ -200,6 +211,7 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
+pub mod escape;
 #[cfg(feature = "compiler")]
 pub mod render;
 pub mod sarif;

@@ -4,8 +4,8 @@
 //! fields) allocates nothing; only expressions that build new values do.
 
 use super::context::{HookContext, Val};
+use super::regexes::{Matching, RegexOverrun};
 use crate::ir::{Atom, BinaryOp, Expr, Template, TemplatePart, UnaryOp};
-use crate::table::LazyRegexes;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -43,11 +43,16 @@ pub enum EvalError {
     /// A `rate(…)` test outside a condition (the checker refuses those).
     #[error("`rate(…)` has a value only in `when` and `unless`")]
     RateOutsideCondition,
+    /// A regex the dispatch's regex budget could not pay for (see
+    /// [`RegexBudget`](super::RegexBudget)).
+    #[error("{0}")]
+    RegexBudget(RegexOverrun),
 }
 
-/// Evaluates a field atom or an expression atom.
-pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &LazyRegexes) -> bool {
-    match atom {
+/// Evaluates a field atom or an expression atom; `Err` when a regex it
+/// needs is more than the dispatch's regex budget can pay for.
+pub(crate) fn atom(atom: &Atom, ctx: &HookContext, m: Matching<'_>) -> Result<bool, RegexOverrun> {
+    Ok(match atom {
         Atom::Eq(path, value) => match ctx.get(path) {
             Some(v) => v.eq_json(value),
             None => value.is_null(),
@@ -73,17 +78,19 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, regexes: &LazyRegexes) -> boo
             // The field first: a regex is compiled on first use, and one
             // whose field the event lacks need never be.
             let Some(Val::Str(text)) = ctx.get(path) else {
-                return false;
+                return Ok(false);
             };
-            regexes
-                .get(re.0 as usize)
-                .is_some_and(|re| re.is_match(&text))
+            m.is_match(re.0, &text)?
         }
         Atom::Exists(path) => ctx.get(path).is_some(),
         // Counted by the dispatch, which never evaluates it here.
         Atom::Rate(_) => false,
-        Atom::Expr(expr) => matches!(eval(expr, ctx, regexes), Ok(Val::Bool(true))),
-    }
+        Atom::Expr(expr) => match eval(expr, ctx, m) {
+            Ok(Val::Bool(b)) => b,
+            Err(EvalError::RegexBudget(overrun)) => return Err(overrun),
+            _ => false,
+        },
+    })
 }
 
 /// `contains` on a value: substring of a string, element of an array, key of
@@ -122,7 +129,7 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
 pub(crate) fn eval<'a>(
     expr: &'a Expr,
     ctx: &'a HookContext,
-    regexes: &LazyRegexes,
+    m: Matching<'_>,
 ) -> Result<Val<'a>, EvalError> {
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
@@ -131,47 +138,49 @@ pub(crate) fn eval<'a>(
         Expr::Array(items) => {
             let items = items
                 .iter()
-                .map(|e| eval(e, ctx, regexes).map(|v| v.to_json()))
+                .map(|e| eval(e, ctx, m).map(|v| v.to_json()))
                 .collect::<Result<Vec<_>, _>>()?;
             Val::Owned(Value::Array(items))
         }
         Expr::Object(fields) => {
             let mut map = serde_json::Map::new();
             for (k, e) in fields {
-                map.insert(k.clone(), eval(e, ctx, regexes)?.to_json());
+                map.insert(k.clone(), eval(e, ctx, m)?.to_json());
             }
             Val::Owned(Value::Object(map))
         }
-        Expr::Unary(op, e) => unary(*op, eval(e, ctx, regexes)?)?,
+        Expr::Unary(op, e) => unary(*op, eval(e, ctx, m)?)?,
         Expr::Binary(BinaryOp::And, a, b) => {
-            let a = truth(eval(a, ctx, regexes)?, "and")?;
-            Val::Bool(a && truth(eval(b, ctx, regexes)?, "and")?)
+            let a = truth(eval(a, ctx, m)?, "and")?;
+            Val::Bool(a && truth(eval(b, ctx, m)?, "and")?)
         }
         Expr::Binary(BinaryOp::Or, a, b) => {
-            let a = truth(eval(a, ctx, regexes)?, "or")?;
-            Val::Bool(a || truth(eval(b, ctx, regexes)?, "or")?)
+            let a = truth(eval(a, ctx, m)?, "or")?;
+            Val::Bool(a || truth(eval(b, ctx, m)?, "or")?)
         }
-        Expr::Binary(op, a, b) => binary(*op, eval(a, ctx, regexes)?, eval(b, ctx, regexes)?)?,
+        Expr::Binary(op, a, b) => binary(*op, eval(a, ctx, m)?, eval(b, ctx, m)?)?,
         Expr::In(lhs, list) => {
-            let lhs = eval(lhs, ctx, regexes)?;
-            let list = eval(list, ctx, regexes)?;
+            let lhs = eval(lhs, ctx, m)?;
+            let list = eval(list, ctx, m)?;
             Val::Bool(
                 list.as_array()
                     .is_some_and(|items| items.iter().any(|i| lhs.eq_json(i))),
             )
         }
         Expr::ContainsAny(lhs, list) => {
-            let lhs = eval(lhs, ctx, regexes)?;
-            let list = eval(list, ctx, regexes)?;
+            let lhs = eval(lhs, ctx, m)?;
+            let list = eval(list, ctx, m)?;
             Val::Bool(
                 list.as_array()
                     .is_some_and(|items| items.iter().any(|n| contains(&lhs, n))),
             )
         }
         Expr::Matches(lhs, re) => {
-            let re = regexes.get(re.0 as usize).ok_or(EvalError::UnknownRegex)?;
-            let lhs = eval(lhs, ctx, regexes)?;
-            Val::Bool(lhs.as_str().is_some_and(|s| re.is_match(s)))
+            let lhs = eval(lhs, ctx, m)?;
+            match lhs.as_str() {
+                Some(s) => Val::Bool(m.is_match(re.0, s).map_err(EvalError::RegexBudget)?),
+                None => Val::Bool(false),
+            }
         }
         Expr::Exists(p) => Val::Bool(ctx.get(p).is_some()),
         // Counted by the dispatch (`Run::rate`); the checker keeps rate

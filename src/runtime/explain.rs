@@ -16,6 +16,7 @@
 use super::context::json_eq;
 use super::eval;
 use super::{AsPoint, HookContext, Observer, Probe, Reach, Report, Run, Target};
+use crate::diag::escape;
 use crate::fql::{split_component, FqlPattern};
 use crate::ir::{
     Action, Atom, Cond, Expr, LuaCode, Origin, Program, RegexId, Template, TemplatePart, UnaryOp,
@@ -24,6 +25,7 @@ use crate::schema::PointKind;
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 /// Why every rule of a point fired or did not, for one event.
@@ -510,8 +512,14 @@ fn explain_action(
     run: &Run<'_>,
     program: &Program,
 ) -> ActionExplanation {
-    let regexes = &run.loaded.regexes;
-    let value = |e: &Expr| match eval::eval(e, ctx, regexes) {
+    // The values are computed again for the explanation, with a budget of
+    // their own.
+    let budget = super::regexes::Budget::default();
+    let matching = super::regexes::Matching {
+        regexes: &run.loaded.regexes,
+        budget: &budget,
+    };
+    let value = |e: &Expr| match eval::eval(e, ctx, matching) {
         Ok(v) => v.to_json(),
         Err(err) => Value::String(format!("error: {err}")),
     };
@@ -773,15 +781,27 @@ pub fn diff(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut
 /// The longest value shown whole on a human line.
 const SHOWN: usize = 60;
 
-/// A JSON value for a human line, long ones cut in the middle of a char
-/// boundary-safe way.
+/// The longest text (a reason, a log line, a warning, a condition) shown
+/// on a human line, in characters; longer ones are cut in the middle.
+const LINE: usize = 200;
+
+/// Text for a human line: control and bidi characters escaped, cut to
+/// [`LINE`] characters ([`escape::shorten`]).
+fn line(text: &str) -> Cow<'_, str> {
+    escape::shorten(text, LINE)
+}
+
+/// A JSON value for a human line: its first [`SHOWN`] characters, escaped.
 fn short(v: &Value) -> String {
     let text = v.to_string();
-    if text.chars().count() <= SHOWN {
-        return text;
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(SHOWN).collect();
+    let head = escape::escape(&head).into_owned();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
     }
-    let head: String = text.chars().take(SHOWN).collect();
-    format!("{head}…")
 }
 
 impl Explanation {
@@ -816,7 +836,8 @@ impl fmt::Display for Explanation {
         writeln!(
             f,
             "point `{}`{kind} for `{}`: {rules}, {fired} fired",
-            self.point, self.target
+            line(&self.point),
+            line(&self.target)
         )?;
         let stop = self.stopped_at().map(|r| r.id.as_str());
         for rule in &self.rules {
@@ -829,18 +850,15 @@ impl fmt::Display for Explanation {
             writeln!(
                 f,
                 "{mark} {}  priority {}  {}",
-                rule.id, rule.priority, rule.origin
+                line(&rule.id),
+                rule.priority,
+                line(&rule.origin.to_string())
             )?;
+            let pattern = line(&rule.target.pattern);
             match &rule.target.mismatch {
-                None if rule.target.matched => {
-                    writeln!(f, "    target  {}  matches", rule.target.pattern)?
-                }
-                None => writeln!(f, "    target  {}  does not match", rule.target.pattern)?,
-                Some(why) => writeln!(
-                    f,
-                    "    target  {}  does not match: {why}",
-                    rule.target.pattern
-                )?,
+                None if rule.target.matched => writeln!(f, "    target  {pattern}  matches")?,
+                None => writeln!(f, "    target  {pattern}  does not match")?,
+                Some(why) => writeln!(f, "    target  {pattern}  does not match: {}", line(why))?,
             }
             match &rule.condition {
                 CondExplanation::True => writeln!(f, "    when    (always)")?,
@@ -855,7 +873,9 @@ impl fmt::Display for Explanation {
                     "matched, but the depth limit stopped the chain here".to_string()
                 }
                 RuleStatus::NotReached => {
-                    let after = stop.map(|s| format!(" at `{s}`")).unwrap_or_default();
+                    let after = stop
+                        .map(|s| format!(" at `{}`", line(s)))
+                        .unwrap_or_default();
                     let would = if rule.matched {
                         "; it would have matched"
                     } else {
@@ -871,13 +891,14 @@ impl fmt::Display for Explanation {
             };
             writeln!(f, "    {status}")?;
             for action in &rule.actions {
+                let shown = line(&action.action);
                 match &action.result {
-                    Some(result) => writeln!(f, "      {}  → {}", action.action, short(result))?,
-                    None => writeln!(f, "      {}", action.action)?,
+                    Some(result) => writeln!(f, "      {shown}  → {}", short(result))?,
+                    None => writeln!(f, "      {shown}")?,
                 }
             }
             for change in &rule.changes {
-                writeln!(f, "      changed {change}")?;
+                writeln!(f, "      changed {}", line(change))?;
             }
         }
         writeln!(f)?;
@@ -885,10 +906,10 @@ impl fmt::Display for Explanation {
         let kind = serde_json::to_value(o.outcome).unwrap_or(Value::Null);
         writeln!(f, "outcome   {}", kind.as_str().unwrap_or("?"))?;
         if let Some(reason) = &o.reason {
-            writeln!(f, "reason    {reason}")?;
+            writeln!(f, "reason    {}", line(reason))?;
         }
         if let Some(value) = &o.value {
-            writeln!(f, "value     {value}")?;
+            writeln!(f, "value     {}", line(&value.to_string()))?;
         }
         if let Some(decision) = o.decision {
             let d = serde_json::to_value(decision).unwrap_or(Value::Null);
@@ -901,26 +922,27 @@ impl fmt::Display for Explanation {
             if fired.is_empty() {
                 "(none)".to_string()
             } else {
-                fired.join(", ")
+                // Every id, however many: only escaped.
+                escape::escape(&fired.join(", ")).into_owned()
             }
         )?;
-        for line in &o.logs {
+        for log in &o.logs {
             writeln!(
                 f,
                 "log       {} [{}] {}",
-                line.level.as_str(),
-                line.rule,
-                line.message
+                log.level.as_str(),
+                line(&log.rule),
+                line(&log.message)
             )?;
         }
         for text in &o.additional_context {
-            writeln!(f, "context   {text}")?;
+            writeln!(f, "context   {}", line(text))?;
         }
         for warning in &o.warnings {
-            writeln!(f, "warning   {warning}")?;
+            writeln!(f, "warning   {}", line(warning))?;
         }
         for note in &self.notes {
-            writeln!(f, "note      {note}")?;
+            writeln!(f, "note      {}", line(note))?;
         }
         Ok(())
     }
@@ -939,15 +961,15 @@ fn cond_lines(f: &mut fmt::Formatter<'_>, c: &CondExplanation, indent: usize) ->
             fields,
             at,
         } => {
-            write!(f, "{} {atom} → {value}", mark(*value))?;
+            write!(f, "{} {} → {value}", mark(*value), line(atom))?;
             if let Some(at) = at {
-                write!(f, "  at {at}")?;
+                write!(f, "  at {}", line(&at.to_string()))?;
             }
             let shown: Vec<String> = fields
                 .iter()
                 .map(|field| match &field.value {
-                    Some(v) => format!("{} = {}", field.path, short(v)),
-                    None => format!("{} is missing", field.path),
+                    Some(v) => format!("{} = {}", line(&field.path), short(v)),
+                    None => format!("{} is missing", line(&field.path)),
                 })
                 .collect();
             if !shown.is_empty() {

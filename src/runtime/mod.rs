@@ -17,6 +17,9 @@
 //!   checks `depth >= max_depth`; if so the chain stops with a warning.
 //! - Effects (`exec`, `webhook`, `call`) that cannot run are failures:
 //!   `fail open` warns and goes on, `fail closed` aborts.
+//! - A condition that depends on a regex the dispatch's regex budget could
+//!   not pay for is unknown, and its rule fails the same way: `fail open`
+//!   skips it with a warning, `fail closed` aborts ([`RegexBudget`]).
 //!
 //! Matching allocates nothing: atom results are memoized in the caller's
 //! [`Scratch`], and an abort with a constant reason borrows it from the table.
@@ -31,9 +34,14 @@ mod edits;
 mod eval;
 mod explain;
 mod rate;
+mod regexes;
 
 pub use rate::MAX_KEYS as RATE_MAX_KEYS;
 pub(crate) use rate::{carry_over as carry_rates_over, RateCounter};
+pub(crate) use regexes::LazyRegexes;
+#[cfg(feature = "compiler")]
+pub(crate) use regexes::{fits_lazy_dfa, nfa_states, parse_facts};
+pub use regexes::{RegexBudget, RegexOverrun};
 
 pub use crate::fql::Target;
 pub use context::{json_eq, HookContext, Principal, Val};
@@ -58,6 +66,7 @@ use crate::table::Table;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::OverlappingState;
 use regex_automata::Input;
+use regexes::Matching;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -146,6 +155,10 @@ pub struct LogLine {
 /// list and the outcome's side lists. Make one per thread with
 /// [`Table::scratch`] and reuse it; after the first dispatch, matching does not
 /// allocate.
+///
+/// It also holds the [`RegexBudget`] of each dispatch made with it: the
+/// most work regexes the lazy DFA cannot decide may take
+/// ([`set_regex_budget`](Self::set_regex_budget)).
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     /// Bumped per dispatch and after every edit: memo entries of older
@@ -180,6 +193,13 @@ pub struct Scratch {
     rate_failure: Option<u32>,
     /// Why stores failed in this dispatch, by counter.
     rate_errors: Vec<(u32, StoreError)>,
+    /// What a dispatch may spend on regexes, and has spent.
+    regex_budget: regexes::Budget,
+    /// Atoms whose regex the budget could not pay for: the generation they
+    /// failed in…
+    failed_generation: Vec<u32>,
+    /// …and why.
+    failures: Vec<Option<RegexOverrun>>,
 }
 
 /// The count of a counter whose store failed in this dispatch.
@@ -201,6 +221,26 @@ impl Scratch {
         scratch
     }
 
+    /// The regex budget of each dispatch ([`RegexBudget::DEFAULT`] unless
+    /// set).
+    pub fn regex_budget(&self) -> RegexBudget {
+        self.regex_budget.limit()
+    }
+
+    /// Sets the regex budget of each dispatch made with this scratch: the
+    /// most NFA steps the regexes that leave the lazy DFA may take (see
+    /// [`RegexBudget`]). Past it, an atom that needs one more such regex
+    /// fails, and its rule's failure mode decides.
+    pub fn set_regex_budget(&mut self, budget: RegexBudget) {
+        self.regex_budget.set_limit(budget);
+    }
+
+    /// [`set_regex_budget`](Self::set_regex_budget), by value.
+    pub fn with_regex_budget(mut self, budget: RegexBudget) -> Scratch {
+        self.set_regex_budget(budget);
+        self
+    }
+
     fn reserve(&mut self, atoms: usize, fields: usize, rates: usize) {
         if self.rate_dispatch.len() < rates {
             self.rate_dispatch.resize(rates, 0);
@@ -210,6 +250,8 @@ impl Scratch {
             self.atom_generation.resize(atoms, 0);
             self.atom_value.resize(atoms, false);
             self.hit_generation.resize(atoms, 0);
+            self.failed_generation.resize(atoms, 0);
+            self.failures.resize(atoms, None);
         }
         if self.field_generation.len() < fields {
             self.field_generation.resize(fields, 0);
@@ -231,6 +273,7 @@ impl Scratch {
         self.backup = None;
         self.rate_failure = None;
         self.rate_errors.clear();
+        self.regex_budget.restart();
         self.reserve(atoms, fields, rates);
         self.invalidate();
     }
@@ -243,6 +286,7 @@ impl Scratch {
                 &mut self.atom_generation,
                 &mut self.hit_generation,
                 &mut self.field_generation,
+                &mut self.failed_generation,
             ] {
                 g.iter_mut().for_each(|g| *g = 0);
             }
@@ -613,9 +657,12 @@ pub(crate) struct Probe<'r, 'a> {
 }
 
 impl<'a> Probe<'_, 'a> {
-    /// The value of atom `a` on the current context.
+    /// The value of atom `a` on the current context (false when the regex
+    /// budget could not pay for it).
     pub(crate) fn atom(&mut self, a: u32) -> bool {
-        self.run.cond(&Cond::Atom(a), self.scratch, self.ctx)
+        self.run
+            .cond(&Cond::Atom(a), self.scratch, self.ctx)
+            .unwrap_or(false)
     }
 
     /// The context as it is at this point of the chain.
@@ -764,8 +811,24 @@ impl<'a> Run<'a> {
                 }
                 continue;
             }
-            if !matched {
-                continue;
+            match matched {
+                Some(true) => {}
+                Some(false) => continue,
+                // A regex of the condition was more than the regex budget
+                // could pay for, and the condition depends on it: the rule
+                // fails, and its failure mode decides (open: it does not
+                // apply; closed: the chain aborts).
+                None => {
+                    let why = self.overrun_message(&rule.cond, scratch);
+                    if let Some(stop) = self.fail_as("rule", &rule.id, rule.fail, &why, scratch) {
+                        if O::ACTIVE {
+                            self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                        }
+                        self.stop(stop, scratch, ctx);
+                        return;
+                    }
+                    continue;
+                }
             }
             if ctx.depth >= ctx.max_depth {
                 scratch.warnings.push(format!(
@@ -959,9 +1022,10 @@ impl<'a> Run<'a> {
             if !collect {
                 return;
             }
-            // Scanned lazily before: collect from the memo.
+            // Scanned lazily before: collect from the memo (an atom whose
+            // regex was over the budget may hold: its rules are candidates).
             for &a in &field.bulk {
-                if self.bulk_value(a, f, scratch, ctx) {
+                if self.bulk_value(a, f, scratch, ctx) != Some(false) {
                     self.trigger(a, scratch);
                 }
             }
@@ -977,7 +1041,7 @@ impl<'a> Run<'a> {
             }
             if collect {
                 for &a in &field.bulk {
-                    if self.bulk_value(a, f, scratch, ctx) {
+                    if self.bulk_value(a, f, scratch, ctx) != Some(false) {
                         self.trigger(a, scratch);
                     }
                 }
@@ -1017,15 +1081,12 @@ impl<'a> Run<'a> {
             }
             if failed {
                 // The DFA gave up (a Unicode word boundary on non-ASCII
-                // text): decide its atoms with the regex engine instead.
+                // text): decide its atoms one by one instead.
                 for &a in &field.dfa_atoms {
-                    if self
-                        .point
-                        .atoms
-                        .get(a as usize)
-                        .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes))
-                    {
-                        hit(a, scratch);
+                    match self.eval_atom(a, scratch, ctx) {
+                        Ok(true) => hit(a, scratch),
+                        Ok(false) => {}
+                        Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
                     }
                 }
             }
@@ -1048,17 +1109,94 @@ impl<'a> Run<'a> {
                     if let Some(g) = scratch.atom_generation.get_mut(i) {
                         *g = generation;
                     }
-                    let holds = self
-                        .point
-                        .atoms
-                        .get(i)
-                        .is_some_and(|atom| eval::atom(atom, ctx, &self.loaded.regexes));
-                    if holds {
-                        hit(a, scratch);
+                    match self.eval_atom(a, scratch, ctx) {
+                        Ok(true) => hit(a, scratch),
+                        Ok(false) => {}
+                        Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
                     }
                 }
             }
         }
+    }
+
+    /// What the table's regexes need for one match: the regexes, and the
+    /// budget of this dispatch.
+    fn matching<'s>(&'s self, scratch: &'s Scratch) -> Matching<'s> {
+        Matching {
+            regexes: &self.loaded.regexes,
+            budget: &scratch.regex_budget,
+        }
+    }
+
+    /// Atom `a` evaluated on its own.
+    fn eval_atom(
+        &self,
+        a: u32,
+        scratch: &Scratch,
+        ctx: &HookContext,
+    ) -> Result<bool, RegexOverrun> {
+        match self.point.atoms.get(a as usize) {
+            Some(atom) => eval::atom(atom, ctx, self.matching(scratch)),
+            None => Ok(false),
+        }
+    }
+
+    /// Atom `a` failed: its regex is more than the budget can pay for. Its
+    /// value is unknown, so a rule it triggers is a candidate (whose
+    /// condition then decides, or fails).
+    fn atom_failed(&self, a: u32, overrun: RegexOverrun, scratch: &mut Scratch, collect: bool) {
+        let i = a as usize;
+        if let (Some(g), Some(why)) = (
+            scratch.failed_generation.get_mut(i),
+            scratch.failures.get_mut(i),
+        ) {
+            *g = scratch.generation;
+            *why = Some(overrun);
+        }
+        if collect {
+            self.trigger(a, scratch);
+        }
+    }
+
+    /// True when atom `a` failed in this generation.
+    fn has_failed(&self, a: u32, scratch: &Scratch) -> bool {
+        scratch.failed_generation.get(a as usize) == Some(&scratch.generation)
+    }
+
+    /// Why a condition is unknown: its first failed atom, as the warning or
+    /// the abort reason says it.
+    fn overrun_message(&self, cond: &Cond, scratch: &Scratch) -> String {
+        fn first(cond: &Cond, failed: &dyn Fn(u32) -> bool) -> Option<u32> {
+            match cond {
+                Cond::True => None,
+                Cond::Atom(a) => failed(*a).then_some(*a),
+                Cond::Not(c) => first(c, failed),
+                Cond::All(cs) | Cond::Any(cs) => cs.iter().find_map(|c| first(c, failed)),
+            }
+        }
+        let Some(a) = first(cond, &|a| self.has_failed(a, scratch)) else {
+            return "the regex budget is spent".to_string();
+        };
+        let Some(Some(overrun)) = scratch.failures.get(a as usize) else {
+            return "the regex budget is spent".to_string();
+        };
+        let regex = self
+            .loaded
+            .program
+            .regexes
+            .get(overrun.regex as usize)
+            .map_or_else(
+                || "a regex".to_string(),
+                |r| format!("regex `/{}/{}`", r.pattern, r.flags),
+            );
+        let on = match self.point.atoms.get(a as usize).and_then(Atom::field) {
+            Some(path) => format!(" on `{path}`"),
+            None => String::new(),
+        };
+        format!(
+            "{regex}{on} is over the regex budget: matching it took more than the {} steps left of the dispatch's {}-step regex budget (at most {} NFA states × {} bytes)",
+            overrun.left, overrun.budget, overrun.states, overrun.bytes
+        )
     }
 
     fn trigger(&self, atom: u32, scratch: &mut Scratch) {
@@ -1067,42 +1205,61 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The value of a bulk atom of field `f`, scanning the field if needed.
-    fn bulk_value(&self, a: u32, f: usize, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+    /// The value of a bulk atom of field `f`, scanning the field if needed;
+    /// `None` when its regex was over the budget.
+    fn bulk_value(
+        &self,
+        a: u32,
+        f: usize,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
         if scratch.field_generation.get(f) != Some(&scratch.generation) {
             self.scan(f, scratch, ctx, false);
         }
         if scratch.field_direct.get(f).copied().unwrap_or(true) {
             self.direct_value(a, scratch, ctx)
+        } else if self.has_failed(a, scratch) {
+            None
         } else {
-            scratch.hit_generation.get(a as usize) == Some(&scratch.generation)
+            Some(scratch.hit_generation.get(a as usize) == Some(&scratch.generation))
         }
     }
 
-    /// The value of an atom evaluated on its own, memoized.
-    fn direct_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+    /// The value of an atom evaluated on its own, memoized; `None` when its
+    /// regex was over the budget.
+    fn direct_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
         let i = a as usize;
         if scratch.atom_generation.get(i) == Some(&scratch.generation) {
-            return scratch.atom_value.get(i).copied().unwrap_or(false);
+            if self.has_failed(a, scratch) {
+                return None;
+            }
+            return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
         }
         let value = match self.point.atoms.get(i) {
             Some(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
-                Some(value) => value,
+                Some(value) => Ok(value),
                 // The store failed: not memoized, so that every rule asking
-                // sees the failure.
-                None => return false,
+                // sees the failure (the rule's loop takes it from `scratch`).
+                None => return Some(false),
             },
-            Some(atom) => eval::atom(atom, ctx, &self.loaded.regexes),
-            None => false,
+            Some(_) => self.eval_atom(a, scratch, ctx),
+            None => Ok(false),
         };
         if let (Some(g), Some(v)) = (
             scratch.atom_generation.get_mut(i),
             scratch.atom_value.get_mut(i),
         ) {
             *g = scratch.generation;
-            *v = value;
+            *v = value.unwrap_or(false);
         }
-        value
+        match value {
+            Ok(v) => Some(v),
+            Err(overrun) => {
+                self.atom_failed(a, overrun, scratch, false);
+                None
+            }
+        }
     }
 
     /// A `rate(…)` test: its counter counts this event once per dispatch
@@ -1198,16 +1355,30 @@ impl<'a> Run<'a> {
         self.fail(rule, &EffectError::RateStore(error), scratch)
     }
 
-    fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> bool {
+    /// A condition's value; `None` when it depends on an atom whose regex
+    /// was over the budget (three-valued: `false and unknown` is false,
+    /// `true or unknown` is true, `not unknown` is unknown).
+    fn cond(&self, cond: &Cond, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
         match cond {
-            Cond::True => true,
+            Cond::True => Some(true),
             Cond::Atom(a) => match self.point.atom_field.get(*a as usize) {
                 Some(&f) if f != NO_FIELD => self.bulk_value(*a, f as usize, scratch, ctx),
                 _ => self.direct_value(*a, scratch, ctx),
             },
-            Cond::Not(c) => !self.cond(c, scratch, ctx),
-            Cond::All(cs) => cs.iter().all(|c| self.cond(c, scratch, ctx)),
-            Cond::Any(cs) => cs.iter().any(|c| self.cond(c, scratch, ctx)),
+            Cond::Not(c) => self.cond(c, scratch, ctx).map(|v| !v),
+            Cond::All(cs) | Cond::Any(cs) => {
+                // `all` stops at a false operand, `any` at a true one.
+                let decisive = matches!(cond, Cond::Any(_));
+                let mut unknown = false;
+                for c in cs {
+                    match self.cond(c, scratch, ctx) {
+                        Some(v) if v == decisive => return Some(decisive),
+                        Some(_) => {}
+                        None => unknown = true,
+                    }
+                }
+                (!unknown).then_some(!decisive)
+            }
         }
     }
 
@@ -1238,7 +1409,7 @@ impl<'a> Run<'a> {
                     return Some(Stop::Abort);
                 }
                 Action::Skip(value) => {
-                    match eval::eval(value, ctx, regexes) {
+                    match eval::eval(value, ctx, self.matching(scratch)) {
                         Ok(v) => self.value = Some(v.to_json()),
                         Err(e) => {
                             scratch
@@ -1257,7 +1428,7 @@ impl<'a> Run<'a> {
                         ));
                         continue;
                     }
-                    match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
+                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
                         Ok(v) => ctx.payload = v,
                         Err(e) => scratch
                             .warnings
@@ -1265,7 +1436,8 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Set(path, value) => {
-                    let result = eval::eval(value, ctx, regexes).map(|v| v.to_json());
+                    let result =
+                        eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json());
                     match result {
                         Ok(v) => {
                             if let Err(e) = ctx.set(path, v) {
@@ -1336,7 +1508,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Meta(key, value) => {
-                    match eval::eval(value, ctx, regexes).map(|v| v.to_json()) {
+                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
                         Ok(v) => {
                             ctx.metadata.insert(key.clone(), v);
                         }
@@ -1683,7 +1855,7 @@ impl<'a> Run<'a> {
         what: &str,
         id: &str,
         mode: FailMode,
-        error: &EffectError,
+        error: &dyn std::fmt::Display,
         scratch: &mut Scratch,
     ) -> Option<Stop> {
         match mode {

@@ -117,7 +117,8 @@ pub struct PatternDecl {
 /// A regex literal `/re/flags`.
 #[derive(Clone, Debug)]
 pub struct RegexLit {
-    /// The pattern text between the slashes, with `\/` turned into `/`.
+    /// The pattern text between the slashes, with `\/` turned into `/` and
+    /// raw control and bidi characters into `\x{…}` escapes.
     pub pattern: String,
     /// The flags after the closing slash (`i`, `m`, `s`, `x`, `U`).
     pub flags: String,

@@ -1867,7 +1867,7 @@ impl Lowerer<'_> {
             match part.as_rule() {
                 Rule::regex_body => {
                     pattern_span = self.span(&part);
-                    pattern = unescape_slashes(part.as_str());
+                    pattern = regex_pattern(part.as_str());
                 }
                 Rule::regex_flags => {
                     let at = self.span(&part).start as usize;
@@ -1992,25 +1992,62 @@ fn decode_unicode(body: &str, i: usize) -> Result<(char, usize), (usize, &'stati
         .ok_or((6, "not a unicode scalar value"))
 }
 
-/// Turns `\/` into `/` in a regex body; every other escape stays as written.
-fn unescape_slashes(body: &str) -> String {
+/// The pattern of a regex body (the text between the slashes): `\/`
+/// becomes `/`, and a raw control or bidirectional control character (one
+/// not after a backslash, and not whitespace, which the `x` flag ignores)
+/// becomes the escape `\x{…}`, which matches the same character. Every other
+/// escape stays as written. So no raw control character reaches the
+/// compiled table, `hookc explain` or `hookc fmt` (which prints the pattern:
+/// a raw U+202E in a regex comes out as `\x{202e}`).
+pub(crate) fn regex_pattern(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
+    walk_regex_body(body, |_, piece| {
+        out.push_str(piece);
+        true
+    });
+    out
+}
+
+/// The byte offset in `body` of byte `at` of its [`regex_pattern`]: for
+/// errors the regex parser finds in the pattern, pointed at in the source.
+pub(crate) fn regex_body_offset(body: &str, at: usize) -> usize {
+    let mut len = 0usize;
+    let mut found = body.len();
+    walk_regex_body(body, |src, piece| {
+        if len + piece.len() > at {
+            found = src;
+            return false;
+        }
+        len += piece.len();
+        true
+    });
+    found
+}
+
+/// Calls `emit(offset in body, pattern text)` for each piece of the
+/// pattern of `body`, in order, until it returns false.
+fn walk_regex_body(body: &str, mut emit: impl FnMut(usize, &str) -> bool) {
+    let mut chars = body.char_indices().peekable();
+    let mut buf = [0u8; 4];
+    while let Some((i, c)) = chars.next() {
+        let go_on = if c == '\\' {
             match chars.next() {
-                Some('/') => out.push('/'),
-                Some(other) => {
-                    out.push('\\');
-                    out.push(other);
+                Some((_, '/')) => emit(i, "/"),
+                Some((j, other)) => {
+                    let end = j + other.len_utf8();
+                    emit(i, body.get(i..end).unwrap_or("\\"))
                 }
-                None => out.push('\\'),
+                None => emit(i, "\\"),
             }
+        } else if crate::diag::escape::is_unsafe(c) && !c.is_whitespace() {
+            emit(i, &format!("\\x{{{:x}}}", u32::from(c)))
         } else {
-            out.push(c);
+            emit(i, c.encode_utf8(&mut buf))
+        };
+        if !go_on {
+            return;
         }
     }
-    out
 }
 
 /// The most times a test may repeat its event.

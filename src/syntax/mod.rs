@@ -18,6 +18,8 @@ mod grammar;
 mod lower;
 pub mod pretty;
 
+pub(crate) use lower::regex_body_offset;
+
 #[cfg(test)]
 mod tests;
 

@@ -28,8 +28,11 @@
 //!   c)`). `not (x in l)` is written `x not in l`; a field written
 //!   `payload["name"]` is written `payload.name` when `name` is a plain name.
 //! - Strings are re-escaped canonically: `\"`, `\\`, `\n`, `\t`, `\r`, `\b`,
-//!   `\f`, other control characters as `\u00XX`, everything else (`/`, non
-//!   ASCII) as itself. Regexes keep their text; only `/` is escaped.
+//!   `\f`, other control characters (C0, DEL, C1) and the bidirectional
+//!   controls (U+202A–U+202E, U+2066–U+2069) as `\uXXXX`, everything else
+//!   (`/`, non ASCII) as itself. Regexes keep their text; only `/` is
+//!   escaped (the parser already turned a raw control or bidi character in
+//!   a regex into `\x{…}`, so none is written raw either).
 //! - Arrays and objects are `[1, 2]` and `{"k": v, "l": w}` on one line.
 //!   An array or object that ends a line and would pass 100 columns, or that
 //!   holds a comment, is broken: one element per line, indented one level,
@@ -123,6 +126,19 @@ pub fn comments(source: &SourceFile, file: &File) -> Vec<String> {
         .collect()
 }
 
+/// The spans of the tokens of a parsed file that hold text as written:
+/// strings (triple-quoted ones too), regexes, paths (whose bracketed keys
+/// are strings) and quoted FQL targets, sorted by start. Outside them a
+/// file holds only names, numbers, operators, blanks and comments.
+pub fn literal_spans(file: &File) -> Vec<Span> {
+    let mut spans = Vec::new();
+    for item in &file.items {
+        opaque_item(item, &mut spans);
+    }
+    spans.sort_by_key(|s| s.start);
+    spans
+}
+
 /// Quotes a string with the canonical escapes.
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -136,7 +152,10 @@ pub fn quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
+            // Control characters (C0, DEL, C1) and bidirectional controls
+            // are never written raw: a terminal or an editor would act on
+            // them (or reorder the line) instead of showing them.
+            c if crate::diag::escape::is_unsafe(c) => {
                 out.push_str(&format!("\\u{:04x}", u32::from(c)));
             }
             c => out.push(c),
@@ -215,11 +234,7 @@ struct Comment {
 /// Every comment of `text`: `#` outside strings, regexes, paths and FQL
 /// targets (the only tokens that may hold a `#`), whose spans the AST knows.
 fn collect_comments(text: &str, file: &File) -> Vec<Comment> {
-    let mut opaque = Vec::new();
-    for item in &file.items {
-        opaque_item(item, &mut opaque);
-    }
-    opaque.sort_by_key(|s| s.start);
+    let opaque = literal_spans(file);
     let bytes = text.as_bytes();
     let mut comments = Vec::new();
     let mut next = opaque.iter().peekable();
@@ -390,7 +405,8 @@ fn end(span: Span) -> usize {
     span.end as usize
 }
 
-fn item_span(item: &Item) -> Span {
+/// The span of an item, from its keyword to its end.
+pub fn item_span(item: &Item) -> Span {
     match item {
         Item::Schema(d) => d.span,
         Item::Import(d) => d.span,

@@ -47,10 +47,10 @@ pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
 use crate::ir::{PointProgram, Program};
+pub(crate) use crate::runtime::LazyRegexes;
 use crate::runtime::RateCounter;
 use crate::schema::HookPoint;
 use aho_corasick::AhoCorasick;
-use regex::Regex;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
 
@@ -148,47 +148,6 @@ impl Dfa<'_> {
             Dfa::Dense(d) => d.pattern_len(),
             Dfa::Sparse(d) => d.pattern_len(),
         }
-    }
-}
-
-/// The table's regexes, each compiled on first use: loading a table with
-/// thousands of regexes must not compile them all, and most are decided by
-/// the DFAs and literal prefilters without ever running.
-#[derive(Debug)]
-pub(crate) struct LazyRegexes {
-    sources: Vec<String>,
-    cells: Vec<std::sync::OnceLock<Option<Regex>>>,
-}
-
-impl LazyRegexes {
-    fn new(program: &Program) -> LazyRegexes {
-        LazyRegexes {
-            sources: program
-                .regexes
-                .iter()
-                .map(crate::ir::RegexSource::to_inline)
-                .collect(),
-            cells: program
-                .regexes
-                .iter()
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-        }
-    }
-
-    /// The compiled regex `id`; `None` when there is none, or when it does
-    /// not compile (the compiler checked it, so only a hand-made table gets
-    /// here, and a regex that does not compile matches nothing).
-    pub(crate) fn get(&self, id: usize) -> Option<&Regex> {
-        let cell = self.cells.get(id)?;
-        cell.get_or_init(|| {
-            let source = self.sources.get(id)?;
-            regex::RegexBuilder::new(source)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .ok()
-        })
-        .as_ref()
     }
 }
 

@@ -27,6 +27,8 @@
 //! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
 //! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
 //! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
+//! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
+//! | `regex-cost` | warn | a `matches` regex too large for the field's DFA, with its cost per byte |
 //!
 //! # Levels
 //!
@@ -66,6 +68,7 @@ use std::fmt;
 mod logic;
 mod walk;
 
+mod bidi_control;
 mod contradictory_condition;
 mod duplicate_condition;
 mod edit_conflict;
@@ -74,11 +77,13 @@ mod glob_never_matches;
 mod insecure_webhook;
 mod priority_tie;
 mod rate_without_store;
+mod regex_cost;
 mod regex_matches_empty;
 mod unreachable_rule;
 mod unused_definition;
 mod unused_import;
 
+pub use bidi_control::BIDI_CONTROL;
 pub use contradictory_condition::CONTRADICTORY_CONDITION;
 pub use duplicate_condition::DUPLICATE_CONDITION;
 pub use edit_conflict::EDIT_CONFLICT;
@@ -87,6 +92,7 @@ pub use glob_never_matches::GLOB_NEVER_MATCHES;
 pub use insecure_webhook::INSECURE_WEBHOOK;
 pub use priority_tie::PRIORITY_TIE;
 pub use rate_without_store::RATE_WITHOUT_STORE;
+pub use regex_cost::REGEX_COST;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
 pub use unreachable_rule::UNREACHABLE_RULE;
 pub use unused_definition::UNUSED_DEFINITION;
@@ -106,6 +112,8 @@ pub static LINTS: &[&Lint] = &[
     &GLOB_NEVER_MATCHES,
     &INSECURE_WEBHOOK,
     &RATE_WITHOUT_STORE,
+    &BIDI_CONTROL,
+    &REGEX_COST,
 ];
 
 /// The lint with a code, if there is one.
@@ -319,9 +327,11 @@ pub(crate) fn run(
     checked: &Checked,
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
+    pattern_dfa_budget: usize,
 ) -> Diagnostics {
     let mut cx = Cx::new(loaded, schema, scopes, checked);
     cx.rate_store = rate_store;
+    cx.pattern_dfa_budget = pattern_dfa_budget;
     let mut sink = Sink {
         levels,
         loaded,
@@ -375,6 +385,9 @@ pub(crate) struct Cx<'a> {
     /// Where the host keeps `rate(…)` counts (`[rate] store`); `None`: its
     /// default.
     pub(crate) rate_store: Option<&'a crate::store::StoreSpec>,
+    /// The compile's [`crate::Options::pattern_dfa_budget`]: a regex whose
+    /// DFA alone is larger is matched on its own.
+    pub(crate) pattern_dfa_budget: usize,
     compiled: Vec<OnceCell<Option<regex::Regex>>>,
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
@@ -423,6 +436,7 @@ impl<'a> Cx<'a> {
             regexes: &checked.regexes,
             complete: !loaded.diagnostics.has_errors(),
             rate_store: None,
+            pattern_dfa_budget: crate::compile::Options::default().pattern_dfa_budget,
             compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
@@ -569,11 +583,10 @@ impl Sink<'_> {
         }
         let source = &self.loaded.files.get(file)?.source;
         let (line, _) = source.line_col(span.start);
-        let lines: Vec<&str> = source.text.lines().collect();
         // The item's own line, then the comment lines right above it.
         let mut first = line;
         while first > 1 {
-            let above = lines.get(first as usize - 2).map_or("", |l| l.trim_start());
+            let above = source.line(first - 1).map_or("", str::trim_start);
             if above.starts_with('#') {
                 first -= 1;
             } else {

@@ -49,9 +49,13 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
     let mut found: BTreeMap<usize, (usize, Vec<&str>)> = BTreeMap::new();
     for point in cx.points() {
-        let mut group: Vec<usize> = Vec::new();
+        // The enabled rules of the current priority, grouped by file in the
+        // order their files first appear: a tie needs two files, so a rule
+        // is compared only with the rules of the other files (comparing it
+        // with every earlier rule is quadratic in a file of one priority).
+        let mut group: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         let mut priority = None;
-        for &bi in &point.rules {
+        for (seq, &bi) in point.rules.iter().enumerate() {
             let Some(b) = cx.rule(bi) else { continue };
             if priority != Some(b.priority) {
                 group.clear();
@@ -61,11 +65,17 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
             let cb = conjuncts.get(bi).map_or(&[][..], Vec::as_slice);
-            let tie = group.iter().copied().find(|&ai| {
+            let mut earlier: Vec<(usize, usize)> = group
+                .iter()
+                .filter(|(file, _)| *file != b.file)
+                .flat_map(|(_, rules)| rules.iter().copied())
+                .collect();
+            // The first tie in execution order.
+            earlier.sort_unstable();
+            let tie = earlier.into_iter().map(|(_, ai)| ai).find(|&ai| {
                 let Some(a) = cx.rule(ai) else { return false };
                 let ca = conjuncts.get(ai).map_or(&[][..], Vec::as_slice);
-                a.file != b.file
-                    && conflicting_edit(a, b).is_none()
+                conflicting_edit(a, b).is_none()
                     && logic::order_matters(a, b)
                     && can_meet(cx, a, b, ca, cb)
             });
@@ -75,7 +85,10 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                     entry.1.push(point.point.as_str());
                 }
             }
-            group.push(bi);
+            match group.iter_mut().find(|(file, _)| *file == b.file) {
+                Some((_, rules)) => rules.push((seq, bi)),
+                None => group.push((b.file, vec![(seq, bi)])),
+            }
         }
     }
     for (bi, (ai, points)) in found {

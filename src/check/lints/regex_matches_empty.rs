@@ -83,7 +83,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 
 /// The regex a `matches` operand stands for, where to point, and the
 /// pattern's name when it is named.
-fn resolve<'a>(
+pub(super) fn resolve<'a>(
     cx: &Cx<'a>,
     file: usize,
     re: &'a ast::RegexRef,

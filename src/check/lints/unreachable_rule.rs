@@ -264,10 +264,14 @@ struct Index {
 
 impl Index {
     fn insert(&mut self, conjuncts: &[Conjunct<'_>], pos: usize) {
+        // Of the most selective conjuncts, the one whose key has the fewest
+        // rules yet: rules that share a conjunct (a macro every rule uses)
+        // would otherwise all land under its key, and every later rule
+        // with it would be checked against all of them (quadratic).
         let best = conjuncts
             .iter()
             .filter_map(|c| key(&c.fact).map(|k| (k, c)))
-            .min_by_key(|((rank, _), _)| *rank);
+            .min_by_key(|((rank, key), _)| (*rank, self.by_key.get(key).map_or(0, Vec::len)));
         let Some(((_, key), c)) = best else {
             self.always.push(pos);
             return;
@@ -324,5 +328,48 @@ impl Index {
             probe(Key::Kind("exists", p), &mut out);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Expr, Root, Segment};
+    use crate::span::Span;
+    use serde_json::json;
+
+    fn field(name: &str) -> FieldPath {
+        FieldPath {
+            root: Root::Payload,
+            segments: vec![Segment::Field(name.to_string())],
+        }
+    }
+
+    #[test]
+    fn rules_sharing_a_conjunct_are_filed_apart() {
+        // A thousand rules `shared and payload.fN == "x"`: a later rule
+        // with `shared and payload.f500 == "x"` must be checked against the
+        // rule of `f500` (and at most the first one, filed under `shared`),
+        // not against all of them, or the lint is quadratic.
+        let expr = Expr::Const(json!(true));
+        let shared = field("everywhere");
+        let own: Vec<FieldPath> = (0..1000).map(|i| field(&format!("f{i}"))).collect();
+        let conjunct = |path| Conjunct {
+            expr: &expr,
+            negated: false,
+            fact: Fact::Field {
+                path,
+                test: Test::Eq(json!("x")),
+                holds: true,
+            },
+            span: Span::default(),
+        };
+        let mut index = Index::default();
+        for (pos, path) in own.iter().enumerate() {
+            index.insert(&[conjunct(&shared), conjunct(path)], pos);
+        }
+        let mut found = index.candidates(&[conjunct(&shared), conjunct(&own[500])]);
+        found.sort_unstable();
+        assert!(found.contains(&500) && found.len() <= 2, "{found:?}");
     }
 }
