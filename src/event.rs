@@ -28,7 +28,7 @@
 //! thread: `hookc claude` answers an event at [`MAX_DEPTH`] levels, with a
 //! command reading it on stdin and a template rendering it, in under 2 MiB
 //! of stack when optimized (under 6 MiB unoptimized), and the main thread
-//! of Linux and macOS has 8 MiB (`tests/hardening.rs` runs such an event
+//! of Linux and macOS has 8 MiB (`tests/it/hardening.rs` runs such an event
 //! through `hookc claude`, `eval` and `explain`). A host that dispatches
 //! on threads with small stacks (Rust's spawned threads get 2 MiB) keeps
 //! its events shallower, or gives those threads more stack.

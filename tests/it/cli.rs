@@ -1,0 +1,680 @@
+//! End-to-end tests of the `hookc` binary: exit codes, stdout and stderr.
+//!
+//! Every test runs the real binary from the crate root (so paths in the
+//! output are relative and stable) with `NO_COLOR=1`, and snapshots what it
+//! printed together with its exit code. Absolute temp paths and table sizes
+//! (which change with the table format) are redacted.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers outside #[test] functions fail loudly on purpose"
+)]
+
+use crate::common;
+use common::Run;
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+impl Run {
+    /// Exit code, stdout and stderr in one reviewable text.
+    fn render(&self) -> String {
+        let code = self
+            .code
+            .map_or_else(|| "signal".to_string(), |c| c.to_string());
+        redact(&format!(
+            "exit: {code}\n----- stdout -----\n{}----- stderr -----\n{}",
+            self.stdout, self.stderr
+        ))
+    }
+
+    /// Stdout parsed as JSON.
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    #[track_caller]
+    fn assert_code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "unexpected exit code:\n{}",
+            self.render()
+        );
+        self
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp_root() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests")
+}
+
+/// A fresh, empty temp directory for one test.
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = tmp_root().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Replaces machine-specific and format-specific parts of the output.
+fn redact(text: &str) -> String {
+    let text = text
+        .replace(&tmp_root().display().to_string(), "[TMP]")
+        .replace(&root().display().to_string(), "[ROOT]");
+    let bytes = regex::Regex::new(r"\b\d+ bytes\b").unwrap();
+    let text = bytes.replace_all(&text, "[N] bytes").into_owned();
+    let json_bytes = regex::Regex::new(r#""(bytes|dfa_bytes)": \d+"#).unwrap();
+    json_bytes.replace_all(&text, r#""$1": "[N]""#).into_owned()
+}
+
+fn hookc<S: AsRef<OsStr>>(args: &[S]) -> Run {
+    hookc_with_stdin(args, None)
+}
+
+fn hookc_with_stdin<S: AsRef<OsStr>>(args: &[S], stdin: Option<&str>) -> Run {
+    common::hookc_in(root(), args, stdin)
+}
+
+/// `rules/` compiled once into a table shared by the tests.
+fn shipped_table() -> &'static Path {
+    static TABLE: OnceLock<PathBuf> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let path = tmp_dir("shipped").join("rules.tbl");
+        hookc(&[
+            OsStr::new("compile"),
+            OsStr::new("rules/"),
+            OsStr::new("-o"),
+            path.as_os_str(),
+        ])
+        .assert_code(0);
+        path
+    })
+}
+
+const EVENTS: &str = "examples/events";
+
+// ---------------------------------------------------------------- lint
+
+#[test]
+fn lint_shipped_rules_is_clean() {
+    let run = hookc(&["lint", "--deny-warnings", "rules/"]);
+    run.assert_code(0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn lint_each_shipped_file_is_clean() {
+    for entry in std::fs::read_dir(root().join("rules")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "hooks") {
+            let run = hookc(&[OsStr::new("lint"), path.as_os_str()]);
+            run.assert_code(0);
+            assert_eq!(run.stderr, "", "{}", path.display());
+        }
+    }
+}
+
+#[test]
+fn lint_clean_fixture() {
+    let run = hookc(&["lint", "tests/fixtures/cli/clean.hooks"]);
+    insta::assert_snapshot!("lint_clean", run.assert_code(0).render());
+}
+
+#[test]
+fn lint_errors_human() {
+    let run = hookc(&["lint", "tests/fixtures/cli/errors.hooks"]);
+    insta::assert_snapshot!("lint_errors_human", run.assert_code(1).render());
+}
+
+#[test]
+fn lint_errors_json() {
+    let run = hookc(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/fixtures/cli/errors.hooks",
+    ]);
+    run.assert_code(1);
+    assert_eq!(run.stderr, "");
+    let _ = run.json();
+    insta::assert_snapshot!("lint_errors_json", run.render());
+}
+
+#[test]
+fn lint_json_clean_is_still_a_document() {
+    let run = hookc(&["lint", "--format", "json", "rules/"]);
+    run.assert_code(0);
+    let _ = run.json();
+}
+
+#[test]
+fn lint_warnings_and_deny_warnings() {
+    let run = hookc(&["lint", "tests/fixtures/cli/warnings.hooks"]);
+    insta::assert_snapshot!("lint_warnings", run.assert_code(0).render());
+    let denied = hookc(&[
+        "lint",
+        "--deny-warnings",
+        "tests/fixtures/cli/warnings.hooks",
+    ]);
+    denied.assert_code(1);
+    assert_eq!(denied.stderr, run.stderr);
+}
+
+#[test]
+fn lint_missing_path() {
+    let run = hookc(&["lint", "tests/fixtures/cli/does-not-exist.hooks"]);
+    insta::assert_snapshot!("lint_missing_path", run.assert_code(2).render());
+}
+
+// ---------------------------------------------------------------- compile
+
+#[test]
+fn compile_writes_a_table() {
+    let dir = tmp_dir("compile");
+    // The output's directory does not exist yet: compile makes it.
+    let out = dir.join("build/rules.tbl");
+    let run = hookc(&[
+        OsStr::new("compile"),
+        OsStr::new("rules/"),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ]);
+    insta::assert_snapshot!("compile_rules", run.assert_code(0).render());
+    assert!(std::fs::metadata(&out).unwrap().len() > 0);
+}
+
+#[test]
+fn compile_prints_warnings() {
+    let dir = tmp_dir("compile-warnings");
+    let out = dir.join("warnings.tbl");
+    let run = hookc(&[
+        OsStr::new("compile"),
+        OsStr::new("tests/fixtures/cli/warnings.hooks"),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ]);
+    insta::assert_snapshot!("compile_warnings", run.assert_code(0).render());
+    assert!(out.exists());
+}
+
+#[test]
+fn compile_json_diagnostics() {
+    let dir = tmp_dir("compile-json");
+    let out = dir.join("errors.tbl");
+    let run = hookc(&[
+        OsStr::new("compile"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        OsStr::new("tests/fixtures/cli/errors.hooks"),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ]);
+    run.assert_code(1);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.json()["errors"], 8);
+    assert!(!out.exists());
+}
+
+#[test]
+fn compile_with_errors_writes_nothing() {
+    let dir = tmp_dir("compile-errors");
+    let out = dir.join("errors.tbl");
+    let run = hookc(&[
+        OsStr::new("compile"),
+        OsStr::new("tests/fixtures/cli/errors.hooks"),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ]);
+    run.assert_code(1);
+    assert!(run.stderr.contains("error"), "{}", run.render());
+    assert!(!out.exists());
+}
+
+// ---------------------------------------------------------------- eval
+
+/// Runs one shipped event through the compiled shipped rules.
+fn eval_event(event: &str) -> Run {
+    eval_table(&["--event", &format!("{EVENTS}/{event}")])
+}
+
+/// `hookc eval --table <shipped table> ARGS…`.
+fn eval_table(args: &[&str]) -> Run {
+    eval_table_with_stdin(args, None)
+}
+
+fn eval_table_with_stdin(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut all = vec![
+        OsStr::new("eval"),
+        OsStr::new("--table"),
+        shipped_table().as_os_str(),
+    ];
+    all.extend(args.iter().map(OsStr::new));
+    hookc_with_stdin(&all, stdin)
+}
+
+fn fired(report: &Value) -> Vec<&str> {
+    report["fired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn eval_dangerous_command_is_aborted() {
+    let run = eval_event("tool_exec_rm.json");
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["outcome"], "abort");
+    assert_eq!(
+        report["reason"],
+        "blocked dangerous command: rm -rf / --no-preserve-root"
+    );
+    assert_eq!(fired(&report), ["block-dangerous"]);
+    insta::assert_snapshot!("eval_tool_exec_rm", run.render());
+}
+
+#[test]
+fn eval_harmless_command_continues() {
+    let run = eval_event("tool_exec_ls.json");
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert!(fired(&report).is_empty());
+    insta::assert_snapshot!("eval_tool_exec_ls", run.render());
+}
+
+#[test]
+fn eval_child_capabilities_are_narrowed() {
+    let run = eval_event("child_spawn_llm.json");
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert_eq!(report["context"]["payload"]["capabilities"], 7);
+    assert_eq!(fired(&report), ["narrow-child-caps"]);
+    insta::assert_snapshot!("eval_child_spawn_llm", run.render());
+}
+
+#[test]
+fn eval_secret_result_is_redacted() {
+    let run = eval_event("tool_result_secret.json");
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert_eq!(
+        report["context"]["payload"]["result"],
+        "AWS_ACCESS_KEY_ID=[REDACTED]\nREGION=eu-west-1\n"
+    );
+    assert_eq!(fired(&report), ["redact-secrets"]);
+    assert_eq!(report["logs"].as_array().unwrap().len(), 1);
+    insta::assert_snapshot!("eval_tool_result_secret", run.render());
+}
+
+#[test]
+fn eval_request_is_audited() {
+    let run = eval_event("request_chat.json");
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert_eq!(fired(&report), ["audit-requests"]);
+    assert_eq!(
+        report["logs"][0]["message"],
+        "request chat (UserInput) from User alice to builtin::llm"
+    );
+    insta::assert_snapshot!("eval_request_chat", run.render());
+}
+
+#[test]
+fn eval_rules_dir_directly_matches_the_table() {
+    for event in [
+        "tool_exec_rm.json",
+        "tool_exec_ls.json",
+        "child_spawn_llm.json",
+        "tool_result_secret.json",
+        "request_chat.json",
+    ] {
+        let direct = hookc(&["eval", "rules/", "--event", &format!("{EVENTS}/{event}")]);
+        let table = eval_event(event);
+        assert_eq!(direct.code, table.code, "{event}");
+        assert_eq!(direct.stdout, table.stdout, "{event}");
+        assert_eq!(direct.stderr, "", "{event}");
+    }
+}
+
+#[test]
+fn eval_human_format() {
+    let run = eval_table(&[
+        "--event",
+        "examples/events/child_spawn_llm.json",
+        "--format",
+        "human",
+    ]);
+    insta::assert_snapshot!("eval_human_child_spawn", run.assert_code(0).render());
+    let run = eval_table(&[
+        "--event",
+        "examples/events/tool_exec_rm.json",
+        "--format",
+        "human",
+    ]);
+    insta::assert_snapshot!("eval_human_rm", run.assert_code(1).render());
+}
+
+#[test]
+fn eval_event_from_stdin() {
+    let event = std::fs::read_to_string(root().join(EVENTS).join("tool_exec_rm.json")).unwrap();
+    let run = eval_table_with_stdin(&["--event", "-"], Some(&event));
+    run.assert_code(1);
+    assert_eq!(run.json()["outcome"], "abort");
+}
+
+#[test]
+fn eval_target_override() {
+    // `no-shell` only applies to plugins.
+    let rules = "tests/fixtures/cli/clean.hooks";
+    let event = "tests/fixtures/cli/plugin_shell.json";
+    let run = hookc(&["eval", rules, "--event", event]);
+    run.assert_code(1);
+    assert_eq!(
+        run.json()["reason"],
+        "tool shell is not allowed for plugins"
+    );
+
+    let run = hookc(&["eval", rules, "--event", event, "--target", "builtin::llm"]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert_eq!(report["context"]["component_id"], "builtin::llm");
+}
+
+#[test]
+fn eval_child_override() {
+    // `tag-llm-children` targets `builtin::llm/*`: it needs a child.
+    let rules = "tests/fixtures/cli/clean.hooks";
+    let event = "tests/fixtures/cli/child_run.json";
+    let run = hookc(&["eval", rules, "--event", event]);
+    run.assert_code(0);
+    let report = run.json();
+    assert!(fired(&report).is_empty());
+    assert_eq!(report["context"]["payload"]["input"].get("tagged"), None);
+
+    for extra in [
+        &["--child", "agent-1"][..],
+        &["--target", "builtin::llm/agent-1#primary"][..],
+    ] {
+        let mut args = vec!["eval", rules, "--event", event];
+        args.extend_from_slice(extra);
+        let run = hookc(&args);
+        run.assert_code(0);
+        let report = run.json();
+        assert_eq!(fired(&report), ["tag-llm-children"], "{extra:?}");
+        assert_eq!(report["context"]["payload"]["input"]["tagged"], true);
+        assert_eq!(report["context"]["child_id"], "agent-1");
+    }
+}
+
+#[test]
+fn eval_point_override() {
+    // The same payload at another point: nothing there blocks it.
+    let run = eval_table(&[
+        "--event",
+        "examples/events/tool_exec_rm.json",
+        "--point",
+        "auth.pre_check",
+    ]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["outcome"], "continue");
+    assert_eq!(report["context"]["hook_point"], "auth.pre_check");
+
+    // And an event without a point gets one from the command line.
+    let run = hookc(&[
+        "eval",
+        "tests/fixtures/cli/clean.hooks",
+        "--event",
+        "tests/fixtures/cli/missing_point.json",
+        "--point",
+        "tool.pre_execute",
+    ]);
+    run.assert_code(0);
+}
+
+#[test]
+fn eval_event_not_json() {
+    let run = hookc(&[
+        "eval",
+        "rules/",
+        "--event",
+        "tests/fixtures/cli/not_json.json",
+    ]);
+    insta::assert_snapshot!("eval_not_json", run.assert_code(2).render());
+}
+
+#[test]
+fn eval_event_missing_hook_point() {
+    let run = hookc(&[
+        "eval",
+        "rules/",
+        "--event",
+        "tests/fixtures/cli/missing_point.json",
+    ]);
+    insta::assert_snapshot!("eval_missing_hook_point", run.assert_code(2).render());
+}
+
+#[test]
+fn eval_event_unknown_point() {
+    let run = eval_table(&["--event", "tests/fixtures/cli/unknown_point.json"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("did you mean `tool.pre_execute`?"),
+        "{}",
+        run.render()
+    );
+    insta::assert_snapshot!("eval_unknown_point", run.render());
+}
+
+#[test]
+fn eval_event_missing_file() {
+    let run = hookc(&["eval", "rules/", "--event", "tests/fixtures/cli/nope.json"]);
+    insta::assert_snapshot!("eval_missing_event", run.assert_code(2).render());
+}
+
+#[test]
+fn eval_bad_target_override() {
+    let run = hookc(&[
+        "eval",
+        "rules/",
+        "--event",
+        "examples/events/tool_exec_ls.json",
+        "--target",
+        "llm",
+    ]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.starts_with("error: invalid --target `llm`"),
+        "{}",
+        run.render()
+    );
+}
+
+#[test]
+fn eval_rules_with_errors() {
+    let run = hookc(&[
+        "eval",
+        "tests/fixtures/cli/errors.hooks",
+        "--event",
+        "examples/events/tool_exec_ls.json",
+    ]);
+    run.assert_code(1);
+    assert_eq!(run.stdout, "");
+}
+
+// ---------------------------------------------------------------- corrupt tables
+
+#[test]
+fn eval_truncated_table() {
+    let bytes = std::fs::read(shipped_table()).unwrap();
+    let dir = tmp_dir("truncated");
+    for (name, cut) in [
+        ("empty.tbl", 0),
+        ("header.tbl", 8.min(bytes.len())),
+        ("half.tbl", bytes.len() / 2),
+        ("short.tbl", bytes.len() - 1),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let run = hookc(&[
+            OsStr::new("eval"),
+            OsStr::new("--table"),
+            path.as_os_str(),
+            OsStr::new("--event"),
+            OsStr::new("examples/events/tool_exec_rm.json"),
+        ]);
+        run.assert_code(2);
+        assert!(
+            run.stderr
+                .starts_with(&format!("error: cannot load table `{}`: ", path.display())),
+            "{}",
+            run.render()
+        );
+        assert_eq!(run.stdout, "");
+    }
+}
+
+#[test]
+fn eval_corrupt_table() {
+    let bytes = std::fs::read(shipped_table()).unwrap();
+    let dir = tmp_dir("corrupt");
+    // Flip one byte at a few places: header, middle, end.
+    for at in [0, 5, bytes.len() / 2, bytes.len() - 1] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x5a;
+        let path = dir.join(format!("flip-{at}.tbl"));
+        std::fs::write(&path, &bad).unwrap();
+        let run = hookc(&[OsStr::new("inspect"), path.as_os_str()]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.starts_with("error: cannot load table"),
+            "byte {at}: {}",
+            run.render()
+        );
+    }
+    // Not a table at all.
+    let path = dir.join("text.tbl");
+    std::fs::write(&path, "hook x on tool.pre_execute { abort }\n").unwrap();
+    let run = hookc(&[OsStr::new("inspect"), path.as_os_str()]);
+    insta::assert_snapshot!("inspect_not_a_table", run.assert_code(2).render());
+}
+
+#[test]
+fn table_given_as_source() {
+    let run = hookc(&[
+        OsStr::new("eval"),
+        shipped_table().as_os_str(),
+        OsStr::new("--event"),
+        OsStr::new("examples/events/tool_exec_rm.json"),
+    ]);
+    insta::assert_snapshot!("eval_table_as_source", run.assert_code(2).render());
+}
+
+#[test]
+fn eval_missing_table() {
+    let run = hookc(&[
+        "eval",
+        "--table",
+        "tests/fixtures/cli/nope.tbl",
+        "--event",
+        "examples/events/tool_exec_rm.json",
+    ]);
+    insta::assert_snapshot!("eval_missing_table", run.assert_code(2).render());
+}
+
+// ---------------------------------------------------------------- inspect
+
+#[test]
+fn inspect_table() {
+    let run = hookc(&[OsStr::new("inspect"), shipped_table().as_os_str()]);
+    insta::assert_snapshot!("inspect_table", run.assert_code(0).render());
+}
+
+#[test]
+fn inspect_sources_json() {
+    let run = hookc(&["inspect", "--format", "json", "rules/"]);
+    run.assert_code(0);
+    let summary = run.json();
+    assert_eq!(summary["schema"], "orcs");
+    assert_eq!(summary["rules"], 6);
+    insta::assert_snapshot!("inspect_sources_json", run.render());
+}
+
+#[test]
+fn inspect_sources_matches_table() {
+    let from_sources = hookc(&["inspect", "rules/"]);
+    let from_table = hookc(&[OsStr::new("inspect"), shipped_table().as_os_str()]);
+    from_sources.assert_code(0);
+    // Everything but the first line (the table's name) is the same.
+    let tail = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(tail(&from_sources.stdout), tail(&from_table.stdout));
+}
+
+// ---------------------------------------------------------------- usage
+
+#[test]
+fn help_of_every_command() {
+    for (name, args) in [
+        ("help", &["--help"][..]),
+        ("help_lint", &["lint", "--help"][..]),
+        ("help_compile", &["compile", "--help"][..]),
+        ("help_eval", &["eval", "--help"][..]),
+        ("help_inspect", &["inspect", "--help"][..]),
+    ] {
+        let run = hookc(args);
+        run.assert_code(0);
+        assert!(run.stdout.contains("Usage: hookc"), "{name}");
+        insta::assert_snapshot!(name, run.render());
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["lint"][..],
+        &["frobnicate"][..],
+        &["compile", "rules/"][..],
+        &["eval", "--event", "examples/events/tool_exec_rm.json"][..],
+        &["eval", "rules/", "--table", "x.tbl", "--event", "e.json"][..],
+        &["lint", "--format", "yaml", "rules/"][..],
+    ] {
+        let run = hookc(args);
+        run.assert_code(2);
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(
+            run.stderr.contains("Usage: hookc")
+                || run.stderr.contains("For more information, try '--help'."),
+            "{args:?}: {}",
+            run.render()
+        );
+    }
+}
+
+#[test]
+fn version() {
+    let run = hookc(&["--version"]);
+    run.assert_code(0);
+    assert_eq!(run.stdout, format!("hookc {}\n", env!("CARGO_PKG_VERSION")));
+}

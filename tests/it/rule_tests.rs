@@ -1,0 +1,417 @@
+//! `hookc test` and `hookc::testing`: tests written next to the rules.
+//!
+//! The shipped rules carry their own tests; these check that they pass,
+//! that together they exercise every shipped rule both firing and not
+//! firing, how failures are reported, how the checker refuses malformed
+//! tests, and that tests never reach the compiled table.
+
+#![expect(clippy::panic, reason = "tests fail loudly on purpose")]
+
+use crate::common;
+use common::Run;
+
+use hookc::span::SourceFile;
+use hookc::syntax::{self, ast};
+use hookc::testing::{run_test_sources, run_tests, TestReport};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn hookc(args: &[&str]) -> Run {
+    common::hookc_in(root(), args, None)
+}
+
+fn run_one(text: &str) -> TestReport {
+    match run_test_sources(vec![SourceFile::new("t.hooks", text)]) {
+        Ok(report) => report,
+        Err(d) => panic!("{}", hookc::diag::render::human(&d, false)),
+    }
+}
+
+// ---------------------------------------------------------------- shipped rules
+
+#[test]
+fn shipped_rule_tests_pass() {
+    let report = run_tests(&[root().join("rules")]).unwrap_or_else(|d| {
+        panic!("{}", hookc::diag::render::human(&d, false));
+    });
+    for t in &report.tests {
+        assert!(t.passed, "{}:\n{}", t.full_name(), t.failures.join("\n"));
+    }
+    assert!(report.tests.len() >= 14, "{} tests", report.tests.len());
+    assert!(report.ok());
+}
+
+/// Every shipped rule fires in some test (`expect fired` names it) and, in
+/// another test at one of its points, does not.
+#[test]
+fn shipped_tests_exercise_every_rule_firing_and_not_firing() {
+    let mut rules: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // (hook point, fired ids) per test.
+    let mut tests: Vec<(String, String, Vec<String>)> = Vec::new();
+    for entry in std::fs::read_dir(root().join("rules")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "hooks") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (file, diags) = syntax::parse(&SourceFile::new(path.display().to_string(), text));
+        assert!(!diags.has_errors());
+        for item in &file.items {
+            match item {
+                ast::Item::Hook(h) => {
+                    let points = h.points.iter().map(|p| p.name.clone()).collect();
+                    rules.insert(h.id.name.clone(), points);
+                }
+                ast::Item::Test(t) => {
+                    let ast::ExprKind::Object(entries) = &t.event.kind else {
+                        panic!("event of {}", t.name.value);
+                    };
+                    let point = entries
+                        .iter()
+                        .find(|(k, _)| k.value == "hook_point")
+                        .and_then(|(_, v)| match &v.kind {
+                            ast::ExprKind::Str(s) => Some(s.value.clone()),
+                            _ => None,
+                        })
+                        .unwrap();
+                    let fired = t.expects.iter().find_map(|e| match &e.kind {
+                        ast::ExpectKind::Fired(list) => match &list.kind {
+                            ast::ExprKind::Array(items) => Some(
+                                items
+                                    .iter()
+                                    .map(|i| match &i.kind {
+                                        ast::ExprKind::Str(s) => s.value.clone(),
+                                        _ => panic!("fired id"),
+                                    })
+                                    .collect::<Vec<_>>(),
+                            ),
+                            _ => None,
+                        },
+                        _ => None,
+                    });
+                    // Tests of definitions alone need no `expect fired`.
+                    if let Some(fired) = fired {
+                        tests.push((t.name.value.clone(), point, fired));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(rules.len() >= 5);
+    for (id, points) in &rules {
+        let fires = tests.iter().any(|(_, _, fired)| fired.contains(id));
+        let idle = tests
+            .iter()
+            .any(|(_, point, fired)| points.contains(point) && !fired.contains(id));
+        assert!(fires, "no shipped test makes rule `{id}` fire");
+        assert!(idle, "no shipped test at a point of `{id}` has it not fire");
+    }
+}
+
+#[test]
+fn cli_runs_the_shipped_tests() {
+    let run = hookc(&["test", "rules/"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    insta::assert_snapshot!("shipped", run.stdout);
+    assert!(run.stdout.contains("\ntest result: ok. "), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with(" passed, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn cli_reports_failures_and_exits_1() {
+    let run = hookc(&["test", "tests/fixtures/rule_tests/failing.hooks"]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    insta::assert_snapshot!("failing", run.stdout);
+    assert!(run
+        .stdout
+        .contains("\ntest result: FAILED. 1 passed; 2 failed\n1 passed, 2 failed\n"));
+}
+
+#[test]
+fn cli_json_report() {
+    let run = hookc(&[
+        "test",
+        "--format",
+        "json",
+        "tests/fixtures/rule_tests/failing.hooks",
+    ]);
+    assert_eq!(run.code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["passed"], 1);
+    assert_eq!(v["failed"], 2);
+    assert_eq!(v["tests"][0]["name"], "passes");
+    assert_eq!(v["tests"][0]["passed"], true);
+    assert_eq!(v["tests"][1]["line"], 26);
+    assert_eq!(v["tests"][1]["failures"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn cli_malformed_tests_exit_2_with_diagnostics() {
+    let run = hookc(&["test", "tests/fixtures/rule_tests/bad.hooks"]);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "");
+    let lint = hookc(&["lint", "tests/fixtures/rule_tests/bad.hooks"]);
+    assert_eq!(lint.code, Some(1));
+    assert_eq!(lint.stderr, run.stderr);
+    insta::assert_snapshot!("bad", run.stderr);
+    let run = hookc(&["test", "no/such/dir"]);
+    assert_eq!(run.code, Some(2));
+}
+
+// ---------------------------------------------------------------- library
+
+const RULES: &str = r#"
+schema orcs
+list shells = ["sh", "bash"]
+
+hook skip-cached on tool.pre_execute at plugin::* priority 5 {
+    when payload.cached == true
+    skip {"result": "cached", "n": 1}
+}
+
+hook ask-shell on tool.pre_execute priority 10 {
+    when payload.tool in shells
+    ask "run a shell?"
+}
+
+hook allow-ls on tool.pre_execute priority 20 {
+    when payload.args == "ls"
+    allow
+    meta seen = payload.args
+}
+
+hook child-only on tool.pre_execute at builtin::llm/worker priority 30 {
+    set payload.n = payload.n + 1
+}
+"#;
+
+fn with_tests(tests: &str) -> String {
+    format!("{RULES}\n{tests}")
+}
+
+#[test]
+fn every_expect_form_passes_when_it_holds() {
+    let report = run_one(&with_tests(
+        r#"
+test "skip" {
+    event {"hook_point": "tool.pre_execute", "component_id": "plugin::cache", "payload": {"cached": true}}
+    expect skip {"n": 1, "result": "cached"}
+    expect skip
+    expect fired ["skip-cached"]
+    expect decision none
+}
+
+test "ask" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {"tool": "bash", "args": "ls", "n": 1}}
+    expect ask "run a shell?"
+    expect ask
+    expect fired ["ask-shell", "allow-ls"]
+    expect decision ask
+    expect metadata.seen == "ls"
+    expect payload.n == 1
+    expect payload.tool in shells
+}
+
+test "target with a child" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {"n": 1}}
+    target "builtin::llm/worker#main"
+    expect continue
+    expect fired ["child-only"]
+    expect payload.n == 2
+    expect child == "worker" and instance == "main"
+}
+"#,
+    ));
+    for t in &report.tests {
+        assert!(t.passed, "{}:\n{}", t.name, t.failures.join("\n"));
+    }
+    assert_eq!(report.passed(), 3);
+}
+
+#[test]
+fn failures_say_what_was_expected_and_what_happened() {
+    let report = run_one(&with_tests(
+        r#"
+test "all wrong" {
+    event {"hook_point": "tool.pre_execute", "component_id": "plugin::cache", "payload": {"cached": true}}
+    expect skip {"n": 2}
+    expect abort "nope"
+    expect continue
+    expect fired []
+    expect decision deny
+    expect payload.cached == false
+}
+"#,
+    ));
+    let t = &report.tests[0];
+    assert!(!t.passed);
+    assert_eq!(report.failed(), 1);
+    let lines: Vec<&str> = t.failures.iter().map(String::as_str).collect();
+    assert_eq!(
+        lines,
+        [
+            r#"t.hooks:28:5: expected skip value {"n":2}, got {"result":"cached","n":1}"#,
+            r#"t.hooks:29:5: expected `abort "nope"`, the outcome is `skip {"result":"cached","n":1}`"#,
+            r#"t.hooks:30:5: expected `continue`, the outcome is `skip {"result":"cached","n":1}`"#,
+            r#"t.hooks:31:5: expected fired [], got ["skip-cached"]"#,
+            "t.hooks:32:5: expected decision `deny`, got `none`",
+            "t.hooks:33:5: expected `payload.cached == false` to hold on the final context\n  final payload: {\"cached\":true}\n  final metadata: {}",
+        ]
+    );
+    assert_eq!((t.line, t.col), (26, 1));
+    assert_eq!(t.full_name(), "t.hooks::all wrong");
+}
+
+#[test]
+fn conditions_hold_at_the_depth_limit() {
+    // At the limit no rule runs; conditions on the final context are still
+    // evaluated (each in a table of its own, as a matching rule would stop
+    // the chain).
+    let report = run_one(&with_tests(
+        r#"
+test "at the limit" {
+    event {"hook_point": "tool.pre_execute", "component_id": "plugin::cache", "depth": 4, "max_depth": 4, "payload": {"cached": true}}
+    expect continue
+    expect fired []
+    expect depth == 4
+    expect payload.cached == true
+    expect not (payload.cached == false)
+}
+
+test "at the limit, failing" {
+    event {"hook_point": "tool.pre_execute", "component_id": "plugin::cache", "depth": 4, "max_depth": 4}
+    expect depth == 3
+}
+"#,
+    ));
+    assert!(report.tests[0].passed, "{:?}", report.tests[0].failures);
+    assert!(!report.tests[1].passed);
+    assert_eq!(report.tests[1].failures.len(), 1);
+}
+
+#[test]
+fn conditions_resolve_names_in_their_own_file() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rule-tests-names");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("defs.hooks"),
+        "macro is_exec = payload.tool == \"exec\"\npattern digits = /[0-9]+/\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("a.hooks"),
+        r#"import "defs.hooks"
+hook mark on tool.pre_execute {
+    when is_exec
+    set payload.args = "0"
+}
+test "uses imported names" {
+    event {"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {"tool": "exec"}}
+    expect is_exec and payload.args matches digits
+    expect fired ["mark"]
+}
+"#,
+    )
+    .unwrap();
+    let report = run_tests(&[dir.join("a.hooks")]).unwrap();
+    assert!(report.ok(), "{:?}", report.tests);
+}
+
+#[test]
+fn tests_are_not_part_of_the_table() {
+    let with = hookc::compile_str(
+        "t.hooks",
+        &with_tests(
+            r#"
+test "t" {
+    event {"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {"args": "x"}}
+    expect payload.args matches /x+/
+    expect fired []
+}
+"#,
+        ),
+    )
+    .unwrap();
+    let without = hookc::compile_str("t.hooks", RULES).unwrap();
+    assert_eq!(with.table.program(), without.table.program());
+}
+
+#[test]
+fn a_file_without_tests_runs_none() {
+    let report = run_one(RULES);
+    assert!(report.tests.is_empty());
+    assert!(report.ok());
+}
+
+// ---------------------------------------------------------------- syntax
+
+#[test]
+fn parsing_recovers_around_test_blocks() {
+    let text = r#"
+test "broken" {
+    event {"hook_point": }
+}
+hook a on tool.pre_execute {
+    abort
+}
+hook b on tool.pre_execute {
+    when payload.a ==
+}
+test "ok" {
+    event {"hook_point": "tool.pre_execute", "component_id": "a::b"}
+    expect fired ["a"]
+}
+"#;
+    let (file, diags) = syntax::parse(&SourceFile::new("t.hooks", text));
+    let errors: Vec<_> = diags.iter().map(|d| d.location().unwrap().1).collect();
+    assert_eq!(
+        errors,
+        [3, 10],
+        "{}",
+        hookc::diag::render::human(&diags, false)
+    );
+    let kinds: Vec<&str> = file
+        .items
+        .iter()
+        .map(|i| match i {
+            ast::Item::Hook(_) => "hook",
+            ast::Item::Test(_) => "test",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["hook", "test"]);
+}
+
+#[test]
+fn test_and_its_keywords_are_not_reserved() {
+    let text = r#"
+macro test = payload.event == "expect"
+macro fired = payload.target exists
+hook event on tool.pre_execute {
+    when test and
+        fired
+    abort
+}
+test "names" {
+    event {"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {"event": "expect", "target": 1}}
+    expect (fired)
+    expect test
+    expect fired ["event"]
+}
+"#;
+    let report = run_one(text);
+    assert!(report.ok(), "{:?}", report.tests);
+    let out = hookc::syntax::pretty::format_source(&SourceFile::new("t.hooks", text)).unwrap();
+    assert!(out.contains("    when test and fired\n"), "{out}");
+    assert!(out.contains("    expect (fired)\n"), "{out}");
+}
