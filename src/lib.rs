@@ -47,7 +47,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod claude;
 pub mod diag;
 pub mod effects;
 pub mod event;
@@ -59,6 +58,7 @@ pub mod runtime;
 pub mod schema;
 pub mod span;
 pub mod store;
+pub mod systems;
 pub mod table;
 
 #[cfg(feature = "compiler")]
@@ -84,6 +84,9 @@ pub mod watch;
 
 #[cfg(feature = "cli")]
 pub mod cli;
+
+/// Claude Code command hooks (see [`systems::claude_code::protocol`]).
+pub use systems::claude_code::protocol as claude;
 
 pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};

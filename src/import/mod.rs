@@ -6,7 +6,10 @@
 //! What a source field cannot become is reported as a warning, never
 //! dropped silently; `hookc import` runs them from the command line.
 
-pub mod claude_settings;
-pub mod ironclaw;
-pub mod mcp_router;
-pub mod orcs;
+pub(crate) mod write;
+
+// Each importer lives with the rest of its hook system's code.
+pub use crate::systems::claude_code::import as claude_settings;
+pub use crate::systems::ironclaw::import as ironclaw;
+pub use crate::systems::mcp_router::import as mcp_router;
+pub use crate::systems::orcs::import as orcs;

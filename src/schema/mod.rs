@@ -18,13 +18,15 @@
 //! - custom schemas in TOML, `schema "app.schema.toml"` (see
 //!   `custom` for the format).
 
-pub mod claude_code;
 #[cfg(feature = "compiler")]
 pub mod custom;
-pub mod ironclaw;
-mod orcs;
 
-pub use orcs::HookPoint;
+// The built-in catalogs live with the rest of their hook system's code.
+pub use crate::systems::claude_code::schema as claude_code;
+pub use crate::systems::ironclaw::schema as ironclaw;
+pub use crate::systems::orcs::schema::HookPoint;
+
+use crate::systems::orcs::schema as orcs;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

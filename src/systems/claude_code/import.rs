@@ -99,8 +99,8 @@
 //! Claude Code event itself (`.tool_input.command`, …), edits of earlier
 //! rules included.
 
-use super::ironclaw::{canonical, regex_literal, rule_block, suggest};
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::import::write::{canonical, regex_literal, rule_block, suggest};
 use crate::schema::Schema;
 use crate::syntax::pretty::quote;
 use serde::Deserialize;

@@ -71,8 +71,8 @@
 //! `vm` is not a security boundary in MCP Router either: the script runs
 //! with Node.js's powers in both, under the rule's timeout here.
 
-use super::ironclaw::{canonical, rule_block, rule_id, UniqueIds};
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::import::write::{canonical, rule_block, rule_id, UniqueIds};
 use crate::syntax::pretty::quote;
 use serde::Deserialize;
 use serde_json::Value;

@@ -36,7 +36,7 @@
 //! | `PreModelSwitch` | pre | yes |
 //! | `PostModelSwitch` | event | no |
 
-use super::{EditApplication, FieldDef, PointDef, PointKind, Schema};
+use crate::schema::{EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema = "claude-code"` names it.
 pub const NAME: &str = "claude-code";

@@ -33,7 +33,7 @@
 //! `response`) as IronClaw reads the last hook's modification.
 //! `hookc import ironclaw` writes rules for this schema.
 
-use super::{EditApplication, FieldDef, PointDef, PointKind, Schema};
+use crate::schema::{EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema ironclaw` names it.
 pub const NAME: &str = "ironclaw";

@@ -1,6 +1,6 @@
 //! The built-in `orcs` schema: the 25 lifecycle points of the ORCS runtime.
 
-use super::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
+use crate::schema::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
 use std::fmt;
 use std::str::FromStr;
 
@@ -158,7 +158,7 @@ impl FromStr for HookPoint {
 }
 
 /// The `orcs` schema.
-pub(super) fn schema() -> Schema {
+pub(crate) fn schema() -> Schema {
     Schema {
         name: "orcs".to_string(),
         points: HookPoint::ALL

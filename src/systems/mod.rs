@@ -1,0 +1,24 @@
+//! One home per hook system: everything hookc knows about a system that is
+//! not the engine itself.
+//!
+//! The engine (syntax, check, compile, table, runtime, effects) knows hook
+//! points, fields and actions; it does not know which system a rule set is
+//! for. What is particular to a system lives here, one module each:
+//!
+//! | system | schema (its points and fields) | importer (its configuration → `.hooks`) | protocol |
+//! |---|---|---|---|
+//! | [`orcs`] | `orcs`: the 25 lifecycle points, [`HookPoint`](crate::HookPoint) | `[[hooks]]` of `orcs.toml` | events are ORCS `HookContext` JSON, the engine's own |
+//! | [`claude_code`] | `claude-code`: every hook event | the `hooks` of settings files | [`claude_code::protocol`]: an event in, the answer Claude Code reads out |
+//! | [`ironclaw`] | `ironclaw`: the six points, content edits applied as IronClaw's host does | hook bundles | — |
+//! | [`mcp_router`] | — (custom points `request.pre_dispatch`/`post_dispatch` of `orcs`) | MCP Router hook scripts, run by a Node.js runner | — |
+//!
+//! Dependencies run one way: a system module may use the engine; the engine
+//! never names a system. What differs per system at run time (how a host
+//! applies an edit between rules, what a command hook reads on stdin) is a
+//! property of the schema, compiled into the table.
+
+pub mod claude_code;
+pub mod ironclaw;
+#[cfg(feature = "compiler")]
+pub mod mcp_router;
+pub mod orcs;
