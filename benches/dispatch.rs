@@ -608,7 +608,7 @@ fn bench_fixture(group: &mut BenchmarkGroup<'_, WallTime>, f: &Fixture) {
 /// A native hook that runs on every event and does nothing.
 struct Noop(hookc::FqlPattern);
 
-impl hookc::registry::Hook for Noop {
+impl hookc::NativeHook for Noop {
     fn id(&self) -> &str {
         "noop"
     }

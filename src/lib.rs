@@ -92,7 +92,8 @@ pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};
 pub use registry::{Registry, Verdict};
 pub use runtime::{
-    Decision, Explanation, HookContext, Outcome, OutcomeKind, Principal, Report, Scratch, Target,
+    Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal, Report,
+    Scratch, Target,
 };
 pub use schema::{HookPoint, PointKind};
 pub use table::{LoadError, Table};

@@ -11,17 +11,17 @@
 //! dispatch ever sees half of a change. Writers are serialized by a mutex
 //! that dispatch never takes.
 //!
-//! Native hooks follow ORCS's `Hook` trait: an id, an FQL pattern, a point,
+//! Native hooks ([`NativeHook`]) follow ORCS's `Hook` trait: an id, an FQL pattern, a point,
 //! a priority (lower runs earlier). In a dispatch they run interleaved with
 //! the table's rules by priority; on a tie the table's rule runs first, and
 //! hooks of the same priority run in registration order.
 //!
 //! ```
 //! use hookc::{FqlPattern, HookAction, HookContext, HookPoint, Registry, Target};
-//! use hookc::registry::Hook;
+//! use hookc::NativeHook;
 //!
 //! struct Tag(FqlPattern);
-//! impl Hook for Tag {
+//! impl NativeHook for Tag {
 //!     fn id(&self) -> &str { "tag" }
 //!     fn fql_pattern(&self) -> &FqlPattern { &self.0 }
 //!     fn hook_point(&self) -> &str { "tool.pre_execute" }
@@ -50,75 +50,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::effects::{Effects, Handler, HookAction};
-use crate::ir::{FailMode, FqlIndex, PointProgram};
-use crate::runtime::{AsPoint, Decision, Live, Outcome, OutcomeKind, RateCounter, Scratch, Target};
+use crate::effects::{Effects, Handler};
+use crate::ir::{FqlIndex, PointProgram};
+use crate::runtime::{
+    AsPoint, Decision, Live, NativeHook, Outcome, OutcomeKind, RegisteredHook, Scratch, Target,
+};
 use crate::schema::{EditApplication, HookPoint, PointKind, Schema};
-use crate::{FqlPattern, HookContext, Table};
+use crate::store::memory::{carry_over, RateCounter};
+use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
-
-/// A native hook: ORCS's `Hook` trait.
-///
-/// `execute` may edit the context in place and returns what the chain does
-/// next. A panic is caught: it is a failure of the hook, handled by its
-/// [`fail_mode`](Hook::fail_mode), and the context is left as it was.
-pub trait Hook: Send + Sync {
-    /// Unique identifier.
-    fn id(&self) -> &str;
-
-    /// Which targets the hook runs for.
-    fn fql_pattern(&self) -> &FqlPattern;
-
-    /// The hook point's name (`tool.pre_execute`, `PreToolUse`, …).
-    fn hook_point(&self) -> &str;
-
-    /// Lower runs earlier. Default: 100.
-    fn priority(&self) -> i32 {
-        100
-    }
-
-    /// What a panic or an overrun does. Default: fail open (a warning).
-    fn fail_mode(&self) -> FailMode {
-        FailMode::Open
-    }
-
-    /// Longer than this and the result is dropped as a failure (native code
-    /// is not preempted). Default: 60 s.
-    fn timeout(&self) -> Duration {
-        Duration::from_secs(60)
-    }
-
-    /// Runs the hook.
-    fn execute(&self, ctx: &mut HookContext) -> HookAction;
-}
-
-/// A registered native hook, as the chain sees it.
-#[derive(Clone)]
-pub(crate) struct NativeHook {
-    pub(crate) hook: Arc<dyn Hook>,
-    pub(crate) priority: i32,
-    pub(crate) enabled: bool,
-    owner: Option<String>,
-    /// Registration order, to keep ties stable.
-    seq: u64,
-}
-
-impl fmt::Debug for NativeHook {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NativeHook")
-            .field("id", &self.hook.id())
-            .field("priority", &self.priority)
-            .field("enabled", &self.enabled)
-            .field("owner", &self.owner)
-            .finish()
-    }
-}
 
 /// Everything one dispatch reads; never changed once published.
 #[derive(Clone)]
@@ -129,7 +74,7 @@ struct Snapshot {
     effects: Arc<Effects>,
     /// Native hooks by point name, by priority then registration, with a
     /// rule-less program of the point for when the table has no rules there.
-    natives: HashMap<String, (Vec<NativeHook>, Arc<PointProgram>)>,
+    natives: HashMap<String, (Vec<RegisteredHook>, Arc<PointProgram>)>,
     /// Ids of table rules switched off with `set_enabled`.
     disabled_ids: Vec<String>,
     /// The same as bitsets, by the table's point index.
@@ -293,7 +238,12 @@ impl Registry {
     pub fn reload(&self, table: impl Into<Arc<Table>>) -> u64 {
         let table = table.into();
         self.update(|s| {
-            s.rates = Arc::new(crate::runtime::carry_rates_over(&table, &s.table, &s.rates));
+            s.rates = Arc::new(carry_over(
+                table.program(),
+                &table.loaded().rates,
+                s.table.program(),
+                &s.rates,
+            ));
             s.table = table;
             s.generation += 1;
             s.index_disabled();
@@ -302,18 +252,18 @@ impl Registry {
     }
 
     /// Registers a native hook; returns its id.
-    pub fn register(&self, hook: Box<dyn Hook>) -> String {
+    pub fn register(&self, hook: Box<dyn NativeHook>) -> String {
         self.insert(hook, None)
     }
 
     /// Registers a native hook owned by `owner` (a component id), to be
     /// removed with [`unregister_by_owner`](Self::unregister_by_owner).
-    pub fn register_owned(&self, hook: Box<dyn Hook>, owner: &str) -> String {
+    pub fn register_owned(&self, hook: Box<dyn NativeHook>, owner: &str) -> String {
         self.insert(hook, Some(owner.to_string()))
     }
 
-    fn insert(&self, hook: Box<dyn Hook>, owner: Option<String>) -> String {
-        let hook: Arc<dyn Hook> = Arc::from(hook);
+    fn insert(&self, hook: Box<dyn NativeHook>, owner: Option<String>) -> String {
+        let hook: Arc<dyn NativeHook> = Arc::from(hook);
         let id = hook.id().to_string();
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         self.update(|s| {
@@ -322,7 +272,7 @@ impl Registry {
                 .natives
                 .entry(point.to_string())
                 .or_insert_with(|| (Vec::new(), Arc::new(empty_point(point))));
-            natives.push(NativeHook {
+            natives.push(RegisteredHook {
                 priority: hook.priority(),
                 hook,
                 enabled: true,

@@ -81,7 +81,7 @@
 //! [`EffectError::Unsupported`].
 
 use super::{EffectError, Reply};
-use crate::runtime::HookContext;
+use crate::event::HookContext;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -189,7 +189,7 @@ pub(crate) fn run(
 mod unix {
     use super::{Command, ExecConfig, Input};
     use crate::effects::{reply, Cutoff, EffectError, HookAction, Reply};
-    use crate::runtime::HookContext;
+    use crate::event::HookContext;
     use rustix::process::{kill_process_group, Pid, Signal};
     use std::io::{self, Read, Write};
     use std::os::unix::process::{CommandExt, ExitStatusExt};

@@ -46,7 +46,7 @@
 //! ORCS scripts.
 
 use super::{Cutoff, Deadline, EffectError, ExecConfig, HookAction};
-use crate::runtime::HookContext;
+use crate::event::HookContext;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value, VmState};
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -47,7 +47,7 @@ pub use exec::ExecConfig;
 pub use reply::Reply;
 pub use webhook::{FlushReport, Undelivered, WebhookConfig, WebhookPool, WebhookStats};
 
-use crate::runtime::HookContext;
+use crate::event::HookContext;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;

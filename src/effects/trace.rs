@@ -24,8 +24,8 @@
 //! mode.
 
 use super::{EffectError, ExecConfig};
+use crate::event::{HookContext, Val};
 use crate::ir::FieldPath;
-use crate::runtime::{HookContext, Val};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;

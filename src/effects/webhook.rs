@@ -83,8 +83,8 @@
 //! [`net_guard::check_ip`]: crate::net_guard::check_ip
 
 use super::EffectError;
+use crate::event::HookContext;
 use crate::ir::FieldPath;
-use crate::runtime::HookContext;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -378,8 +378,8 @@ mod imp {
 
     use super::{Counters, Post, Undelivered, WebhookConfig, MAX_UNDELIVERED};
     use crate::effects::EffectError;
+    use crate::event::HookContext;
     use crate::net_guard::{self, Range, UrlError};
-    use crate::runtime::HookContext;
     use serde_json::{json, Map, Value};
     use std::collections::VecDeque;
     use std::io;

@@ -7,7 +7,7 @@
 //! context, calls [`apply`]. Under [`EditApplication::AsEdited`], every
 //! point of every schema but `ironclaw`, nothing is taken and nothing runs.
 
-use super::context::{HookContext, Val};
+use crate::event::{HookContext, Val};
 use crate::schema::EditApplication;
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 //! Everything here reads; nothing edits. Matching (atoms over borrowed
 //! fields) allocates nothing; only expressions that build new values do.
 
-use super::context::{HookContext, Val};
-use super::regexes::{Matching, RegexOverrun};
+use crate::event::{HookContext, Val};
 use crate::ir::{Atom, BinaryOp, Expr, Template, TemplatePart, UnaryOp};
+use crate::table::regexes::{Matching, RegexOverrun};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -100,11 +100,9 @@ fn contains(haystack: &Val<'_>, needle: &Value) -> bool {
         (Val::Str(s), Value::String(n)) => s.contains(n.as_str()),
         (Val::Json(Value::Object(map)), Value::String(n)) => map.contains_key(n),
         (Val::Map(map), Value::String(n)) => map.contains_key(n),
-        _ => haystack.as_array().is_some_and(|items| {
-            items
-                .iter()
-                .any(|item| super::context::json_eq(item, needle))
-        }),
+        _ => haystack
+            .as_array()
+            .is_some_and(|items| items.iter().any(|item| crate::event::json_eq(item, needle))),
     }
 }
 

@@ -13,10 +13,10 @@
 //! Effects (`exec`, `webhook`, `call`) do not run in this version of the
 //! runtime, so explaining an event has no side effects.
 
-use super::context::json_eq;
 use super::eval;
 use super::{AsPoint, HookContext, Observer, Probe, Reach, Report, Run, Target};
 use crate::diag::escape;
+use crate::event::json_eq;
 use crate::fql::{split_component, FqlPattern};
 use crate::ir::{
     Action, Atom, Cond, Expr, LuaCode, Origin, Program, RegexId, Template, TemplatePart, UnaryOp,
@@ -514,8 +514,8 @@ fn explain_action(
 ) -> ActionExplanation {
     // The values are computed again for the explanation, with a budget of
     // their own.
-    let budget = super::regexes::Budget::default();
-    let matching = super::regexes::Matching {
+    let budget = crate::table::regexes::Budget::default();
+    let matching = crate::table::regexes::Matching {
         regexes: &run.loaded.regexes,
         budget: &budget,
     };

@@ -29,27 +29,24 @@
 //! of the chain, and evaluates its atoms with the dispatch's own matchers;
 //! plain dispatch's observer is `()`, which compiles to nothing.
 
-mod context;
 mod edits;
 mod eval;
 mod explain;
-mod rate;
-mod regexes;
+mod native;
 
-pub use rate::MAX_KEYS as RATE_MAX_KEYS;
-pub(crate) use rate::{carry_over as carry_rates_over, RateCounter};
-pub(crate) use regexes::LazyRegexes;
-#[cfg(feature = "compiler")]
-pub(crate) use regexes::{fits_lazy_dfa, nfa_states, parse_facts};
-pub use regexes::{RegexBudget, RegexOverrun};
+use crate::store::memory::RateCounter;
+pub use crate::store::memory::MAX_KEYS as RATE_MAX_KEYS;
+pub use crate::table::regexes::{RegexBudget, RegexOverrun};
 
+pub use crate::event::{json_eq, HookContext, Principal, Val};
 pub use crate::fql::Target;
-pub use context::{json_eq, HookContext, Principal, Val};
 pub use eval::EvalError;
 pub use explain::{
     diff as json_diff, ActionExplanation, CondExplanation, Explanation, FieldValue, Location,
     RuleExplanation, RuleStatus, TargetExplanation,
 };
+pub use native::NativeHook;
+pub(crate) use native::RegisteredHook;
 
 use crate::effects::{
     exec, trace, webhook, Cutoff, Deadline, EffectError, Effects, HookAction, Reply,
@@ -58,15 +55,14 @@ use crate::fql::split_component;
 use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
-use crate::registry::NativeHook;
 use crate::schema::{HookPoint, PointKind};
 use crate::store::{Counter, RateStore, StoreError};
+use crate::table::regexes::{self, Matching};
 use crate::table::Loaded;
 use crate::table::Table;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::OverlappingState;
 use regex_automata::Input;
-use regexes::Matching;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -306,7 +302,7 @@ pub struct Outcome<'a> {
     value: Option<Value>,
     decision: Option<Decision>,
     point: Option<&'a PointProgram>,
-    natives: &'a [NativeHook],
+    natives: &'a [RegisteredHook],
     scratch: &'a Scratch,
 }
 
@@ -571,7 +567,7 @@ pub(crate) struct Live<'a> {
     /// Command settings, the webhook pool, named handlers.
     pub(crate) effects: &'a Effects,
     /// The point's native hooks, by priority, then registration.
-    pub(crate) natives: &'a [NativeHook],
+    pub(crate) natives: &'a [RegisteredHook],
     /// The point's rules switched off at run time: bit `i % 64` of word
     /// `i / 64` for rule `i`. Empty when none is.
     pub(crate) disabled: &'a [u64],

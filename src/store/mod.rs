@@ -52,6 +52,7 @@
 //! the rule and the store.
 
 pub mod file;
+pub(crate) mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
 

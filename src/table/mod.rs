@@ -47,12 +47,14 @@ pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
 use crate::ir::{PointProgram, Program};
-pub(crate) use crate::runtime::LazyRegexes;
-use crate::runtime::RateCounter;
+pub(crate) mod regexes;
+
 use crate::schema::HookPoint;
+use crate::store::memory::RateCounter;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
+pub(crate) use regexes::LazyRegexes;
 
 /// The label every table starts with.
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
@@ -621,7 +623,7 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
             std::sync::Arc::new(RateCounter::new(
                 std::time::Duration::from_millis(r.window_ms),
                 r.keep as usize,
-                crate::runtime::RATE_MAX_KEYS,
+                crate::store::memory::MAX_KEYS,
             ))
         })
         .collect();

@@ -11,7 +11,7 @@
 )]
 
 use hookc::ir::FailMode;
-use hookc::registry::Hook;
+use hookc::NativeHook;
 use hookc::{FqlPattern, HookAction, HookContext, OutcomeKind, Registry, Table, Target};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -41,7 +41,7 @@ struct Native<F> {
     run: F,
 }
 
-impl<F: Fn(&mut HookContext) -> HookAction + Send + Sync> Hook for Native<F> {
+impl<F: Fn(&mut HookContext) -> HookAction + Send + Sync> NativeHook for Native<F> {
     fn id(&self) -> &str {
         &self.id
     }

@@ -89,7 +89,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 // Cheap tests first: parsing, then compiling the NFA, then
                 // (milliseconds) building DFAs.
                 let Some((boundary, small)) =
-                    crate::runtime::parse_facts(&inline, MAX_QUIET_STATES)
+                    crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES)
                 else {
                     continue;
                 };
@@ -99,7 +99,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 {
                     continue;
                 }
-                let Some(states) = crate::runtime::nfa_states(&inline) else {
+                let Some(states) = crate::table::regexes::nfa_states(&inline) else {
                     continue;
                 };
                 if states <= MAX_QUIET_STATES {
@@ -107,7 +107,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 }
                 let why = if boundary {
                     "on non-ASCII text the DFAs cannot decide its Unicode `\\b`"
-                } else if !crate::runtime::fits_lazy_dfa(&inline) {
+                } else if !crate::table::regexes::fits_lazy_dfa(&inline) {
                     "it is too large for the field's DFA, and its lazy DFA can give up on text that visits many of its states"
                 } else {
                     continue;

@@ -1,4 +1,4 @@
-//! Reading events: JSON text from a host or an agent into a [`Value`] and a
+//! Decoding events: JSON text from a host or an agent into a [`Value`] and a
 //! [`HookContext`], the one way every entry point does it (`hookc claude`,
 //! `eval`, `explain`, rule tests, [`crate::claude::Event::parse`],
 //! [`HookContext::from_json`]).
@@ -37,7 +37,7 @@
 //! them without recursion, and [`crate::claude::Event::from_fields`] and
 //! [`context`] apply it.
 
-use crate::runtime::HookContext;
+use super::HookContext;
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;

@@ -29,7 +29,6 @@
 //! [`RateStore::Memory`]: crate::store::RateStore::Memory
 
 use crate::ir::{Atom, Program, Template};
-use crate::table::Table;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -138,20 +137,20 @@ impl RateCounter {
     }
 }
 
-/// The counters a registry dispatches `new` with after `old`, whose
+/// The counters a registry dispatches `new` (whose own are `own`) with after `old`, whose
 /// dispatches used `counters`: per counter of `new`, the one of `counters`
 /// with the same key template and window when it also keeps as many
 /// arrivals (so no event is lost, even one counted on the old table while
 /// the new one is swapped in); otherwise the new table's own counter, given
 /// the old counter's arrivals when there is one.
 pub(crate) fn carry_over(
-    new: &Table,
-    old: &Table,
+    new: &Program,
+    own: &[Arc<RateCounter>],
+    old: &Program,
     counters: &[Arc<RateCounter>],
 ) -> Vec<Arc<RateCounter>> {
-    let own = &new.loaded().rates;
-    let old_keys = rate_keys(old.program());
-    let new_keys = rate_keys(new.program());
+    let old_keys = rate_keys(old);
+    let new_keys = rate_keys(new);
     own.iter()
         .enumerate()
         .map(|(i, counter)| {
@@ -268,7 +267,12 @@ mod tests {
             "hook b on tool.post_execute { when rate(\"x\") > 1 per 1s abort }",
         )
         .unwrap();
-        let kept = carry_over(&same, &old, &counters);
+        let kept = carry_over(
+            same.program(),
+            &same.loaded().rates,
+            old.program(),
+            &counters,
+        );
         assert_eq!(kept.len(), 2);
         let (very, new): (Vec<_>, Vec<_>) = kept.iter().partition(|c| Arc::ptr_eq(c, &counters[0]));
         assert_eq!((very.len(), new.len()), (1, 1));
@@ -276,7 +280,12 @@ mod tests {
         // A higher limit keeps more arrivals: the new table's counter, with
         // the old arrivals.
         let higher = table(10, "").unwrap();
-        let moved = carry_over(&higher, &old, &counters);
+        let moved = carry_over(
+            higher.program(),
+            &higher.loaded().rates,
+            old.program(),
+            &counters,
+        );
         assert!(Arc::ptr_eq(&moved[0], &higher.loaded().rates[0]));
         assert_eq!(moved[0].hit("k", at(t, 10)), 4);
     }
