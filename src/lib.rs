@@ -95,7 +95,8 @@ pub use runtime::{
     Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal, Report,
     Scratch, Target,
 };
-pub use schema::{HookPoint, PointKind};
+pub use schema::PointKind;
+pub use systems::orcs::schema::HookPoint;
 pub use table::{LoadError, Table};
 
 #[cfg(feature = "compiler")]

@@ -55,8 +55,9 @@ use crate::ir::{FqlIndex, PointProgram};
 use crate::runtime::{
     AsPoint, Decision, Live, NativeHook, Outcome, OutcomeKind, RegisteredHook, Scratch, Target,
 };
-use crate::schema::{EditApplication, HookPoint, PointKind, Schema};
+use crate::schema::{EditApplication, PointKind};
 use crate::store::memory::{carry_over, RateCounter};
+use crate::systems::orcs::schema::HookPoint;
 use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
 use serde_json::Value;
@@ -112,9 +113,9 @@ fn empty_point(point: &str) -> PointProgram {
         Ok(p) => (p.kind(), EditApplication::AsEdited),
         // Another built-in schema's point (`PreToolUse`, `beforeInbound`);
         // a custom schema's point is unknown here: an event point.
-        Err(_) => Schema::BUILTIN
+        Err(_) => crate::systems::BUILTIN_SCHEMAS
             .iter()
-            .filter_map(|name| Schema::builtin(name))
+            .filter_map(|name| crate::systems::builtin_schema(name))
             .find_map(|s| s.point(point).map(|p| (p.kind, p.edits.clone())))
             .unwrap_or((PointKind::Event, EditApplication::AsEdited)),
     };

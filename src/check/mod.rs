@@ -255,7 +255,7 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
                 continue;
             };
             let schema = match &decl.schema {
-                ast::SchemaRef::Builtin(name) => match Schema::builtin(&name.name) {
+                ast::SchemaRef::Builtin(name) => match crate::systems::builtin_schema(&name.name) {
                     Some(s) => s,
                     None => {
                         let mut d = Diagnostic::error(
@@ -264,11 +264,14 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
                         )
                         .in_file(&file.source)
                         .with_primary(name.span, "not a built-in schema");
-                        d = match suggest(&name.name, Schema::BUILTIN.iter().copied()) {
+                        d = match suggest(
+                            &name.name,
+                            crate::systems::BUILTIN_SCHEMAS.iter().copied(),
+                        ) {
                             Some(s) => d.with_help(format!("did you mean `{s}`?")),
                             None => d.with_help(format!(
                                 "built-in schemas: {}",
-                                Schema::BUILTIN.join(", ")
+                                crate::systems::BUILTIN_SCHEMAS.join(", ")
                             )),
                         };
                         diagnostics.push(d);
@@ -315,7 +318,7 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
     }
     chosen
         .map(|(s, _, _)| s)
-        .or_else(|| Schema::builtin("orcs"))
+        .or_else(|| crate::systems::builtin_schema("orcs"))
         .unwrap_or_else(|| Schema {
             name: "orcs".to_string(),
             points: Vec::new(),
@@ -363,7 +366,7 @@ fn custom_schema(
                 .with_help(format!(
                     "the path is relative to this file: `{}`; built-in schemas are {}",
                     target.display(),
-                    Schema::BUILTIN.join(", ")
+                    crate::systems::BUILTIN_SCHEMAS.join(", ")
                 )),
             );
             return None;

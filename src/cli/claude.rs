@@ -2,15 +2,15 @@
 //!
 //! Claude Code spawns this once per event (on every tool call, twice), so
 //! the path is short: read stdin, find and load the table, dispatch, print
-//! the answer [`crate::claude`] builds. No logging subscriber is set up
+//! the answer [`crate::systems::claude_code::protocol`] builds. No logging subscriber is set up
 //! unless `HOOKC_LOG` asks for one, and a compiled table is loaded as bytes
 //! (`--rules` compiles at every run and is for trying rules out).
 
 use super::flush::{flush_bound, flush_webhooks, parse_duration, shown};
 use super::{io_reason, print_stderr, print_stdout, Failure, Status};
-use crate::claude::{failure, Event, Response};
 use crate::effects::ExecConfig;
 use crate::ir::FailMode;
+use crate::systems::claude_code::protocol::{failure, Event, Response};
 use crate::{Effects, Table};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -185,11 +185,11 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
 /// no decision, as if there were no policy.
 fn the_policy(table: Table) -> Result<Table, String> {
     let program = table.program();
-    if program.schema != crate::schema::claude_code::NAME {
+    if program.schema != crate::systems::claude_code::schema::NAME {
         return Err(format!(
             "the table's schema is `{}`, not `{}`: its points are not Claude Code events, so none of its rules would run",
             program.schema,
-            crate::schema::claude_code::NAME
+            crate::systems::claude_code::schema::NAME
         ));
     }
     if program.points.iter().all(|point| point.rules.is_empty()) {

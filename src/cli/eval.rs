@@ -232,7 +232,7 @@ pub(super) fn split_fqn(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>),
 /// The hook points the table knows: its schema's, plus any it has rules for.
 fn known_points(table: &Table) -> Vec<String> {
     let program = table.program();
-    let mut names: Vec<String> = crate::schema::Schema::builtin(&program.schema)
+    let mut names: Vec<String> = crate::systems::builtin_schema(&program.schema)
         .map(|schema| schema.points.into_iter().map(|p| p.name).collect())
         .unwrap_or_default();
     for point in &program.points {

@@ -76,7 +76,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         Ok(table) => table,
         Err(status) => return Ok(status),
     };
-    let builtin = crate::schema::Schema::builtin(&table.program().schema).is_some();
+    let builtin = crate::systems::builtin_schema(&table.program().schema).is_some();
     if builtin {
         check_point(&table, &ctx.hook_point, &name)?;
     }
@@ -125,10 +125,10 @@ fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
 }
 
 /// A Claude Code hook event as the JSON of its hook context, through the
-/// mapping `hookc claude` dispatches on ([`crate::claude::hook_context`]), so
+/// mapping `hookc claude` dispatches on ([`crate::systems::claude_code::protocol::hook_context`]), so
 /// that the options can still override its fields.
 fn claude_event_fields(event: Map<String, Value>) -> Result<Map<String, Value>, Failure> {
-    match serde_json::to_value(crate::claude::hook_context(event)) {
+    match serde_json::to_value(crate::systems::claude_code::protocol::hook_context(event)) {
         Ok(Value::Object(fields)) => Ok(fields),
         Ok(_) => Err(Failure::new("a hook context is not a JSON object")),
         Err(e) => Err(Failure::new(format!("cannot convert the event: {e}"))),

@@ -6,8 +6,11 @@
 
 use super::{plural, print_stderr, print_stdout, stderr_color, Failure, Status};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::import::{claude_settings, ironclaw, mcp_router, orcs};
 use crate::span::SourceFile;
+use crate::systems::claude_code::import as claude_settings;
+use crate::systems::ironclaw::import as ironclaw;
+use crate::systems::mcp_router::import as mcp_router;
+use crate::systems::orcs::import as orcs;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hookc import`.

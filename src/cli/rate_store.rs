@@ -11,8 +11,8 @@
 //! failure mode, and the other rules run as usual. Nothing here is read
 //! unless the table has `rate(…)` conditions.
 
-use crate::claude::Event;
 use crate::store::{RateStore, StoreError, StoreSpec};
+use crate::systems::claude_code::protocol::Event;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that names the store when no flag does.

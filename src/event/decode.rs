@@ -1,6 +1,6 @@
 //! Decoding events: JSON text from a host or an agent into a [`Value`] and a
 //! [`HookContext`], the one way every entry point does it (`hookc claude`,
-//! `eval`, `explain`, rule tests, [`crate::claude::Event::parse`],
+//! `eval`, `explain`, rule tests, [`crate::systems::claude_code::protocol::Event::parse`],
 //! [`HookContext::from_json`]).
 //!
 //! Plain `serde_json::from_str` refuses two kinds of input that an agent
@@ -34,7 +34,7 @@
 //! its events shallower, or gives those threads more stack.
 //!
 //! Values a host builds in memory are not parsed; [`check_depth`] measures
-//! them without recursion, and [`crate::claude::Event::from_fields`] and
+//! them without recursion, and [`crate::systems::claude_code::protocol::Event::from_fields`] and
 //! [`context`] apply it.
 
 use super::HookContext;

@@ -55,8 +55,9 @@ use crate::fql::split_component;
 use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
-use crate::schema::{HookPoint, PointKind};
+use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
+use crate::systems::orcs::schema::HookPoint;
 use crate::table::regexes::{self, Matching};
 use crate::table::Loaded;
 use crate::table::Table;
@@ -1547,7 +1548,9 @@ impl<'a> Run<'a> {
                         rule: &rule.id,
                         timeout: rule.timeout_ms.map(Duration::from_millis),
                         deadline: self.deadline,
-                        input: if self.loaded.program.schema == crate::schema::claude_code::NAME {
+                        input: if self.loaded.program.schema
+                            == crate::systems::claude_code::schema::NAME
+                        {
                             exec::Input::Payload
                         } else {
                             exec::Input::Context

@@ -21,13 +21,6 @@
 #[cfg(feature = "compiler")]
 pub mod custom;
 
-// The built-in catalogs live with the rest of their hook system's code.
-pub use crate::systems::claude_code::schema as claude_code;
-pub use crate::systems::ironclaw::schema as ironclaw;
-pub use crate::systems::orcs::schema::HookPoint;
-
-use crate::systems::orcs::schema as orcs;
-
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -260,19 +253,6 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// The built-in schema called `name`, if there is one.
-    pub fn builtin(name: &str) -> Option<Schema> {
-        match name {
-            "orcs" => Some(orcs::schema()),
-            "claude-code" => Some(claude_code::schema()),
-            "ironclaw" => Some(ironclaw::schema()),
-            _ => None,
-        }
-    }
-
-    /// Names of the built-in schemas.
-    pub const BUILTIN: &'static [&'static str] = &["orcs", "claude-code", "ironclaw"];
-
     /// The point called `name`.
     pub fn point(&self, name: &str) -> Option<&PointDef> {
         self.points.iter().find(|p| p.name == name)

@@ -22,3 +22,22 @@ pub mod ironclaw;
 #[cfg(feature = "compiler")]
 pub mod mcp_router;
 pub mod orcs;
+
+use crate::schema::Schema;
+
+/// The names of the built-in schemas, as `schema NAME` names them.
+pub const BUILTIN_SCHEMAS: &[&str] = &[
+    orcs::schema::NAME,
+    claude_code::schema::NAME,
+    ironclaw::schema::NAME,
+];
+
+/// The built-in schema called `name`, if there is one.
+pub fn builtin_schema(name: &str) -> Option<Schema> {
+    match name {
+        orcs::schema::NAME => Some(orcs::schema::schema()),
+        claude_code::schema::NAME => Some(claude_code::schema::schema()),
+        ironclaw::schema::NAME => Some(ironclaw::schema::schema()),
+        _ => None,
+    }
+}

@@ -49,8 +49,8 @@ pub use sign::{KeyError, PublicKey, SecretKey};
 use crate::ir::{PointProgram, Program};
 pub(crate) mod regexes;
 
-use crate::schema::HookPoint;
 use crate::store::memory::RateCounter;
+use crate::systems::orcs::schema::HookPoint;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};

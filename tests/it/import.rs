@@ -15,9 +15,11 @@ use crate::common;
 use common::{hookc_in, Run};
 
 use hookc::effects::{ExecConfig, WebhookConfig};
-use hookc::import::{claude_settings, ironclaw, mcp_router};
 use hookc::ir::{Action, FailMode, Rule};
 use hookc::span::SourceFile;
+use hookc::systems::claude_code::import as claude_settings;
+use hookc::systems::ironclaw::import as ironclaw;
+use hookc::systems::mcp_router::import as mcp_router;
 use hookc::{Effects, HookContext, OutcomeKind, Report, Table, Target};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -330,7 +330,7 @@ priority = 200
     )
     .unwrap();
     let compiled =
-        hookc::import::orcs::compile(&[dir.join("orcs.toml")], &hookc::Options::default())
+        hookc::systems::orcs::import::compile(&[dir.join("orcs.toml")], &hookc::Options::default())
             .unwrap_or_else(|d| panic!("{d}"));
     let fx = effects(&dir);
     let (r, ctx) = dispatch(

@@ -81,8 +81,9 @@ handler = "tagger"
     )
     .unwrap();
 
-    let compiled = hookc::import::orcs::compile(&[&base, &project], &hookc::Options::default())
-        .unwrap_or_else(|d| panic!("{d}"));
+    let compiled =
+        hookc::systems::orcs::import::compile(&[&base, &project], &hookc::Options::default())
+            .unwrap_or_else(|d| panic!("{d}"));
     let registry = Registry::new(compiled.table);
     registry.register_handler("tagger", |c: &mut HookContext| {
         c.metadata.insert("tagged".into(), json!(true));
@@ -142,11 +143,13 @@ fn a_bad_layer_is_an_error_naming_the_file() {
     let dir = tmp_dir("bad");
     let path = dir.join("orcs.toml");
     std::fs::write(&path, "[[hooks]]\nid = \"x\"\npoint = 3\n").unwrap();
-    let err = hookc::import::orcs::compile(&[&path], &hookc::Options::default()).unwrap_err();
+    let err =
+        hookc::systems::orcs::import::compile(&[&path], &hookc::Options::default()).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("is not a valid ORCS configuration"), "{text}");
     let missing = dir.join("missing.toml");
-    let err = hookc::import::orcs::compile(&[&missing], &hookc::Options::default()).unwrap_err();
+    let err =
+        hookc::systems::orcs::import::compile(&[&missing], &hookc::Options::default()).unwrap_err();
     assert!(err.to_string().contains("cannot read"), "{err}");
 }
 
@@ -159,7 +162,8 @@ fn an_unknown_point_points_into_the_generated_rules() {
         "[[hooks]]\nid = \"x\"\nfql = \"*::*\"\npoint = \"tool.pre_exec\"\nhandler = \"h\"\n",
     )
     .unwrap();
-    let err = hookc::import::orcs::compile(&[&path], &hookc::Options::default()).unwrap_err();
+    let err =
+        hookc::systems::orcs::import::compile(&[&path], &hookc::Options::default()).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("tool.pre_exec"), "{text}");
     assert!(text.contains("orcs.toml (as .hooks)"), "{text}");

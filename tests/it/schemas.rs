@@ -11,7 +11,7 @@
 use crate::common;
 
 use hookc::diag::{Diagnostic, Diagnostics, Severity};
-use hookc::schema::{PointKind, Schema};
+use hookc::schema::PointKind;
 use hookc::{HookContext, Target};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ fn one(text: &str, code: &str) -> (Diagnostic, (u32, u32)) {
 
 #[test]
 fn every_claude_code_fixture_event_is_a_point() {
-    let schema = Schema::builtin("claude-code").unwrap();
+    let schema = hookc::systems::builtin_schema("claude-code").unwrap();
     let mut dirs = vec![fixture("claude-code-events")];
     // The shared fixtures, when this crate sits in its workspace.
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/claude-code/fixtures");
@@ -81,7 +81,7 @@ fn every_claude_code_fixture_event_is_a_point() {
 
 #[test]
 fn claude_code_points_kinds_and_blocking() {
-    let schema = Schema::builtin("claude-code").unwrap();
+    let schema = hookc::systems::builtin_schema("claude-code").unwrap();
     let point = |name: &str| schema.point(name).unwrap();
     assert_eq!(point("PreToolUse").kind, PointKind::Pre);
     assert!(point("PreToolUse").blocking);
@@ -103,7 +103,7 @@ fn claude_code_points_kinds_and_blocking() {
     ] {
         assert!(!point(passive).blocking, "{passive}");
     }
-    assert!(Schema::BUILTIN.contains(&"claude-code"));
+    assert!(hookc::systems::BUILTIN_SCHEMAS.contains(&"claude-code"));
 }
 
 #[test]

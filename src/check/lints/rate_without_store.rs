@@ -48,7 +48,7 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    if cx.schema.name != crate::schema::claude_code::NAME {
+    if cx.schema.name != crate::systems::claude_code::schema::NAME {
         return;
     }
     let (message, label, help) = match cx.rate_store {

@@ -101,7 +101,6 @@
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::import::write::{canonical, regex_literal, rule_block, suggest};
-use crate::schema::Schema;
 use crate::syntax::pretty::quote;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -355,7 +354,7 @@ impl Settings {
                 .with_help("remove `disabled` from the rules to turn them on"),
             );
         }
-        let schema = Schema::builtin("claude-code");
+        let schema = crate::systems::builtin_schema("claude-code");
         let mut counters: BTreeMap<&str, usize> = BTreeMap::new();
         let mut seen: Vec<(&Handler, String)> = Vec::new();
         for handler in &self.handlers {

@@ -272,7 +272,7 @@ fn rule(id: &str, hook: &HookDef, origin: &str, diagnostics: &mut Diagnostics) -
 /// host loads into a [`Registry`](crate::Registry) at start-up.
 ///
 /// ```no_run
-/// let compiled = hookc::import::orcs::compile(
+/// let compiled = hookc::systems::orcs::import::compile(
 ///     &["/etc/orcs/orcs.toml", "project/.orcs/orcs.toml"],
 ///     &hookc::Options::default(),
 /// ).map_err(|d| d.to_string())?;

@@ -4,6 +4,9 @@ use crate::schema::{EditApplication, FieldDef, FieldType, PointDef, PointKind, S
 use std::fmt;
 use std::str::FromStr;
 
+/// The schema's name, as `schema orcs` names it (the default).
+pub const NAME: &str = "orcs";
+
 macro_rules! hook_points {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, $kind:ident, [$($field:literal: $ty:ident),* $(,)?]; )*) => {
         /// Every lifecycle point of the ORCS runtime where rules can run.
@@ -158,7 +161,7 @@ impl FromStr for HookPoint {
 }
 
 /// The `orcs` schema.
-pub(crate) fn schema() -> Schema {
+pub fn schema() -> Schema {
     Schema {
         name: "orcs".to_string(),
         points: HookPoint::ALL
