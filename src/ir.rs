@@ -12,7 +12,7 @@
 //! rule's condition is a small boolean tree ([`Cond`]) over atom numbers.
 
 use crate::fql::FqlPattern;
-use crate::schema::{EditApplication, PointKind};
+use crate::schema::{CommandInput, EditApplication, PointKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -29,6 +29,8 @@ pub struct Program {
     pub files: Vec<String>,
     /// The counters of `rate(…)` tests; referenced by [`RateTest::counter`].
     pub rates: Vec<RateSpec>,
+    /// What command hooks read on stdin, from the schema.
+    pub command_input: CommandInput,
 }
 
 /// The rules of one hook point, ready to dispatch.

@@ -18,7 +18,7 @@ use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::Loaded;
-use crate::schema::{EditApplication, PointKind, Schema};
+use crate::schema::{CommandInput, EditApplication, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -88,6 +88,8 @@ pub struct Checked {
     ///
     /// [`EditApplication::AsEdited`]: crate::schema::EditApplication::AsEdited
     pub edits: BTreeMap<String, EditApplication>,
+    /// What command hooks read on stdin under the schema.
+    pub command_input: CommandInput,
     /// Rules of the root files, in declaration order.
     pub rules: Vec<CheckedRule>,
     /// Regexes the rules use, each once.
@@ -139,6 +141,7 @@ pub(crate) fn check_for(
     };
     let schema = resolve_schema(loaded, &mut checked.diagnostics);
     checked.schema = schema.name.clone();
+    checked.command_input = schema.command_input;
     checked.edits = schema
         .points
         .iter()
@@ -314,6 +317,7 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
         return Schema {
             name: "custom".to_string(),
             points: Vec::new(),
+            command_input: CommandInput::Context,
         };
     }
     chosen
@@ -322,6 +326,7 @@ fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
         .unwrap_or_else(|| Schema {
             name: "orcs".to_string(),
             points: Vec::new(),
+            command_input: CommandInput::Context,
         })
 }
 

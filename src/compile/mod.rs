@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
 use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
 use crate::load::{self, Loaded};
-use crate::schema::EditApplication;
+use crate::schema::{CommandInput, EditApplication};
 use crate::span::SourceFile;
 use crate::table::Table;
 use std::collections::BTreeMap;
@@ -132,6 +132,7 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
     );
     let Checked {
         schema,
+        command_input,
         edits,
         rules,
         regexes,
@@ -145,6 +146,7 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
     }
     let (program, dfas) = lower(
         schema,
+        command_input,
         &edits,
         rules,
         regexes,
@@ -179,6 +181,7 @@ pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compil
 )]
 fn lower(
     schema: String,
+    command_input: CommandInput,
     edits: &BTreeMap<String, EditApplication>,
     rules: Vec<CheckedRule>,
     regexes: Vec<crate::ir::RegexSource>,
@@ -298,6 +301,7 @@ fn lower(
             regexes,
             files,
             rates,
+            command_input,
         },
         dfas.sections,
     )

@@ -154,17 +154,8 @@ pub(crate) struct Command<'a> {
     pub input: Input,
 }
 
-/// What a command reads on stdin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Input {
-    /// The whole [`HookContext`] (hookc's own schemas).
-    Context,
-    /// Only its `payload`: under the `claude-code` schema the payload is the
-    /// Claude Code event, so a command hook written for Claude Code reads
-    /// the JSON it expects (`.tool_input.command`, …), edits of earlier
-    /// rules included.
-    Payload,
-}
+/// What a command reads on stdin: the schema decides, the table records it.
+pub(crate) use crate::schema::CommandInput as Input;
 
 /// Runs `cmd` with `ctx` as JSON on stdin and reads its reply.
 pub(crate) fn run(

@@ -1548,13 +1548,7 @@ impl<'a> Run<'a> {
                         rule: &rule.id,
                         timeout: rule.timeout_ms.map(Duration::from_millis),
                         deadline: self.deadline,
-                        input: if self.loaded.program.schema
-                            == crate::systems::claude_code::schema::NAME
-                        {
-                            exec::Input::Payload
-                        } else {
-                            exec::Input::Context
-                        },
+                        input: self.loaded.program.command_input,
                     };
                     match exec::run(self.effects.exec_config(), &command, ctx) {
                         Ok(reply) => {

@@ -6,6 +6,8 @@
 //! ```toml
 //! name = "app"                      # the schema's name (default: the file name)
 //! description = "…"                 # optional, ignored
+//! command-input = "context"         # what `exec`/`sh` read on stdin: the whole
+//!                                   # hook context (default), or "payload"
 //!
 //! [[points]]
 //! name = "job.pre_run"              # how rules name the point
@@ -36,7 +38,7 @@
 //! Every problem is a diagnostic that points into the TOML file (its line
 //! and column) with a help line; [`parse`] returns them all.
 
-use super::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
+use super::{CommandInput, EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::span::{SourceFile, Span};
 use serde::Deserialize;
@@ -52,6 +54,8 @@ struct FileDe {
     description: Option<String>,
     #[serde(default)]
     points: Vec<Spanned<PointDe>>,
+    #[serde(default, rename = "command-input")]
+    command_input: CommandInput,
 }
 
 #[derive(Deserialize)]
@@ -294,7 +298,11 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    Ok(Schema { name, points })
+    Ok(Schema {
+        name,
+        points,
+        command_input: file.command_input,
+    })
 }
 
 /// `app` for `dir/app.schema.toml`.
@@ -330,6 +338,23 @@ mod tests {
 
     fn parse_str(text: &str) -> Result<Schema, Diagnostics> {
         parse(&SourceFile::new("app.schema.toml", text))
+    }
+
+    #[test]
+    fn command_input_is_the_context_unless_the_schema_says_payload() {
+        let points = "[[points]]\nname = \"job.pre_run\"\nkind = \"pre\"\n";
+        assert_eq!(
+            parse_str(points).unwrap().command_input,
+            CommandInput::Context
+        );
+        let payload = format!("command-input = \"payload\"\n{points}");
+        assert_eq!(
+            parse_str(&payload).unwrap().command_input,
+            CommandInput::Payload
+        );
+        let bad = format!("command-input = \"stdin\"\n{points}");
+        let err = parse_str(&bad).unwrap_err().to_string();
+        assert!(err.contains("invalid-schema"), "{err}");
     }
 
     #[test]

@@ -250,6 +250,25 @@ pub struct Schema {
     pub name: String,
     /// Its points.
     pub points: Vec<PointDef>,
+    /// What a command hook reads on stdin under this schema.
+    pub command_input: CommandInput,
+}
+
+/// What a command hook (`exec`, `sh`) reads on stdin: the event in the shape
+/// the schema's host gives its own command hooks, so hooks written for that
+/// host run unchanged. The compiler records it in the table, so dispatch
+/// never asks which schema it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandInput {
+    /// The whole hook context as JSON: hookc's own event (ORCS's
+    /// `HookContext`).
+    #[default]
+    Context,
+    /// Only its `payload`, for a schema whose payload is the host's event as
+    /// it arrived (Claude Code: a command reads `.tool_input.command`, …,
+    /// with the edits of earlier rules).
+    Payload,
 }
 
 impl Schema {

@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 7)
+//! # Format (version 8)
 //!
 //! ```text
 //! offset  size  field
@@ -29,7 +29,9 @@
 //!
 //! Version 6 added the `include` fields and `header`s of a webhook action
 //! to the program; version 7 added each point's `edits` (how the schema's
-//! host applies an edit between rules). A table of an older version is
+//! host applies an edit between rules); version 8 the program's
+//! `command_input` (what command hooks read on stdin, from the schema). A
+//! table of an older version is
 //! refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see
@@ -60,7 +62,7 @@ pub(crate) use regexes::LazyRegexes;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;

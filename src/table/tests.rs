@@ -45,6 +45,7 @@ fn sample() -> Program {
         regexes: vec![],
         files: vec!["t.hooks".into()],
         rates: Vec::new(),
+        command_input: crate::schema::CommandInput::Context,
     }
 }
 

@@ -2,7 +2,7 @@
 //! same way, or fail with a typed version error once the format changes.
 //!
 //! Regenerate after a deliberate format change (and bump the directory):
-//! `HOOKC_BLESS=1 cargo test --test golden` writes `tests/golden/v<VERSION>/guard.tbl`;
+//! `HOOKC_BLESS=1 cargo test --test it golden::` writes `tests/golden/v<VERSION>/guard.tbl`;
 //! keep the older directories.
 
 #![expect(
@@ -105,7 +105,7 @@ fn golden_tables_load_or_fail_with_a_version_error() {
     }
     assert!(
         seen_current,
-        "commit a golden table for the current format: HOOKC_BLESS=1 cargo test --test golden"
+        "commit a golden table for the current format: HOOKC_BLESS=1 cargo test --test it golden::"
     );
 }
 
@@ -156,6 +156,6 @@ fn signed_golden_tables_verify_or_fail_with_a_version_error() {
     }
     assert!(
         seen_current,
-        "commit a signed golden table for the current format: HOOKC_BLESS=1 cargo test --test golden"
+        "commit a signed golden table for the current format: HOOKC_BLESS=1 cargo test --test it golden::"
     );
 }

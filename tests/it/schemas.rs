@@ -603,3 +603,47 @@ fn hookc_eval_applies_ironclaw_edits() {
         "{out:#}"
     );
 }
+
+/// What a command reads on stdin is the schema's to say, and the table
+/// records it: `command-input = "payload"` gives commands the payload alone
+/// (as the `claude-code` schema does), the default the whole context.
+#[cfg(unix)]
+#[test]
+fn a_custom_schema_chooses_what_commands_read_on_stdin() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schemas-command-input");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Blocks (exit 2) when stdin is the whole context: it has a `hook_point`.
+    let rule = "hook probe on job.pre_run {\n    sh \"grep -q hook_point && exit 2; exit 0\"\n}\n";
+    let run = |input: Option<&str>| {
+        let header = input.map_or(String::new(), |i| format!("command-input = \"{i}\"\n"));
+        std::fs::write(
+            dir.join("app.schema.toml"),
+            format!(
+                "name = \"jobs\"\n{header}[[points]]\nname = \"job.pre_run\"\nkind = \"pre\"\n"
+            ),
+        )
+        .unwrap();
+        let path = dir.join("probe.hooks");
+        std::fs::write(&path, format!("schema \"app.schema.toml\"\n{rule}")).unwrap();
+        let table = hookc::compile_paths(&[&path], &hookc::Options::default())
+            .unwrap_or_else(|d| panic!("{d}"))
+            .table;
+        // Through bytes: the choice is in the table, not in the schema file.
+        let table = hookc::Table::from_bytes(&table.to_bytes()).unwrap();
+        let mut ctx =
+            HookContext::new("job.pre_run", "runner::jobs", serde_json::json!({"job": 1}));
+        table.dispatch_context(&mut ctx).outcome
+    };
+    assert_eq!(
+        run(None),
+        hookc::OutcomeKind::Abort,
+        "the context, by default"
+    );
+    assert_eq!(run(Some("context")), hookc::OutcomeKind::Abort);
+    assert_eq!(
+        run(Some("payload")),
+        hookc::OutcomeKind::Continue,
+        "the payload alone"
+    );
+}

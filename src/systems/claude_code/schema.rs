@@ -36,7 +36,7 @@
 //! | `PreModelSwitch` | pre | yes |
 //! | `PostModelSwitch` | event | no |
 
-use crate::schema::{EditApplication, FieldDef, PointDef, PointKind, Schema};
+use crate::schema::{CommandInput, EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema = "claude-code"` names it.
 pub const NAME: &str = "claude-code";
@@ -519,6 +519,7 @@ pub fn schema() -> Schema {
     Schema {
         name: NAME.to_string(),
         points,
+        command_input: CommandInput::Payload,
     }
 }
 

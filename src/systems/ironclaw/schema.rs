@@ -33,7 +33,7 @@
 //! `response`) as IronClaw reads the last hook's modification.
 //! `hookc import ironclaw` writes rules for this schema.
 
-use crate::schema::{EditApplication, FieldDef, PointDef, PointKind, Schema};
+use crate::schema::{CommandInput, EditApplication, FieldDef, PointDef, PointKind, Schema};
 
 /// The schema's name, as `schema ironclaw` names it.
 pub const NAME: &str = "ironclaw";
@@ -165,6 +165,7 @@ pub fn schema() -> Schema {
     Schema {
         name: NAME.to_string(),
         points,
+        command_input: CommandInput::Context,
     }
 }
 

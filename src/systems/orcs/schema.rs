@@ -1,6 +1,8 @@
 //! The built-in `orcs` schema: the 25 lifecycle points of the ORCS runtime.
 
-use crate::schema::{EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema};
+use crate::schema::{
+    CommandInput, EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -175,6 +177,7 @@ pub fn schema() -> Schema {
                 edits: EditApplication::AsEdited,
             })
             .collect(),
+        command_input: CommandInput::Context,
     }
 }
 
