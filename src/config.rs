@@ -46,13 +46,13 @@
 //! warnings.
 
 use crate::check::lints::{self, Level, LintLevels};
-use crate::check::suggest;
+use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::span::{SourceFile, Span};
 use std::path::{Path, PathBuf};
 
-/// The name of the configuration file.
-pub const FILE_NAME: &str = "hookc.toml";
+/// The name of the configuration file (where loading finds rule sets).
+pub const FILE_NAME: &str = crate::load::CONFIG_FILE;
 
 /// Settings read from a `hookc.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -79,8 +79,9 @@ pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> V
     out
 }
 
-/// The file that makes a directory a rule set of its own.
-const CONFIG_FILE: &str = crate::config::FILE_NAME;
+/// The configuration file, `hookc.toml`: it also makes a directory a rule
+/// set of its own, which a directory search does not enter.
+pub const CONFIG_FILE: &str = "hookc.toml";
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
     let entries = match std::fs::read_dir(dir) {

@@ -2,7 +2,8 @@
 //! expressions and actions, with a diagnostic for every problem.
 
 use super::names::{Def, DefKind, Scope};
-use super::{suggest, CheckedRule, CondSpans};
+use super::{CheckedRule, CondSpans};
+use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
 use crate::ir::{

@@ -24,8 +24,14 @@ use crate::syntax::ast;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
-pub use names::suggest;
+
+/// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
+/// a regex whose DFA alone would be larger is matched on its own. The
+/// `regex-cost` lint needs it as the compiler does, so it lives on the
+/// checker's side of the one-way `compile → check` dependency.
+pub const DEFAULT_PATTERN_DFA_BUDGET: usize = 64 << 10;
 
 /// One rule after checking: resolved, typed and lowered.
 #[derive(Clone, Debug)]
@@ -118,7 +124,7 @@ pub fn check_with_store(
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
 ) -> Checked {
-    let budget = crate::compile::Options::default().pattern_dfa_budget;
+    let budget = DEFAULT_PATTERN_DFA_BUDGET;
     check_for(loaded, levels, rate_store, budget)
 }
 

@@ -103,13 +103,3 @@ pub(crate) fn scopes(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Vec<Scop
         })
         .collect()
 }
-
-/// The candidate closest to `name`, if one is close enough to be a typo.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(name, c), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}

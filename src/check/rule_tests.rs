@@ -16,7 +16,7 @@
 
 use super::lower::{Lowerer, Regexes};
 use super::names::Scope;
-use super::suggest;
+use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::Loaded;
 use crate::runtime::HookContext;

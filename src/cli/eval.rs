@@ -1,8 +1,8 @@
 //! `hookc eval`: run one event through the rules and print the outcome.
 
 use super::{
-    check_sources, did_you_mean, emit_diagnostics, has_io_errors, pretty_json, print_stdout,
-    Failure, Format, Status,
+    check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout, Failure, Format,
+    Status,
 };
 use crate::{HookContext, OutcomeKind, Table};
 use serde_json::{Map, Value};
@@ -250,7 +250,7 @@ pub(super) fn check_point(table: &Table, point: &str, event: &str) -> Result<(),
         return Ok(());
     }
     let mut failure = Failure::new(format!("unknown hook point `{point}` in event `{event}`"));
-    if let Some(best) = did_you_mean(point, known.iter().map(String::as_str)) {
+    if let Some(best) = crate::diag::suggest::suggest(point, known.iter().map(String::as_str)) {
         failure = failure.help(format!("did you mean `{best}`?"));
     }
     Err(failure.help(format!("known hook points: {}", known.join(", "))))

@@ -1,8 +1,8 @@
 //! `hookc lint`: check rule files and report every finding.
 
 use super::{
-    check_sources, did_you_mean, emit_diagnostics, has_io_errors, load_config, pretty_json,
-    print_stdout, Failure, Format, Status,
+    check_sources, emit_diagnostics, has_io_errors, load_config, pretty_json, print_stdout,
+    Failure, Format, Status,
 };
 use crate::check::lints;
 use crate::diag::Severity;
@@ -72,7 +72,7 @@ pub(crate) fn run(args: LintArgs) -> Result<Status, Failure> {
 fn explain(code: &str) -> Result<Status, Failure> {
     let Some(lint) = lints::lint(code) else {
         let mut failure = Failure::new(format!("unknown lint `{code}`"));
-        failure = match did_you_mean(code, lints::codes()) {
+        failure = match crate::diag::suggest::suggest(code, lints::codes()) {
             Some(s) => failure.help(format!("did you mean `{s}`?")),
             None => failure.help(format!(
                 "the lints are: {}",

@@ -562,38 +562,6 @@ pub(crate) fn io_reason(err: &io::Error) -> String {
     }
 }
 
-/// The candidate closest to `name`, if one is close enough to be a typo.
-pub(crate) fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(2);
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = Vec::with_capacity(b.len() + 1);
-        cur.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev.get(j).copied().unwrap_or(usize::MAX - 1) + usize::from(ca != *cb);
-            let del = prev.get(j + 1).copied().unwrap_or(usize::MAX - 1) + 1;
-            let ins = cur.get(j).copied().unwrap_or(usize::MAX - 1) + 1;
-            cur.push(sub.min(del).min(ins));
-        }
-        prev = cur;
-    }
-    prev.last().copied().unwrap_or(0)
-}
-
 /// `n thing` / `n things`.
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
@@ -611,22 +579,6 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn suggestions() {
-        let points = ["tool.pre_execute", "tool.post_execute", "child.pre_spawn"];
-        assert_eq!(
-            did_you_mean("tool.pre_exec", points),
-            Some("tool.pre_execute")
-        );
-        assert_eq!(
-            did_you_mean("tool.post_exec", points),
-            Some("tool.post_execute")
-        );
-        assert_eq!(did_you_mean("bus.on_whatever", points), None);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

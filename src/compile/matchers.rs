@@ -10,6 +10,7 @@
 //! time, only when a candidate rule needs it.
 
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
+use crate::table::regexes::too_costly;
 use crate::table::DfaKind;
 use regex_automata::dfa::dense;
 use regex_automata::util::syntax;
@@ -286,39 +287,6 @@ fn required_literal(pattern: &str) -> Option<String> {
         return None;
     }
     String::from_utf8(bytes).ok()
-}
-
-/// True when a pattern has a long counted repetition and its DFA alone is
-/// larger than `budget` bytes. Only such patterns pay for a trial build.
-pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
-    fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
-        use regex_syntax::hir::HirKind;
-        match hir.kind() {
-            HirKind::Repetition(r) => {
-                r.max.unwrap_or(r.min).max(r.min) >= 6 || long_repetition(&r.sub)
-            }
-            HirKind::Capture(c) => long_repetition(&c.sub),
-            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(long_repetition),
-            _ => false,
-        }
-    }
-    let Ok(hir) = regex_syntax::parse(pattern) else {
-        return false;
-    };
-    if !long_repetition(&hir) {
-        return false;
-    }
-    dense::Builder::new()
-        .configure(
-            dense::DFA::config()
-                .match_kind(MatchKind::All)
-                .unicode_word_boundary(true)
-                .dfa_size_limit(Some(budget))
-                .determinize_size_limit(Some(budget)),
-        )
-        .syntax(syntax::Config::new().utf8(true).unicode(true))
-        .build(pattern)
-        .is_err()
 }
 
 /// One DFA for all patterns, as a table section: dense (fastest) when its

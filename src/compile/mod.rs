@@ -57,7 +57,7 @@ impl Default for Options {
             dfa_size_limit: 16 << 20,
             max_template_len: 64 << 10,
             dense_dfa_limit: 256 << 10,
-            pattern_dfa_budget: 64 << 10,
+            pattern_dfa_budget: crate::check::DEFAULT_PATTERN_DFA_BUDGET,
             field_dfa_budget: 1 << 20,
             lints: check::LintLevels::default(),
             rate_store: None,

@@ -215,3 +215,5 @@ pub mod escape;
 #[cfg(feature = "compiler")]
 pub mod render;
 pub mod sarif;
+#[cfg(feature = "compiler")]
+pub mod suggest;

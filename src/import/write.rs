@@ -169,21 +169,3 @@ impl UniqueIds {
         candidate
     }
 }
-
-/// The candidate closest to `name`, if one is close enough to be a typo.
-pub(crate) fn suggest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| {
-            (
-                strsim::jaro_winkler(&name.to_lowercase(), &c.to_lowercase()),
-                c,
-            )
-        })
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}

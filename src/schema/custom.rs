@@ -179,7 +179,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
                     point.kind.span(),
                     "not a kind",
                 );
-                d = match crate::check::suggest(other, ["pre", "post", "event"]) {
+                d = match crate::diag::suggest::suggest(other, ["pre", "post", "event"]) {
                     Some(s) => d.with_help(format!(
                         "did you mean `{s}`? kinds are `pre`, `post` and `event`"
                     )),
@@ -230,7 +230,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
                     ty.span(),
                     "not a type",
                 );
-                d = match crate::check::suggest(written, FieldType::NAMES) {
+                d = match crate::diag::suggest::suggest(written, FieldType::NAMES) {
                     Some(s) => d.with_help(format!("did you mean `{s}`?")),
                     None => d.with_help(format!(
                         "types are {}; add `?` for an optional field",

@@ -24,6 +24,7 @@ use super::ast::{
     Rate, RegexLit, RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, UnaryOp, Webhook,
 };
 use super::grammar::{HooksParser, Rule};
+use crate::diag::suggest::suggest_keyword;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Root;
 use crate::span::{SourceFile, Span};
@@ -509,60 +510,6 @@ fn found_at(text: &str, pos: usize) -> (String, Option<String>, Span) {
     }
 }
 
-/// The edit distance between two short words, counting a swap of two
-/// neighbouring letters as one edit (optimal string alignment).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    // d[i * width + j]: distance between a[..i] and b[..j].
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    let at = |i: usize, j: usize| i * width + j;
-    for (i, slot) in d.iter_mut().step_by(width).enumerate() {
-        *slot = i;
-    }
-    for (j, slot) in d.iter_mut().take(width).enumerate() {
-        *slot = j;
-    }
-    let get = |d: &[usize], i: usize, j: usize| d.get(at(i, j)).copied().unwrap_or(usize::MAX);
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let (ca, cb) = (a.get(i - 1), b.get(j - 1));
-            let cost = usize::from(ca != cb);
-            let mut best = (get(&d, i - 1, j).saturating_add(1))
-                .min(get(&d, i, j - 1).saturating_add(1))
-                .min(get(&d, i - 1, j - 1).saturating_add(cost));
-            if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
-                best = best.min(get(&d, i - 2, j - 2).saturating_add(1));
-            }
-            if let Some(slot) = d.get_mut(at(i, j)) {
-                *slot = best;
-            }
-        }
-    }
-    get(&d, a.len(), b.len())
-}
-
-/// The closest candidate keyword to a misspelled `word`, if any is close.
-fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    if candidates.contains(&word) {
-        return None;
-    }
-    let mut best: Option<(usize, &str)> = None;
-    for &cand in candidates {
-        let dist = if word.len() >= 3 && cand.starts_with(word) {
-            1
-        } else {
-            edit_distance(word, cand)
-        };
-        let max = (word.len().max(cand.len()) / 3).max(1);
-        if dist <= max && best.is_none_or(|(d, _)| dist < d) {
-            best = Some((dist, cand));
-        }
-    }
-    best.map(|(_, cand)| cand)
-}
-
 /// Turns a pest error (positions relative to `base`) into a diagnostic.
 fn syntax_error(file: &SourceFile, base: usize, err: &pest::error::Error<Rule>) -> Diagnostic {
     let pos = base
@@ -636,7 +583,7 @@ fn expect_help(text: &str, pos: usize) -> Option<String> {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
-    if let Some(best) = suggest(&word, &EXPECT_KEYWORDS) {
+    if let Some(best) = suggest_keyword(&word, &EXPECT_KEYWORDS) {
         return Some(format!("did you mean `expect {best}`?"));
     }
     Some(
@@ -689,7 +636,7 @@ fn syntax_help(positives: &[Rule], found: &str, word: Option<&str>) -> Option<St
         ));
     }
     let cands: Vec<&str> = positives.iter().flat_map(|r| candidates(*r)).collect();
-    if let Some(best) = suggest(word, &cands) {
+    if let Some(best) = suggest_keyword(word, &cands) {
         return Some(format!("did you mean `{best}`?"));
     }
     if has(Rule::lbrace) && has(Rule::hook_option) {

@@ -436,7 +436,7 @@ impl<'a> Cx<'a> {
             regexes: &checked.regexes,
             complete: !loaded.diagnostics.has_errors(),
             rate_store: None,
-            pattern_dfa_budget: crate::compile::Options::default().pattern_dfa_budget,
+            pattern_dfa_budget: super::DEFAULT_PATTERN_DFA_BUDGET,
             compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
@@ -723,7 +723,7 @@ fn parse_directive(
             let mut d = Diagnostic::warning("unknown-lint", format!("unknown lint level `{word}`"))
                 .in_file(source)
                 .with_primary(Span::new(pos, pos + word_len), "not a level");
-            d = match super::suggest(word, Level::NAMES) {
+            d = match crate::diag::suggest::suggest(word, Level::NAMES) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help("levels are `allow`, `warn`, `deny` and `note`"),
             };
@@ -772,7 +772,7 @@ pub(crate) fn unknown_lint(code: &str, at: Option<(&SourceFile, Span)>) -> Diagn
             .in_file(source)
             .with_primary(span, "no lint has this code");
     }
-    match super::suggest(code, codes()) {
+    match crate::diag::suggest::suggest(code, codes()) {
         Some(s) => d.with_help(format!("did you mean `{s}`?")),
         None => d.with_help(format!(
             "the lints are: {}",

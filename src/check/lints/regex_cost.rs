@@ -95,7 +95,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 };
                 if small
                     || !boundary
-                        && !crate::compile::matchers::too_costly(&inline, cx.pattern_dfa_budget)
+                        && !crate::table::regexes::too_costly(&inline, cx.pattern_dfa_budget)
                 {
                     continue;
                 }

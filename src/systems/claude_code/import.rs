@@ -99,8 +99,9 @@
 //! Claude Code event itself (`.tool_input.command`, …), edits of earlier
 //! rules included.
 
+use crate::diag::suggest::suggest_ignoring_case as suggest;
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::import::write::{canonical, regex_literal, rule_block, suggest};
+use crate::import::write::{canonical, regex_literal, rule_block};
 use crate::syntax::pretty::quote;
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -117,10 +117,9 @@
 //! another control character. A priority above 2147483647 is an error too
 //! (hookc's priorities are 32-bit signed).
 
+use crate::diag::suggest::suggest_ignoring_case as suggest;
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::import::write::{
-    canonical, regex_literal, rule_block, rule_id, suggest, template, UniqueIds,
-};
+use crate::import::write::{canonical, regex_literal, rule_block, rule_id, template, UniqueIds};
 use crate::net_guard::HeaderError;
 use crate::syntax::pretty::quote;
 use serde::Deserialize;
