@@ -347,50 +347,6 @@ fn describe(c: char) -> String {
     }
 }
 
-/// The call a dispatch is for: a component, and optionally a child and a
-/// channel instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Target<'a> {
-    /// `scope::target`, e.g. `builtin::llm`.
-    pub component: &'a str,
-    /// The child id, when the call is made for a child.
-    pub child: Option<&'a str>,
-    /// The channel instance, when the call names one.
-    pub instance: Option<&'a str>,
-}
-
-impl<'a> Target<'a> {
-    /// A target for a component, with no child and no instance.
-    pub fn new(component: &'a str) -> Target<'a> {
-        Target {
-            component,
-            child: None,
-            instance: None,
-        }
-    }
-
-    /// The same target for a child.
-    pub fn with_child(self, child: &'a str) -> Target<'a> {
-        Target {
-            child: Some(child),
-            ..self
-        }
-    }
-
-    /// The same target on a channel instance.
-    pub fn with_instance(self, instance: &'a str) -> Target<'a> {
-        Target {
-            instance: Some(instance),
-            ..self
-        }
-    }
-
-    /// True when `pattern` matches this target.
-    pub fn is_matched_by(&self, pattern: &FqlPattern) -> bool {
-        pattern.matches(self.component, self.child, self.instance)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

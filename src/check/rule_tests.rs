@@ -60,31 +60,11 @@ pub(crate) fn literal_json(e: &ast::Expr) -> Result<Value, Span> {
 
 /// The parts of a target `scope::name[/child][#instance]`: the component,
 /// the child and the instance; or why it is invalid.
-pub(crate) fn split_target(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>), &'static str> {
-    let (rest, instance) = match fqn.split_once('#') {
-        Some((rest, instance)) => (rest, Some(instance)),
-        None => (fqn, None),
-    };
-    let (component, child) = match rest.split_once('/') {
-        Some((component, child)) => (component, Some(child)),
-        None => (rest, None),
-    };
-    let Some((scope, name)) = component.split_once("::") else {
-        return Err("missing `::` between scope and name");
-    };
-    if scope.is_empty() {
-        return Err("empty scope before `::`");
-    }
-    if name.is_empty() {
-        return Err("empty name after `::`");
-    }
-    if child == Some("") {
-        return Err("empty child after `/`");
-    }
-    if instance == Some("") {
-        return Err("empty instance after `#`");
-    }
-    Ok((component, child, instance))
+pub(crate) fn split_target(
+    fqn: &str,
+) -> Result<(&str, Option<&str>, Option<&str>), crate::event::TargetError> {
+    let target = crate::event::Target::parse(fqn)?;
+    Ok((target.component, target.child, target.instance))
 }
 
 /// The hook context a test dispatches: its event, with the `target` (when
@@ -101,7 +81,8 @@ pub(crate) fn test_context(test: &ast::TestDecl) -> Result<HookContext, String> 
         return Err("the event is not an object".to_owned());
     };
     if let Some(target) = &test.target {
-        let (component, child, instance) = split_target(&target.value)?;
+        let (component, child, instance) =
+            split_target(&target.value).map_err(|e| e.to_string())?;
         fields.insert("component_id".into(), Value::from(component));
         if let Some(child) = child {
             fields.insert("child_id".into(), Value::from(child));
@@ -220,7 +201,11 @@ impl TestChecker<'_> {
         if let Some(target) = &test.target {
             if let Err(why) = split_target(&target.value) {
                 let d = self
-                    .error(format!("invalid target `{}`", target.value), target.span, why)
+                    .error(
+                        format!("invalid target `{}`", target.value),
+                        target.span,
+                        &why.to_string(),
+                    )
                     .with_help("write a component as `scope::name`, optionally with `/child` and `#instance`, e.g. `builtin::llm/agent-1#primary`");
                 self.diagnostics.push(d);
             }

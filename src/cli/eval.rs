@@ -203,30 +203,8 @@ pub(super) fn split_fqn(fqn: &str) -> Result<(&str, Option<&str>, Option<&str>),
         Failure::new(format!("invalid --target `{fqn}`: {why}"))
             .help("write a component as `scope::name`, optionally with `/child` and `#instance`, e.g. `builtin::llm/agent-1#primary`")
     };
-    let (rest, instance) = match fqn.split_once('#') {
-        Some((rest, instance)) => (rest, Some(instance)),
-        None => (fqn, None),
-    };
-    let (component, child) = match rest.split_once('/') {
-        Some((component, child)) => (component, Some(child)),
-        None => (rest, None),
-    };
-    let Some((scope, name)) = component.split_once("::") else {
-        return Err(invalid("missing `::` between scope and name"));
-    };
-    if scope.is_empty() {
-        return Err(invalid("empty scope before `::`"));
-    }
-    if name.is_empty() {
-        return Err(invalid("empty name after `::`"));
-    }
-    if child == Some("") {
-        return Err(invalid("empty child after `/`"));
-    }
-    if instance == Some("") {
-        return Err(invalid("empty instance after `#`"));
-    }
-    Ok((component, child, instance))
+    let target = crate::event::Target::parse(fqn).map_err(|e| invalid(&e.to_string()))?;
+    Ok((target.component, target.child, target.instance))
 }
 
 /// The hook points the table knows: its schema's, plus any it has rules for.

@@ -38,8 +38,8 @@ use crate::store::memory::RateCounter;
 pub use crate::store::memory::MAX_KEYS as RATE_MAX_KEYS;
 pub use crate::table::regexes::{RegexBudget, RegexOverrun};
 
-pub use crate::event::{json_eq, HookContext, Principal, Val};
-pub use crate::fql::Target;
+// The event types live in the leaf `event` module; these paths stay for hosts.
+pub use crate::event::{json_eq, HookContext, Principal, Target, Val};
 pub use eval::EvalError;
 pub use explain::{
     diff as json_diff, ActionExplanation, CondExplanation, Explanation, FieldValue, Location,
