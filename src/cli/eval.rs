@@ -9,29 +9,37 @@ use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `hookc eval`.
+/// The rules and the event: what `eval` and `explain` both read. The help
+/// text is `eval`'s; `explain` words three of them its own way.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("rules").required(true).args(["paths", "table"])))]
-pub(crate) struct EvalArgs {
+pub(crate) struct RulesAndEvent {
     /// `.hooks` files or directories to compile and run (or use --table)
     #[arg(value_name = "PATH")]
-    paths: Vec<PathBuf>,
+    pub(super) paths: Vec<PathBuf>,
 
     /// A table written by `hookc compile`, instead of rule files
     #[arg(long, value_name = "FILE", conflicts_with = "paths")]
-    table: Option<PathBuf>,
+    pub(super) table: Option<PathBuf>,
 
     /// The event: a HookContext JSON file, or `-` for stdin
     #[arg(long, value_name = "FILE")]
-    event: PathBuf,
+    pub(super) event: PathBuf,
 
     /// Dispatch at this hook point instead of the event's `hook_point`
     #[arg(long, value_name = "POINT")]
-    point: Option<String>,
+    pub(super) point: Option<String>,
 
     /// Target component instead of the event's, as `scope::name[/child][#instance]`
     #[arg(long, value_name = "FQN")]
-    target: Option<String>,
+    pub(super) target: Option<String>,
+}
+
+/// Arguments of `hookc eval`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct EvalArgs {
+    #[command(flatten)]
+    input: RulesAndEvent,
 
     /// Child id of the target (overrides the event's `child_id`)
     #[arg(long, value_name = "ID")]
@@ -56,7 +64,7 @@ pub(crate) struct EvalArgs {
 pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     // The event first: it is cheap to check, and its errors do not depend
     // on the rules.
-    let (name, text) = read_event(&args.event)?;
+    let (name, text) = read_event(&args.input.event)?;
     let mut event = parse_event(
         &name,
         &text,
@@ -75,11 +83,11 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     }
     let mut ctx = hook_context(&name, event)?;
 
-    let table = match &args.table {
+    let table = match &args.input.table {
         Some(path) => super::inspect::load_table(path)?.0,
         None => {
-            check_sources(&args.paths)?;
-            match crate::compile_paths(&args.paths, &crate::Options::default()) {
+            check_sources(&args.input.paths)?;
+            match crate::compile_paths(&args.input.paths, &crate::Options::default()) {
                 Ok(compiled) => {
                     emit_diagnostics(&compiled.warnings, Format::Human)?;
                     compiled.table
@@ -175,10 +183,10 @@ pub(super) fn hook_context(name: &str, event: Value) -> Result<HookContext, Fail
 
 /// Writes the command-line overrides into the event's JSON fields.
 fn apply_overrides(fields: &mut Map<String, Value>, args: &EvalArgs) -> Result<(), Failure> {
-    if let Some(point) = &args.point {
+    if let Some(point) = &args.input.point {
         fields.insert("hook_point".into(), Value::from(point.as_str()));
     }
-    if let Some(fqn) = &args.target {
+    if let Some(fqn) = &args.input.target {
         let (component, child, instance) = split_fqn(fqn)?;
         fields.insert("component_id".into(), Value::from(component));
         if let Some(child) = child {

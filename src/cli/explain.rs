@@ -1,35 +1,24 @@
 //! `hookc explain`: why each rule of a point fired or did not, for an event.
 
-use super::eval::{check_point, hook_context, parse_event, read_event, split_fqn, EVENT_HELP};
+use super::eval::{
+    check_point, hook_context, parse_event, read_event, split_fqn, RulesAndEvent, EVENT_HELP,
+};
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
 use crate::{Table, Target};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
 
-/// Arguments of `hookc explain`.
+/// Arguments of `hookc explain`: the rules and the event as `eval` reads
+/// them (with help in explain's words), and the output format.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("rules").required(true).args(["paths", "table"])))]
+#[command(
+    mut_arg("paths", |a| a.help("`.hooks` files or directories to compile and explain (or use --table)")),
+    mut_arg("event", |a| a.help("The event: a HookContext or Claude Code event JSON file, or `-` for stdin")),
+    mut_arg("point", |a| a.help("Explain this hook point instead of the event's")),
+)]
 pub(crate) struct ExplainArgs {
-    /// `.hooks` files or directories to compile and explain (or use --table)
-    #[arg(value_name = "PATH")]
-    paths: Vec<PathBuf>,
-
-    /// A table written by `hookc compile`, instead of rule files
-    #[arg(long, value_name = "FILE", conflicts_with = "paths")]
-    table: Option<PathBuf>,
-
-    /// The event: a HookContext or Claude Code event JSON file, or `-` for stdin
-    #[arg(long, value_name = "FILE")]
-    event: PathBuf,
-
-    /// Explain this hook point instead of the event's
-    #[arg(long, value_name = "POINT")]
-    point: Option<String>,
-
-    /// Target component instead of the event's, as `scope::name[/child][#instance]`
-    #[arg(long, value_name = "FQN")]
-    target: Option<String>,
+    #[command(flatten)]
+    input: RulesAndEvent,
 
     /// Output: `human` (rule by rule) or `json` (the explanation)
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -38,7 +27,7 @@ pub(crate) struct ExplainArgs {
 
 /// Loads the rules, explains the event, prints the explanation.
 pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
-    let (name, text) = read_event(&args.event)?;
+    let (name, text) = read_event(&args.input.event)?;
     let event = parse_event(
         &name,
         &text,
@@ -50,10 +39,10 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
         fields = claude_event_fields(fields)?;
     }
-    if let Some(point) = &args.point {
+    if let Some(point) = &args.input.point {
         fields.insert("hook_point".into(), Value::from(point.as_str()));
     }
-    if let Some(fqn) = &args.target {
+    if let Some(fqn) = &args.input.target {
         let (component, child, instance) = split_fqn(fqn)?;
         fields.insert("component_id".into(), Value::from(component));
         for (key, value) in [("child_id", child), ("instance", instance)] {
@@ -102,12 +91,12 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
 /// The table: loaded from `--table`, or compiled from the paths (warnings
 /// printed). `Err(status)` when the rules do not compile (already reported).
 fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
-    if let Some(path) = &args.table {
+    if let Some(path) = &args.input.table {
         return Ok(Ok(super::inspect::load_table(path)?.0));
     }
-    check_sources(&args.paths)?;
+    check_sources(&args.input.paths)?;
     Ok(
-        match crate::compile_paths(&args.paths, &crate::Options::default()) {
+        match crate::compile_paths(&args.input.paths, &crate::Options::default()) {
             Ok(compiled) => {
                 emit_diagnostics(&compiled.warnings, Format::Human)?;
                 Ok(compiled.table)
