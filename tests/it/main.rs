@@ -12,6 +12,7 @@
 
 mod common;
 
+mod architecture;
 mod claude;
 mod cli;
 mod explain;
