@@ -62,13 +62,13 @@ pub mod systems;
 pub mod table;
 
 #[cfg(feature = "compiler")]
-pub mod build;
-#[cfg(feature = "compiler")]
 pub mod check;
 #[cfg(feature = "compiler")]
 pub mod compile;
 #[cfg(feature = "compiler")]
 pub mod config;
+#[cfg(feature = "compiler")]
+pub mod embed;
 #[cfg(feature = "compiler")]
 pub mod import;
 #[cfg(feature = "compiler")]
@@ -76,9 +76,9 @@ pub mod load;
 #[cfg(feature = "compiler")]
 pub mod output;
 #[cfg(feature = "compiler")]
-pub mod syntax;
+pub mod scenarios;
 #[cfg(feature = "compiler")]
-pub mod testing;
+pub mod syntax;
 #[cfg(feature = "compiler")]
 pub mod watch;
 

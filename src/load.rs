@@ -30,7 +30,7 @@ pub struct LoadedFile {
 
 /// Every file of a compilation, roots first in order, then imports.
 #[derive(Clone, Debug, Default)]
-pub struct Loaded {
+pub struct LoadedSources {
     /// The files.
     pub files: Vec<LoadedFile>,
     /// Syntax and I/O errors.
@@ -109,7 +109,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
 
 /// Discovers, reads and parses the files under `paths`, and everything they
 /// import.
-pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> Loaded {
+pub fn load_paths<P: AsRef<Path>>(paths: &[P]) -> LoadedSources {
     load_paths_with(paths, &mut read_source)
 }
 
@@ -136,7 +136,7 @@ pub fn read_source(path: &Path) -> std::io::Result<String> {
 pub fn load_paths_with<P: AsRef<Path>>(
     paths: &[P],
     read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
-) -> Loaded {
+) -> LoadedSources {
     let mut diagnostics = Diagnostics::new();
     let found = discover(paths, &mut diagnostics);
     let mut sources = Vec::new();
@@ -160,7 +160,7 @@ pub fn load_paths_with<P: AsRef<Path>>(
 
 /// Parses in-memory sources (imports are read from disk relative to each
 /// source's name).
-pub fn load_sources(sources: Vec<SourceFile>) -> Loaded {
+pub fn load_sources(sources: Vec<SourceFile>) -> LoadedSources {
     load(
         sources
             .into_iter()
@@ -176,8 +176,8 @@ pub fn load_sources(sources: Vec<SourceFile>) -> Loaded {
 fn load(
     roots: Vec<(SourceFile, Option<PathBuf>)>,
     read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
-) -> Loaded {
-    let mut loaded = Loaded::default();
+) -> LoadedSources {
+    let mut loaded = LoadedSources::default();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     for (source, path) in roots {
         if let Some(key) = path.as_ref().and_then(|p| p.canonicalize().ok()) {
@@ -266,7 +266,7 @@ fn load(
     loaded
 }
 
-fn push(loaded: &mut Loaded, source: SourceFile, path: Option<PathBuf>, root: bool) {
+fn push(loaded: &mut LoadedSources, source: SourceFile, path: Option<PathBuf>, root: bool) {
     let (ast, diagnostics) = syntax::parse(&source);
     loaded.diagnostics.extend(diagnostics);
     loaded.files.push(LoadedFile {
@@ -279,7 +279,7 @@ fn push(loaded: &mut Loaded, source: SourceFile, path: Option<PathBuf>, root: bo
 }
 
 /// Reports every import that closes a cycle, at the import.
-fn report_cycles(loaded: &mut Loaded) {
+fn report_cycles(loaded: &mut LoadedSources) {
     // 0 = unvisited, 1 = on the stack, 2 = done.
     let mut state = vec![0u8; loaded.files.len()];
     let mut found = Vec::new();
@@ -312,7 +312,7 @@ fn report_cycles(loaded: &mut Loaded) {
 }
 
 fn dfs(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     at: usize,
     state: &mut [u8],
     stack: &mut Vec<usize>,

@@ -2,7 +2,7 @@
 //! embeds the table. A rule with an error fails the build with rustc-style
 //! diagnostics, and editing a rule file reruns this script.
 
-fn main() -> Result<(), hookc::build::BuildError> {
-    hookc::build::compile_dir("../../rules")?;
+fn main() -> Result<(), hookc::embed::BuildError> {
+    hookc::embed::compile_dir("../../rules")?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::ir::{
     self, Action, BinaryOp, CmpOp, Expr, FieldPath, LogLevel, LuaCode, RateTest, RegexId,
     RegexSource, Root, Template, TemplatePart, UnaryOp, MAX_RATE_LIMIT,
 };
-use crate::load::{Loaded, LoadedFile};
+use crate::load::{LoadedFile, LoadedSources};
 use crate::schema::{FieldLookup, FieldType, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
@@ -45,7 +45,7 @@ const REGEX_FLAGS: &str = "imsxU";
 
 /// Checks and lowers the rules of one file.
 pub(super) struct Lowerer<'a> {
-    pub(super) loaded: &'a Loaded,
+    pub(super) loaded: &'a LoadedSources,
     pub(super) file: usize,
     pub(super) scopes: &'a [Scope],
     pub(super) scope: &'a Scope,

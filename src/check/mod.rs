@@ -7,17 +7,17 @@
 //! regexes and templates, and lowers conditions and actions to the IR's
 //! expression form. Every problem is a [`Diagnostic`]; all of them are
 //! collected, none stops the walk. The `test` blocks of the root files are
-//! checked too (`rule_tests`), though they never reach the compiled rules.
+//! checked too (`scenarios`), though they never reach the compiled rules.
 
 pub mod lints;
 mod lower;
 mod names;
-pub(crate) mod rule_tests;
+pub(crate) mod scenarios;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
-use crate::load::Loaded;
+use crate::load::LoadedSources;
 use crate::schema::{CommandInput, EditApplication, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
@@ -64,7 +64,7 @@ pub struct CheckedRule {
     pub action_spans: Vec<Span>,
     /// Where the rule is written.
     pub origin: Origin,
-    /// The index of its file in the [`Loaded`] files.
+    /// The index of its file in the [`LoadedSources`] files.
     pub file: usize,
     /// The rule's header span, for diagnostics about the whole rule.
     pub span: Span,
@@ -76,7 +76,7 @@ pub struct CheckedRule {
 /// a macro point into the macro's body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CondSpans {
-    /// The file, an index into the [`Loaded`] files.
+    /// The file, an index into the [`LoadedSources`] files.
     pub file: usize,
     /// The text of this part.
     pub span: Span,
@@ -107,20 +107,20 @@ pub struct Checked {
 }
 
 /// Checks every root file of a load, with the lints at their default levels.
-pub fn check(loaded: &Loaded) -> Checked {
+pub fn check(loaded: &LoadedSources) -> Checked {
     check_with(loaded, &LintLevels::default())
 }
 
 /// Checks every root file of a load, then runs the [`lints`] at `levels`
 /// (overridden per rule by `# hookc: allow(…)` comments).
-pub fn check_with(loaded: &Loaded, levels: &LintLevels) -> Checked {
+pub fn check_with(loaded: &LoadedSources, levels: &LintLevels) -> Checked {
     check_with_store(loaded, levels, None)
 }
 
 /// [`check_with`], for a host that keeps `rate(…)` counts in `rate_store`
 /// (`None`: its default), which the `rate-without-store` lint looks at.
 pub fn check_with_store(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
 ) -> Checked {
@@ -132,7 +132,7 @@ pub fn check_with_store(
 /// above `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]): the
 /// `regex-cost` lint reports the same regexes.
 pub(crate) fn check_for(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
     pattern_dfa_budget: usize,
@@ -218,7 +218,7 @@ pub(crate) fn check_for(
             }
         }
     }
-    rule_tests::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
+    scenarios::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
     dedup_unknown_fields(&mut checked.diagnostics);
     checked.regexes = regexes.into_sources();
     let found = lints::run(
@@ -251,7 +251,7 @@ fn dedup_unknown_fields(diagnostics: &mut Diagnostics) {
     });
 }
 
-fn resolve_schema(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Schema {
+fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
     // A schema file that does not load: check against no points rather
     // than against `orcs`, so its rules get no misleading errors.

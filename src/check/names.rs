@@ -2,7 +2,7 @@
 //! the files it imports (transitively).
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::load::Loaded;
+use crate::load::LoadedSources;
 use crate::span::Span;
 use crate::syntax::ast;
 use std::collections::HashMap;
@@ -37,7 +37,7 @@ pub(crate) struct Def {
 pub(crate) type Scope = HashMap<String, Def>;
 
 /// One scope per loaded file, by file index.
-pub(crate) fn scopes(loaded: &Loaded, diagnostics: &mut Diagnostics) -> Vec<Scope> {
+pub(crate) fn scopes(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Vec<Scope> {
     let own: Vec<Scope> = loaded
         .files
         .iter()

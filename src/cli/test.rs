@@ -6,7 +6,7 @@
 
 use super::{check_sources, emit_diagnostics, pretty_json, print_stdout, Failure, Format, Status};
 use crate::diag::escape;
-use crate::testing::{TestReport, TestResult};
+use crate::scenarios::{TestReport, TestResult};
 use std::path::PathBuf;
 
 /// Arguments of `hookc test`.
@@ -34,7 +34,7 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
         emit_diagnostics(&found, Format::Human)?;
         return Ok(Status::Reported);
     }
-    let report = match crate::testing::run_tests_with(&args.paths, &options) {
+    let report = match crate::scenarios::run_tests_with(&args.paths, &options) {
         Ok(report) => report,
         Err(diags) => {
             found.extend(diags);

@@ -13,7 +13,7 @@ use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
 use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
-use crate::load::{self, Loaded};
+use crate::load::{self, LoadedSources};
 use crate::schema::{CommandInput, EditApplication};
 use crate::span::SourceFile;
 use crate::table::Table;
@@ -122,7 +122,10 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
 }
 
 /// Checks and compiles loaded files.
-pub(crate) fn compile_loaded(loaded: Loaded, options: &Options) -> Result<Compiled, Diagnostics> {
+pub(crate) fn compile_loaded(
+    loaded: LoadedSources,
+    options: &Options,
+) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
     let checked = check::check_for(
         &loaded,
@@ -186,7 +189,7 @@ fn lower(
     rules: Vec<CheckedRule>,
     regexes: Vec<crate::ir::RegexSource>,
     files: Vec<String>,
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     options: &Options,
     diagnostics: &mut Diagnostics,
 ) -> (Program, Vec<Vec<u8>>) {
@@ -336,7 +339,7 @@ fn assign_rate_counters(points: &mut [PointProgram]) -> Vec<crate::ir::RateSpec>
 
 /// Where each atom leaf of a rule's compiled condition is written (empty
 /// when the checker's span tree does not line up with the condition).
-fn cond_origins(rule: &CheckedRule, cond: &Cond, loaded: &Loaded) -> Vec<crate::ir::Origin> {
+fn cond_origins(rule: &CheckedRule, cond: &Cond, loaded: &LoadedSources) -> Vec<crate::ir::Origin> {
     let (Some(expr), Some(spans)) = (&rule.cond, &rule.cond_spans) else {
         return Vec::new();
     };
@@ -471,7 +474,11 @@ fn keyed(groups: BTreeMap<String, Bucket>) -> Keyed {
 }
 
 /// An error when one of the rule's templates is longer than the limit.
-fn template_over_limit(rule: &CheckedRule, limit: usize, loaded: &Loaded) -> Option<Diagnostic> {
+fn template_over_limit(
+    rule: &CheckedRule,
+    limit: usize,
+    loaded: &LoadedSources,
+) -> Option<Diagnostic> {
     use crate::ir::{Action, TemplatePart};
     let len = |t: &crate::ir::Template| -> usize {
         t.parts

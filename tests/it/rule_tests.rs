@@ -12,7 +12,7 @@ use common::Run;
 
 use hookc::span::SourceFile;
 use hookc::syntax::{self, ast};
-use hookc::testing::{run_test_sources, run_tests, TestReport};
+use hookc::scenarios::{run_test_sources, run_tests, TestReport};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -57,7 +57,7 @@ use super::names::Scope;
 use super::{Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::ir::{RegexId, RegexSource};
-use crate::load::Loaded;
+use crate::load::LoadedSources;
 use crate::schema::Schema;
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast;
@@ -321,7 +321,7 @@ pub(crate) use declare_lint;
 /// Runs every lint not allowed and returns its findings, sorted by file and
 /// position.
 pub(crate) fn run(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     schema: &Schema,
     scopes: &[Scope],
     checked: &Checked,
@@ -370,7 +370,7 @@ pub(crate) fn run(
 /// checked rules.
 pub(crate) struct Cx<'a> {
     /// Every file, roots and imports.
-    pub(crate) loaded: &'a Loaded,
+    pub(crate) loaded: &'a LoadedSources,
     /// The schema the rules were checked against.
     pub(crate) schema: &'a Schema,
     /// The names each file sees.
@@ -415,7 +415,7 @@ pub(crate) struct PointRules {
 
 impl<'a> Cx<'a> {
     fn new(
-        loaded: &'a Loaded,
+        loaded: &'a LoadedSources,
         schema: &'a Schema,
         scopes: &'a [Scope],
         checked: &'a Checked,
@@ -548,7 +548,7 @@ pub(crate) type Anchor = (usize, Span);
 /// Collects findings at their configured level.
 pub(crate) struct Sink<'a> {
     levels: &'a LintLevels,
-    loaded: &'a Loaded,
+    loaded: &'a LoadedSources,
     directives: Vec<Vec<Directive>>,
     out: Vec<(usize, Diagnostic)>,
     seen: std::collections::HashSet<(&'static str, usize, u32, u32)>,

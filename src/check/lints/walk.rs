@@ -1,7 +1,7 @@
 //! Walking the syntax tree: every expression node, every name used.
 
 use crate::check::names::{Def, DefKind, Scope};
-use crate::load::Loaded;
+use crate::load::LoadedSources;
 use crate::syntax::ast;
 
 /// Calls `f` on `e` and every expression below it, parents first.
@@ -87,7 +87,7 @@ pub(crate) fn resolve(scopes: &[Scope], file: usize, name: &str) -> Option<Def> 
 /// macros into their bodies; `f` gets the index of the file the node is
 /// written in.
 pub(crate) fn conditions_through_macros<'a>(
-    loaded: &'a Loaded,
+    loaded: &'a LoadedSources,
     scopes: &[Scope],
     file: usize,
     hook: &'a ast::Hook,
@@ -100,7 +100,7 @@ pub(crate) fn conditions_through_macros<'a>(
 }
 
 fn follow<'a>(
-    loaded: &'a Loaded,
+    loaded: &'a LoadedSources,
     scopes: &[Scope],
     file: usize,
     e: &'a ast::Expr,

@@ -1,4 +1,5 @@
-//! Running the tests written next to the rules: `test` blocks.
+//! Scenarios: running the `test` blocks written next to the rules (an event
+//! and what the rules must make of it), as `hookc test` does.
 //!
 //! ```text
 //! test "rm is blocked" {
@@ -38,11 +39,11 @@
 //! the rest of the rules' diagnostics.
 
 use crate::check::lints::{self, Level};
-use crate::check::rule_tests::test_context;
+use crate::check::scenarios::test_context;
 use crate::check::LintLevels;
 use crate::compile::{compile_loaded, Options};
 use crate::diag::Diagnostics;
-use crate::load::{self, Loaded};
+use crate::load::{self, LoadedSources};
 use crate::runtime::{json_eq, Decision, OutcomeKind, Report};
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast::{self, ExpectKind, ExprKind};
@@ -150,7 +151,7 @@ fn expect_id(n: usize) -> String {
     format!("expect#{n}")
 }
 
-fn run_loaded(loaded: Loaded, options: &Options) -> Result<TestReport, Diagnostics> {
+fn run_loaded(loaded: LoadedSources, options: &Options) -> Result<TestReport, Diagnostics> {
     let compiled = compile_loaded(loaded.clone(), options)?;
     // The rules that check conditions are not the user's: no lint applies.
     let mut quiet = options.clone();
@@ -308,7 +309,7 @@ struct Cond<'a> {
 /// A table with one rule per condition in `which`: at the test's point, in
 /// the test's file (so names resolve as in the file), with no other rules.
 fn condition_table(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     conds: &[Cond<'_>],
     which: &[usize],
     options: &Options,
@@ -417,7 +418,7 @@ fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
         ExpectKind::Skip(value) => {
             let want = value
                 .as_ref()
-                .and_then(|v| crate::check::rule_tests::literal_json(v).ok());
+                .and_then(|v| crate::check::scenarios::literal_json(v).ok());
             if run.outcome != OutcomeKind::Skip {
                 let wanted = want
                     .as_ref()

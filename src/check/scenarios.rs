@@ -1,5 +1,5 @@
-//! Checking `test` blocks: the tests `hookc test` runs, written next to the
-//! rules.
+//! Checking scenarios, the `test` blocks written next to the rules that
+//! `hookc test` runs ([`crate::scenarios`]).
 //!
 //! A test is checked like a rule, so that `hookc lint` reports a broken test
 //! before anyone runs it: its event must be a JSON object literal that is a
@@ -18,7 +18,7 @@ use super::lower::{Lowerer, Regexes};
 use super::names::Scope;
 use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::load::Loaded;
+use crate::load::LoadedSources;
 use crate::runtime::HookContext;
 use crate::schema::Schema;
 use crate::span::{SourceFile, Span};
@@ -108,7 +108,7 @@ fn entry_span(event: &ast::Expr, key: &str) -> Option<Span> {
 /// Checks the tests of every root file; findings go to `diagnostics`.
 /// `ids` are the rule ids of the compiled set.
 pub(super) fn check(
-    loaded: &Loaded,
+    loaded: &LoadedSources,
     scopes: &[Scope],
     schema: &Schema,
     ids: &HashMap<String, (usize, Span)>,

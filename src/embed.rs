@@ -1,4 +1,4 @@
-//! Compiling rules from a host's build script.
+//! Embedding rules in a host: compiling them from its build script.
 //!
 //! A host that embeds its rules compiles them at build time: its `build.rs`
 //! compiles every `.hooks` file of a directory into `$OUT_DIR/hooks.tbl`, and
@@ -22,8 +22,8 @@
 //! `build.rs`:
 //!
 //! ```no_run
-//! fn main() -> Result<(), hookc::build::BuildError> {
-//!     hookc::build::compile_dir("rules")?;
+//! fn main() -> Result<(), hookc::embed::BuildError> {
+//!     hookc::embed::compile_dir("rules")?;
 //!     Ok(())
 //! }
 //! ```
@@ -54,8 +54,8 @@
 //! [`Options`] or an explicit output directory:
 //!
 //! ```no_run
-//! # fn main() -> Result<(), hookc::build::BuildError> {
-//! let table = hookc::build::Builder::new()
+//! # fn main() -> Result<(), hookc::embed::BuildError> {
+//! let table = hookc::embed::Builder::new()
 //!     .rules("rules/common")
 //!     .rules("rules/prod.hooks")
 //!     .out_file("prod.tbl")
@@ -142,8 +142,8 @@ pub fn compile_dir(dir: impl AsRef<Path>) -> Result<PathBuf, BuildError> {
 /// Compiles rule files into a table file, for a build script.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), hookc::build::BuildError> {
-/// let path = hookc::build::Builder::new()
+/// # fn main() -> Result<(), hookc::embed::BuildError> {
+/// let path = hookc::embed::Builder::new()
 ///     .rules("rules")
 ///     .out_file("guard.tbl")
 ///     .compile()?;
