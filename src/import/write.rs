@@ -68,59 +68,6 @@ pub(crate) fn template(text: &str) -> String {
     quote(&text.replace('{', "{{").replace('}', "}}"))
 }
 
-/// Words the grammar reserves: a rule id cannot be one of them.
-const KEYWORDS: &[&str] = &[
-    "hook",
-    "on",
-    "at",
-    "priority",
-    "disabled",
-    "fail",
-    "open",
-    "closed",
-    "timeout",
-    "when",
-    "unless",
-    "and",
-    "or",
-    "not",
-    "in",
-    "contains",
-    "any",
-    "starts_with",
-    "ends_with",
-    "matches",
-    "glob",
-    "exists",
-    "true",
-    "false",
-    "null",
-    "continue",
-    "abort",
-    "deny",
-    "skip",
-    "replace",
-    "set",
-    "unset",
-    "rewrite",
-    "prepend",
-    "append",
-    "meta",
-    "log",
-    "ask",
-    "allow",
-    "context",
-    "exec",
-    "sh",
-    "webhook",
-    "call",
-    "schema",
-    "import",
-    "list",
-    "pattern",
-    "macro",
-];
-
 /// A rule id made from a name: letters, digits, `_` and `-` kept, runs of
 /// anything else become one `-`; it starts with a letter or `_` (else
 /// `prefix-` is put before it) and is not a reserved word.
@@ -143,7 +90,7 @@ pub(crate) fn rule_id(name: &str, prefix: &str) -> String {
         (false, true) => id.to_string(),
         (false, false) => format!("{prefix}-{}", id.trim_start_matches('-')),
     };
-    if KEYWORDS.contains(&id.as_str()) {
+    if crate::syntax::RESERVED.contains(&id.as_str()) {
         format!("{id}-{prefix}")
     } else {
         id

@@ -24,6 +24,7 @@ use super::ast::{
     Rate, RegexLit, RegexRef, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, UnaryOp, Webhook,
 };
 use super::grammar::{HooksParser, Rule};
+use super::RESERVED;
 use crate::diag::suggest::suggest_keyword;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Root;
@@ -87,59 +88,6 @@ const OPERATOR_KEYWORDS: [&str; 10] = [
     "matches",
     "glob",
     "exists",
-];
-
-/// Every reserved word.
-const RESERVED: [&str; 49] = [
-    "hook",
-    "on",
-    "at",
-    "priority",
-    "disabled",
-    "fail",
-    "open",
-    "closed",
-    "timeout",
-    "when",
-    "unless",
-    "and",
-    "or",
-    "not",
-    "in",
-    "contains",
-    "any",
-    "starts_with",
-    "ends_with",
-    "matches",
-    "glob",
-    "exists",
-    "true",
-    "false",
-    "null",
-    "continue",
-    "abort",
-    "deny",
-    "skip",
-    "replace",
-    "set",
-    "unset",
-    "rewrite",
-    "prepend",
-    "append",
-    "meta",
-    "log",
-    "ask",
-    "allow",
-    "context",
-    "exec",
-    "sh",
-    "webhook",
-    "call",
-    "schema",
-    "import",
-    "list",
-    "pattern",
-    "macro",
 ];
 
 /// Parses a whole file, item by item, recovering after syntax errors.

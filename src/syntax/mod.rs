@@ -20,6 +20,60 @@ pub mod pretty;
 
 pub(crate) use lower::regex_body_offset;
 
+/// Every reserved word: never a rule id, list, pattern or macro name. The
+/// grammar's `keyword` rule is the truth; a test checks that they agree.
+pub(crate) const RESERVED: &[&str] = &[
+    "hook",
+    "on",
+    "at",
+    "priority",
+    "disabled",
+    "fail",
+    "open",
+    "closed",
+    "timeout",
+    "when",
+    "unless",
+    "and",
+    "or",
+    "not",
+    "in",
+    "contains",
+    "any",
+    "starts_with",
+    "ends_with",
+    "matches",
+    "glob",
+    "exists",
+    "true",
+    "false",
+    "null",
+    "continue",
+    "abort",
+    "deny",
+    "skip",
+    "replace",
+    "set",
+    "unset",
+    "rewrite",
+    "prepend",
+    "append",
+    "meta",
+    "log",
+    "ask",
+    "allow",
+    "context",
+    "exec",
+    "sh",
+    "webhook",
+    "call",
+    "schema",
+    "import",
+    "list",
+    "pattern",
+    "macro",
+];
+
 #[cfg(test)]
 mod tests;
 

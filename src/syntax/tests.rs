@@ -1240,3 +1240,22 @@ mod props {
         }
     }
 }
+
+/// The reserved words the parser and the importers use are the grammar's:
+/// every word of its `keyword` rule, and no other.
+#[test]
+fn reserved_words_are_the_grammars_keywords() {
+    let grammar = include_str!("../../grammar/hooks.pest");
+    let start = grammar
+        .find("\nkeyword = @{")
+        .expect("the grammar has a keyword rule");
+    let end = start
+        + grammar[start..]
+            .find("~ !name_char")
+            .expect("the rule ends");
+    let mut in_grammar: Vec<&str> = grammar[start..end].split('"').skip(1).step_by(2).collect();
+    in_grammar.sort_unstable();
+    let mut reserved = super::RESERVED.to_vec();
+    reserved.sort_unstable();
+    assert_eq!(in_grammar, reserved);
+}

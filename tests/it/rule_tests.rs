@@ -10,9 +10,9 @@
 use crate::common;
 use common::Run;
 
+use hookc::scenarios::{run_test_sources, run_tests, TestReport};
 use hookc::span::SourceFile;
 use hookc::syntax::{self, ast};
-use hookc::scenarios::{run_test_sources, run_tests, TestReport};
 use std::collections::BTreeMap;
 use std::path::Path;
 
