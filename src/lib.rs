@@ -14,6 +14,12 @@
 //!
 //! `syntax`, `check` and `compile` sit behind the default `compiler` feature;
 //! without it the crate is the runtime alone (load a table, dispatch).
+//! Beside the pipeline: [`event`] (the event types every stage shares),
+//! [`effects`] (commands, webhooks, handlers), [`store`] (`rate(…)` counts),
+//! [`registry`] (a live table with native hooks) and [`systems`] (one home
+//! per hook system: ORCS, Claude Code, IronClaw, MCP Router). Dependencies
+//! run one way, from the pipeline's stages up to the systems and the CLI;
+//! `ARCHITECTURE.md` in the repository is the map.
 //!
 //! # Example
 //!
