@@ -14,65 +14,16 @@
 //! all, so that later stages can walk trees recursively).
 
 pub mod ast;
+mod build;
+mod errors;
 mod grammar;
-mod lower;
+mod parse;
 pub mod pretty;
+mod unescape;
+mod vocab;
 
-pub(crate) use lower::regex_body_offset;
-
-/// Every reserved word: never a rule id, list, pattern or macro name. The
-/// grammar's `keyword` rule is the truth; a test checks that they agree.
-pub(crate) const RESERVED: &[&str] = &[
-    "hook",
-    "on",
-    "at",
-    "priority",
-    "disabled",
-    "fail",
-    "open",
-    "closed",
-    "timeout",
-    "when",
-    "unless",
-    "and",
-    "or",
-    "not",
-    "in",
-    "contains",
-    "any",
-    "starts_with",
-    "ends_with",
-    "matches",
-    "glob",
-    "exists",
-    "true",
-    "false",
-    "null",
-    "continue",
-    "abort",
-    "deny",
-    "skip",
-    "replace",
-    "set",
-    "unset",
-    "rewrite",
-    "prepend",
-    "append",
-    "meta",
-    "log",
-    "ask",
-    "allow",
-    "context",
-    "exec",
-    "sh",
-    "webhook",
-    "call",
-    "schema",
-    "import",
-    "list",
-    "pattern",
-    "macro",
-];
+pub(crate) use unescape::regex_body_offset;
+pub(crate) use vocab::RESERVED;
 
 #[cfg(test)]
 mod tests;
@@ -85,5 +36,5 @@ use crate::span::SourceFile;
 ///
 /// [`pretty`] prints a parsed file back in the canonical layout (`hookc fmt`).
 pub fn parse(file: &SourceFile) -> (ast::File, Diagnostics) {
-    lower::parse_file(file)
+    parse::parse_file(file)
 }

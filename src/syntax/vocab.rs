@@ -1,0 +1,117 @@
+//! The words and limits the parser's stages share: the reserved words, the
+//! keyword lists error messages offer, and the nesting limits.
+
+/// Every reserved word: never a rule id, list, pattern or macro name. The
+/// grammar's `keyword` rule is the truth; a test checks that they agree.
+pub(crate) const RESERVED: &[&str] = &[
+    "hook",
+    "on",
+    "at",
+    "priority",
+    "disabled",
+    "fail",
+    "open",
+    "closed",
+    "timeout",
+    "when",
+    "unless",
+    "and",
+    "or",
+    "not",
+    "in",
+    "contains",
+    "any",
+    "starts_with",
+    "ends_with",
+    "matches",
+    "glob",
+    "exists",
+    "true",
+    "false",
+    "null",
+    "continue",
+    "abort",
+    "deny",
+    "skip",
+    "replace",
+    "set",
+    "unset",
+    "rewrite",
+    "prepend",
+    "append",
+    "meta",
+    "log",
+    "ask",
+    "allow",
+    "context",
+    "exec",
+    "sh",
+    "webhook",
+    "call",
+    "schema",
+    "import",
+    "list",
+    "pattern",
+    "macro",
+];
+
+/// The deepest expression nesting (brackets and prefix operators) accepted.
+pub(crate) const NEST_LIMIT: usize = 64;
+
+/// Bracket depth past which an item is refused before pest sees it: the
+/// slack covers the rule body's braces and index brackets, so the precise
+/// limit is enforced by the lowering.
+pub(super) const PRESCAN_LIMIT: usize = NEST_LIMIT + 8;
+
+/// The deepest expression tree accepted, operator chains included: a
+/// left-associative chain of `n` operands is `n - 1` levels deep, and later
+/// stages walk trees recursively.
+pub(crate) const TREE_LIMIT: usize = 256;
+
+/// How deep the expression being lowered sits.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Depth {
+    /// Brackets and prefix operators around it (limit [`NEST_LIMIT`]).
+    pub(super) nest: usize,
+    /// Tree levels above it (limit [`TREE_LIMIT`]).
+    pub(super) tree: usize,
+}
+
+/// Cumulative pest calls allowed for one item (a bound on parsing work).
+pub(super) const CALL_LIMIT: usize = 20_000_000;
+
+/// Keywords that start a top-level item; recovery resumes at them.
+pub(super) const ITEM_KEYWORDS: [&str; 7] = [
+    "schema", "import", "list", "pattern", "macro", "hook", "test",
+];
+
+/// How errors name a top-level item.
+pub(super) const ITEM_PHRASE: &str =
+    "a top-level item (`schema`, `import`, `list`, `pattern`, `macro`, `hook` or `test`)";
+
+/// The forms of `expect` in a test.
+pub(super) const EXPECT_KEYWORDS: [&str; 6] =
+    ["abort", "continue", "skip", "ask", "fired", "decision"];
+
+/// Keywords that start an action.
+pub(super) const ACTION_KEYWORDS: [&str; 19] = [
+    "continue", "abort", "deny", "skip", "replace", "set", "unset", "rewrite", "prepend", "append",
+    "meta", "log", "ask", "allow", "context", "exec", "sh", "webhook", "call",
+];
+
+/// Keywords that start a header option.
+pub(super) const OPTION_KEYWORDS: [&str; 4] = ["priority", "disabled", "fail", "timeout"];
+
+/// Keywords that continue an expression.
+pub(super) const OPERATOR_KEYWORDS: [&str; 10] = [
+    "and",
+    "or",
+    "not",
+    "in",
+    "contains",
+    "starts_with",
+    "ends_with",
+    "matches",
+    "glob",
+    "exists",
+];
