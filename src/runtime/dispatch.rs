@@ -1,0 +1,138 @@
+//! The entry points of dispatch on a [`Table`]: by point and target, from a
+//! whole context, with the host's effects or an observer.
+
+use super::*;
+
+impl Table {
+    /// Scratch space for dispatching on this table.
+    pub fn scratch(&self) -> Scratch {
+        Scratch::for_table(self)
+    }
+
+    /// Dispatches `ctx` at its own `hook_point`, for its own component,
+    /// child and instance, with a fresh scratch, and returns the owned report.
+    /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls
+    /// [`dispatch`](Self::dispatch).
+    pub fn dispatch_context(&self, ctx: &mut HookContext) -> Report {
+        self.dispatch_context_with(ctx, Effects::global())
+    }
+
+    /// [`dispatch_context`](Self::dispatch_context) with the host's
+    /// [`Effects`] (its rate store, command settings, handlers).
+    pub fn dispatch_context_with(&self, ctx: &mut HookContext, effects: &Effects) -> Report {
+        let point = ctx.hook_point.clone();
+        let component = ctx.component_id.clone();
+        let child = ctx.child_id.clone();
+        let instance = ctx.instance.clone();
+        let mut target = Target::new(&component);
+        if let Some(child) = &child {
+            target = target.with_child(child);
+        }
+        if let Some(instance) = &instance {
+            target = target.with_instance(instance);
+        }
+        let mut scratch = self.scratch();
+        let outcome = self.dispatch_with(&mut scratch, point.as_str(), &target, ctx, effects);
+        outcome.report(ctx)
+    }
+
+    /// Runs the rules of `point` that `target` reaches on `ctx`, in order, and
+    /// says what the host should do. Edits are applied to `ctx` in place
+    /// (and undone when the chain aborts or skips).
+    ///
+    /// A point with no rules is a `continue` with nothing fired.
+    pub fn dispatch<'a>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+    ) -> Outcome<'a> {
+        self.dispatch_observed(
+            scratch,
+            point,
+            target,
+            ctx,
+            Live::effects(Effects::global()),
+            &mut (),
+        )
+    }
+
+    /// [`dispatch`](Self::dispatch) with the host's [`Effects`]: its
+    /// command settings, webhook pool and named handlers.
+    pub fn dispatch_with<'a>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        effects: &'a Effects,
+    ) -> Outcome<'a> {
+        self.dispatch_observed(scratch, point, target, ctx, Live::effects(effects), &mut ())
+    }
+
+    /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
+    /// of the point (`()` watches nothing and costs nothing).
+    pub(crate) fn dispatch_observed<'a, O: Observer>(
+        &'a self,
+        scratch: &'a mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        live: Live<'a>,
+        observer: &mut O,
+    ) -> Outcome<'a> {
+        let loaded = self.loaded();
+        let index = match point.orcs_point() {
+            Some(p) => self.orcs_point_index(p),
+            None => self.point_index(point.point_name()),
+        };
+        let (program, acs) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i))) {
+            Some((program, i)) => (
+                Some(program),
+                loaded.acs.get(i).map_or(&[][..], Vec::as_slice),
+            ),
+            // A point the table has no rules for may still have a
+            // registry's native hooks.
+            None => (live.empty_point, &[][..]),
+        };
+        scratch.reset(
+            program.map_or(0, |p| p.atoms.len()),
+            program.map_or(0, |p| p.fields.len()),
+            loaded.program.rates.len(),
+        );
+        let Some(program) = program else {
+            return Outcome {
+                kind: OutcomeKind::Continue,
+                reason: None,
+                value: None,
+                decision: None,
+                point: None,
+                natives: live.natives,
+                scratch,
+            };
+        };
+        let mut run = Run {
+            loaded,
+            counters: live.rates.unwrap_or(&loaded.rates),
+            effects: live.effects,
+            deadline: live.effects.deadline_from_now(),
+            point: program,
+            acs,
+            kind: OutcomeKind::Continue,
+            reason: None,
+            value: None,
+            decision: None,
+        };
+        run.chain(scratch, target, ctx, live, observer);
+        Outcome {
+            kind: run.kind,
+            reason: run.reason,
+            value: run.value,
+            decision: run.decision,
+            point: Some(program),
+            natives: live.natives,
+            scratch,
+        }
+    }
+}

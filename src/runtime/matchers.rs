@@ -1,0 +1,435 @@
+//! Matching: which rules of the point the target and the event reach,
+//! atoms evaluated once and memoized in the scratch, conditions read with
+//! three values (a regex past its budget is unknown), `rate(…)` counts.
+
+use super::*;
+
+impl<'a> Run<'a> {
+    /// Fills `scratch.candidates` (ascending, after `after` if given): the
+    /// untriggered rules of the target's groups, and the rules triggered by
+    /// atoms found true on the fields those groups need.
+    pub(super) fn collect(
+        &self,
+        buckets: &[Option<&Bucket>; 4],
+        after: Option<u32>,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) {
+        scratch.candidates.clear();
+        let mut fields = 0u64;
+        for bucket in buckets.iter().flatten() {
+            fields |= bucket.fields;
+            scratch.candidates.extend_from_slice(&bucket.untriggered);
+        }
+        let count = self.point.fields.len();
+        let mut f = 0;
+        while fields != 0 && f < count {
+            let bit = 1u64 << f.min(63);
+            if fields & bit != 0 {
+                self.scan(f, scratch, ctx, true);
+            }
+            if f < 63 {
+                fields &= !bit;
+            }
+            f += 1;
+        }
+        if let Some(after) = after {
+            scratch.candidates.retain(|&c| c > after);
+        }
+        scratch.candidates.sort_unstable();
+        scratch.candidates.dedup();
+    }
+
+    /// Computes the bulk atoms of field `f` (once per generation). With
+    /// `collect`, also adds the rules their true atoms trigger to the
+    /// candidates.
+    pub(super) fn scan(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
+        let generation = scratch.generation;
+        let Some(field) = self.point.fields.get(f) else {
+            return;
+        };
+        if scratch.field_generation.get(f) == Some(&generation) {
+            if !collect {
+                return;
+            }
+            // Scanned lazily before: collect from the memo (an atom whose
+            // regex was over the budget may hold: its rules are candidates).
+            for &a in &field.bulk {
+                if self.bulk_value(a, f, scratch, ctx) != Some(false) {
+                    self.trigger(a, scratch);
+                }
+            }
+            return;
+        }
+        if let Some(g) = scratch.field_generation.get_mut(f) {
+            *g = generation;
+        }
+        let value = ctx.get(&field.path);
+        let Some(Val::Str(text)) = value else {
+            if let Some(d) = scratch.field_direct.get_mut(f) {
+                *d = true;
+            }
+            if collect {
+                for &a in &field.bulk {
+                    if self.bulk_value(a, f, scratch, ctx) != Some(false) {
+                        self.trigger(a, scratch);
+                    }
+                }
+            }
+            return;
+        };
+        if let Some(d) = scratch.field_direct.get_mut(f) {
+            *d = false;
+        }
+        let text: &str = &text;
+        let hit = |a: u32, scratch: &mut Scratch| {
+            if let Some(h) = scratch.hit_generation.get_mut(a as usize) {
+                if *h != generation {
+                    *h = generation;
+                    if collect {
+                        self.trigger(a, scratch);
+                    }
+                }
+            }
+        };
+        for &a in field.eq.get(text) {
+            hit(a, scratch);
+        }
+        if let Some(dfa) = field.dfa.and_then(|d| self.loaded.dfas.get(d as usize)) {
+            let input = Input::new(text);
+            let mut state = OverlappingState::start();
+            let mut failed = false;
+            loop {
+                if dfa.search_overlapping(&input, &mut state).is_err() {
+                    failed = true;
+                    break;
+                }
+                let Some(m) = state.get_match() else { break };
+                if let Some(&a) = field.dfa_atoms.get(m.pattern().as_usize()) {
+                    hit(a, scratch);
+                }
+            }
+            if failed {
+                // The DFA gave up (a Unicode word boundary on non-ASCII
+                // text): decide its atoms one by one instead.
+                for &a in &field.dfa_atoms {
+                    match self.eval_atom(a, scratch, ctx) {
+                        Ok(true) => hit(a, scratch),
+                        Ok(false) => {}
+                        Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
+                    }
+                }
+            }
+        }
+        if let Some(ac) = self.acs.get(f).and_then(Option::as_ref) {
+            for m in ac.find_overlapping_iter(text) {
+                let p = m.pattern().as_usize();
+                if let Some(atoms) = field.literal_atoms.get(p) {
+                    for &a in atoms {
+                        hit(a, scratch);
+                    }
+                }
+                for &a in field.literal_checks.get(p).map_or(&[][..], Vec::as_slice) {
+                    // Verify each prefiltered atom once per generation
+                    // (`atom_generation` marks it checked).
+                    let i = a as usize;
+                    if scratch.atom_generation.get(i) == Some(&generation) {
+                        continue;
+                    }
+                    if let Some(g) = scratch.atom_generation.get_mut(i) {
+                        *g = generation;
+                    }
+                    match self.eval_atom(a, scratch, ctx) {
+                        Ok(true) => hit(a, scratch),
+                        Ok(false) => {}
+                        Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the table's regexes need for one match: the regexes, and the
+    /// budget of this dispatch.
+    pub(super) fn matching<'s>(&'s self, scratch: &'s Scratch) -> Matching<'s> {
+        Matching {
+            regexes: &self.loaded.regexes,
+            budget: &scratch.regex_budget,
+        }
+    }
+
+    /// Atom `a` evaluated on its own.
+    pub(super) fn eval_atom(
+        &self,
+        a: u32,
+        scratch: &Scratch,
+        ctx: &HookContext,
+    ) -> Result<bool, RegexOverrun> {
+        match self.point.atoms.get(a as usize) {
+            Some(atom) => eval::atom(atom, ctx, self.matching(scratch)),
+            None => Ok(false),
+        }
+    }
+
+    /// Atom `a` failed: its regex is more than the budget can pay for. Its
+    /// value is unknown, so a rule it triggers is a candidate (whose
+    /// condition then decides, or fails).
+    pub(super) fn atom_failed(
+        &self,
+        a: u32,
+        overrun: RegexOverrun,
+        scratch: &mut Scratch,
+        collect: bool,
+    ) {
+        let i = a as usize;
+        if let (Some(g), Some(why)) = (
+            scratch.failed_generation.get_mut(i),
+            scratch.failures.get_mut(i),
+        ) {
+            *g = scratch.generation;
+            *why = Some(overrun);
+        }
+        if collect {
+            self.trigger(a, scratch);
+        }
+    }
+
+    /// True when atom `a` failed in this generation.
+    pub(super) fn has_failed(&self, a: u32, scratch: &Scratch) -> bool {
+        scratch.failed_generation.get(a as usize) == Some(&scratch.generation)
+    }
+
+    /// Why a condition is unknown: its first failed atom, as the warning or
+    /// the abort reason says it.
+    pub(super) fn overrun_message(&self, cond: &Cond, scratch: &Scratch) -> String {
+        fn first(cond: &Cond, failed: &dyn Fn(u32) -> bool) -> Option<u32> {
+            match cond {
+                Cond::True => None,
+                Cond::Atom(a) => failed(*a).then_some(*a),
+                Cond::Not(c) => first(c, failed),
+                Cond::All(cs) | Cond::Any(cs) => cs.iter().find_map(|c| first(c, failed)),
+            }
+        }
+        let Some(a) = first(cond, &|a| self.has_failed(a, scratch)) else {
+            return "the regex budget is spent".to_string();
+        };
+        let Some(Some(overrun)) = scratch.failures.get(a as usize) else {
+            return "the regex budget is spent".to_string();
+        };
+        let regex = self
+            .loaded
+            .program
+            .regexes
+            .get(overrun.regex as usize)
+            .map_or_else(
+                || "a regex".to_string(),
+                |r| format!("regex `/{}/{}`", r.pattern, r.flags),
+            );
+        let on = match self.point.atoms.get(a as usize).and_then(Atom::field) {
+            Some(path) => format!(" on `{path}`"),
+            None => String::new(),
+        };
+        format!(
+            "{regex}{on} is over the regex budget: matching it took more than the {} steps left of the dispatch's {}-step regex budget (at most {} NFA states × {} bytes)",
+            overrun.left, overrun.budget, overrun.states, overrun.bytes
+        )
+    }
+
+    pub(super) fn trigger(&self, atom: u32, scratch: &mut Scratch) {
+        if let Some(rules) = self.point.triggers.get(atom as usize) {
+            scratch.candidates.extend_from_slice(rules);
+        }
+    }
+
+    /// The value of a bulk atom of field `f`, scanning the field if needed;
+    /// `None` when its regex was over the budget.
+    pub(super) fn bulk_value(
+        &self,
+        a: u32,
+        f: usize,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        if scratch.field_generation.get(f) != Some(&scratch.generation) {
+            self.scan(f, scratch, ctx, false);
+        }
+        if scratch.field_direct.get(f).copied().unwrap_or(true) {
+            self.direct_value(a, scratch, ctx)
+        } else if self.has_failed(a, scratch) {
+            None
+        } else {
+            Some(scratch.hit_generation.get(a as usize) == Some(&scratch.generation))
+        }
+    }
+
+    /// The value of an atom evaluated on its own, memoized; `None` when its
+    /// regex was over the budget.
+    pub(super) fn direct_value(
+        &self,
+        a: u32,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        let i = a as usize;
+        if scratch.atom_generation.get(i) == Some(&scratch.generation) {
+            if self.has_failed(a, scratch) {
+                return None;
+            }
+            return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
+        }
+        let value = match self.point.atoms.get(i) {
+            Some(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
+                Some(value) => Ok(value),
+                // The store failed: not memoized, so that every rule asking
+                // sees the failure (the rule's loop takes it from `scratch`).
+                None => return Some(false),
+            },
+            Some(_) => self.eval_atom(a, scratch, ctx),
+            None => Ok(false),
+        };
+        if let (Some(g), Some(v)) = (
+            scratch.atom_generation.get_mut(i),
+            scratch.atom_value.get_mut(i),
+        ) {
+            *g = scratch.generation;
+            *v = value.unwrap_or(false);
+        }
+        match value {
+            Ok(v) => Some(v),
+            Err(overrun) => {
+                self.atom_failed(a, overrun, scratch, false);
+                None
+            }
+        }
+    }
+
+    /// A `rate(…)` test: its counter counts this event once per dispatch
+    /// (however many tests share the counter, and across edits), in the
+    /// host's store. `None` when the store failed (recorded in `scratch`
+    /// for the rule to handle).
+    pub(super) fn rate(
+        &self,
+        test: &RateTest,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        let c = test.counter as usize;
+        let count = if scratch.rate_dispatch.get(c) == Some(&scratch.dispatch) {
+            scratch.rate_count.get(c).copied().unwrap_or(0)
+        } else {
+            let key = eval::render(&test.key, ctx);
+            let count = match self.effects.rate_store() {
+                RateStore::Memory => match self.counters.get(c) {
+                    Some(counter) => counter.hit(&key, Instant::now()),
+                    None => return Some(false),
+                },
+                store => self.shared_rate(store, test, &key, scratch),
+            };
+            if let (Some(d), Some(n)) = (
+                scratch.rate_dispatch.get_mut(c),
+                scratch.rate_count.get_mut(c),
+            ) {
+                *d = scratch.dispatch;
+                *n = count;
+            }
+            count
+        };
+        if count == RATE_FAILED {
+            scratch.rate_failure = Some(test.counter);
+            return None;
+        }
+        Some(test.op.test(count as f64, test.limit))
+    }
+
+    /// Counts an event in a store shared by processes: the count, or
+    /// [`RATE_FAILED`] with the error kept in `scratch`.
+    pub(super) fn shared_rate(
+        &self,
+        store: &RateStore,
+        test: &RateTest,
+        key: &str,
+        scratch: &mut Scratch,
+    ) -> usize {
+        let keep = self
+            .loaded
+            .program
+            .rates
+            .get(test.counter as usize)
+            .map_or(test.keep(), |spec| spec.keep);
+        let counter = Counter {
+            template: &test.key,
+            window_ms: test.window_ms,
+            keep,
+        };
+        match store.hit(&counter, key) {
+            Ok(hit) => {
+                if let Some(warning) = hit.warning {
+                    scratch.warnings.push(warning);
+                }
+                hit.count
+            }
+            Err(e) => {
+                tracing::warn!("{e}");
+                scratch.rate_errors.push((test.counter, e));
+                RATE_FAILED
+            }
+        }
+    }
+
+    /// Rule `index`'s condition asked a `rate(…)` store that failed: under
+    /// `fail open` the rule does not fire (a warning says why); under `fail
+    /// closed` it fires and aborts with a reason naming the store.
+    pub(super) fn rate_failed<O: Observer>(
+        &mut self,
+        index: u32,
+        rule: &'a Rule,
+        counter: u32,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+        obs: &mut O,
+    ) -> Option<Stop> {
+        let error = scratch
+            .rate_errors
+            .iter()
+            .find(|(c, _)| *c == counter)
+            .map(|(_, e)| e.clone())
+            .unwrap_or_else(|| StoreError::new("the rate store", "it failed"));
+        if rule.fail == FailMode::Closed {
+            scratch.fired.push(index);
+            obs.fire(index, ctx);
+        }
+        self.fail(rule, &EffectError::RateStore(error), scratch)
+    }
+
+    /// A condition's value; `None` when it depends on an atom whose regex
+    /// was over the budget (three-valued: `false and unknown` is false,
+    /// `true or unknown` is true, `not unknown` is unknown).
+    pub(super) fn cond(
+        &self,
+        cond: &Cond,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        match cond {
+            Cond::True => Some(true),
+            Cond::Atom(a) => match self.point.atom_field.get(*a as usize) {
+                Some(&f) if f != NO_FIELD => self.bulk_value(*a, f as usize, scratch, ctx),
+                _ => self.direct_value(*a, scratch, ctx),
+            },
+            Cond::Not(c) => self.cond(c, scratch, ctx).map(|v| !v),
+            Cond::All(cs) | Cond::Any(cs) => {
+                // `all` stops at a false operand, `any` at a true one.
+                let decisive = matches!(cond, Cond::Any(_));
+                let mut unknown = false;
+                for c in cs {
+                    match self.cond(c, scratch, ctx) {
+                        Some(v) if v == decisive => return Some(decisive),
+                        Some(_) => {}
+                        None => unknown = true,
+                    }
+                }
+                (!unknown).then_some(!decisive)
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The per-thread working memory of dispatch: [`Scratch`].
+
+use super::*;
+
+/// Reusable per-thread state for [`Table::dispatch`]: atom results, the fired
+/// list and the outcome's side lists. Make one per thread with
+/// [`Table::scratch`] and reuse it; after the first dispatch, matching does not
+/// allocate.
+///
+/// It also holds the [`RegexBudget`] of each dispatch made with it: the
+/// most work regexes the lazy DFA cannot decide may take
+/// ([`set_regex_budget`](Self::set_regex_budget)).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    /// Bumped per dispatch and after every edit: memo entries of older
+    /// generations are stale.
+    pub(super) generation: u32,
+    /// Atoms evaluated one by one: the generation they were computed in…
+    pub(super) atom_generation: Vec<u32>,
+    /// …and their value.
+    pub(super) atom_value: Vec<bool>,
+    /// Atoms computed in bulk: the generation they were last found true in.
+    pub(super) hit_generation: Vec<u32>,
+    /// Fields: the generation they were last scanned in…
+    pub(super) field_generation: Vec<u32>,
+    /// …and whether the value was not a string (atoms then evaluated one by
+    /// one).
+    pub(super) field_direct: Vec<bool>,
+    /// Candidate rules of the current dispatch, ascending.
+    pub(super) candidates: Vec<u32>,
+    pub(super) fired: Vec<u32>,
+    pub(super) warnings: Vec<String>,
+    pub(super) logs: Vec<LogLine>,
+    pub(super) additional_context: Vec<String>,
+    pub(super) backup: Option<HookContext>,
+    /// Bumped per dispatch: a `rate(…)` counter counts an event once.
+    pub(super) dispatch: u32,
+    /// Rate counters: the dispatch they last counted in…
+    pub(super) rate_dispatch: Vec<u32>,
+    /// …and the count they gave ([`RATE_FAILED`] when the store failed).
+    pub(super) rate_count: Vec<usize>,
+    /// A counter whose store failed while the current rule's condition was
+    /// evaluated.
+    pub(super) rate_failure: Option<u32>,
+    /// Why stores failed in this dispatch, by counter.
+    pub(super) rate_errors: Vec<(u32, StoreError)>,
+    /// What a dispatch may spend on regexes, and has spent.
+    pub(super) regex_budget: regexes::Budget,
+    /// Atoms whose regex the budget could not pay for: the generation they
+    /// failed in…
+    pub(super) failed_generation: Vec<u32>,
+    /// …and why.
+    pub(super) failures: Vec<Option<RegexOverrun>>,
+}
+
+/// The count of a counter whose store failed in this dispatch.
+pub(super) const RATE_FAILED: usize = usize::MAX;
+
+impl Scratch {
+    /// Scratch space sized for a table's largest point.
+    pub fn for_table(table: &Table) -> Scratch {
+        let points = &table.program().points;
+        let atoms = points.iter().map(|p| p.atoms.len()).max().unwrap_or(0);
+        let rules = points.iter().map(|p| p.rules.len()).max().unwrap_or(0);
+        let fields = points.iter().map(|p| p.fields.len()).max().unwrap_or(0);
+        let mut scratch = Scratch {
+            fired: Vec::with_capacity(rules),
+            candidates: Vec::with_capacity(rules),
+            ..Scratch::default()
+        };
+        scratch.reserve(atoms, fields, table.program().rates.len());
+        scratch
+    }
+
+    /// The regex budget of each dispatch ([`RegexBudget::DEFAULT`] unless
+    /// set).
+    pub fn regex_budget(&self) -> RegexBudget {
+        self.regex_budget.limit()
+    }
+
+    /// Sets the regex budget of each dispatch made with this scratch: the
+    /// most NFA steps the regexes that leave the lazy DFA may take (see
+    /// [`RegexBudget`]). Past it, an atom that needs one more such regex
+    /// fails, and its rule's failure mode decides.
+    pub fn set_regex_budget(&mut self, budget: RegexBudget) {
+        self.regex_budget.set_limit(budget);
+    }
+
+    /// [`set_regex_budget`](Self::set_regex_budget), by value.
+    pub fn with_regex_budget(mut self, budget: RegexBudget) -> Scratch {
+        self.set_regex_budget(budget);
+        self
+    }
+
+    pub(super) fn reserve(&mut self, atoms: usize, fields: usize, rates: usize) {
+        if self.rate_dispatch.len() < rates {
+            self.rate_dispatch.resize(rates, 0);
+            self.rate_count.resize(rates, 0);
+        }
+        if self.atom_generation.len() < atoms {
+            self.atom_generation.resize(atoms, 0);
+            self.atom_value.resize(atoms, false);
+            self.hit_generation.resize(atoms, 0);
+            self.failed_generation.resize(atoms, 0);
+            self.failures.resize(atoms, None);
+        }
+        if self.field_generation.len() < fields {
+            self.field_generation.resize(fields, 0);
+            self.field_direct.resize(fields, false);
+        }
+    }
+
+    pub(super) fn reset(&mut self, atoms: usize, fields: usize, rates: usize) {
+        self.dispatch = self.dispatch.wrapping_add(1);
+        if self.dispatch == 0 {
+            self.rate_dispatch.iter_mut().for_each(|d| *d = 0);
+            self.dispatch = 1;
+        }
+        self.fired.clear();
+        self.warnings.clear();
+        self.logs.clear();
+        self.additional_context.clear();
+        self.candidates.clear();
+        self.backup = None;
+        self.rate_failure = None;
+        self.rate_errors.clear();
+        self.regex_budget.restart();
+        self.reserve(atoms, fields, rates);
+        self.invalidate();
+    }
+
+    /// Forgets every memoized atom and field (the context changed).
+    pub(super) fn invalidate(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            for g in [
+                &mut self.atom_generation,
+                &mut self.hit_generation,
+                &mut self.field_generation,
+                &mut self.failed_generation,
+            ] {
+                g.iter_mut().for_each(|g| *g = 0);
+            }
+            self.generation = 1;
+        }
+    }
+}
