@@ -4,7 +4,7 @@
 //! The events are the sample events of `../shared/claude-code/fixtures/`,
 //! copied to `tests/fixtures/claude/events/`; the policy,
 //! `tests/fixtures/claude/policy.hooks`, has a rule for each shape of answer
-//! (see `src/claude.rs` for the mapping these tests pin down). Every test
+//! (see `src/systems/claude_code/protocol.rs` for the mapping these tests pin down). Every test
 //! sets the environment the command reads (`HOOKC_TABLE`,
 //! `CLAUDE_PROJECT_DIR`) itself, so the machine's own settings do not leak in.
 

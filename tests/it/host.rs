@@ -1,5 +1,5 @@
 //! The example host (`examples/host`): a separate crate whose build script
-//! compiles `rules/` with `hookc::build` and whose runtime embeds the table.
+//! compiles `rules/` with `hookc::embed` and whose runtime embeds the table.
 //! Builds and runs it, then checks what it printed. The first run compiles the
 //! example crate (in `target/host`), which takes a while.
 

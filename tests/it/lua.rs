@@ -1,7 +1,7 @@
 //! Lua handlers (the `lua` feature): `call lua "file.lua"` and inline
 //! `lua """…"""`, ORCS's context table and return values, script state that
 //! persists, the instruction-count timeout, the sandbox, and failure modes.
-//! Run with `cargo test --features lua --test lua`.
+//! Run with `cargo test --features lua --test it lua::`.
 
 #![cfg(feature = "lua")]
 #![expect(

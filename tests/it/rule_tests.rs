@@ -1,4 +1,4 @@
-//! `hookc test` and `hookc::testing`: tests written next to the rules.
+//! `hookc test` and `hookc::scenarios`: tests written next to the rules.
 //!
 //! The shipped rules carry their own tests; these check that they pass,
 //! that together they exercise every shipped rule both firing and not
