@@ -56,7 +56,6 @@ use crate::runtime::{
     AsPoint, Decision, Live, NativeHook, Outcome, OutcomeKind, RegisteredHook, Scratch, Target,
 };
 use crate::schema::{EditApplication, PointKind};
-use crate::store::memory::{carry_over, RateCounter};
 use crate::systems::orcs::schema::HookPoint;
 use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
@@ -80,9 +79,6 @@ struct Snapshot {
     disabled_ids: Vec<String>,
     /// The same as bitsets, by the table's point index.
     disabled: Vec<Vec<u64>>,
-    /// The in-memory `rate(…)` counters the table is dispatched with, by
-    /// counter: the registry's, kept across reloads.
-    rates: Arc<Vec<Arc<RateCounter>>>,
 }
 
 impl Snapshot {
@@ -192,7 +188,6 @@ impl Registry {
         let table: Arc<Table> = table.into();
         Registry {
             current: ArcSwap::from_pointee(Snapshot {
-                rates: Arc::new(table.loaded().rates.clone()),
                 table,
                 generation: 0,
                 effects: Arc::new(effects),
@@ -231,20 +226,15 @@ impl Registry {
     }
 
     /// Swaps in a new table; native hooks and switched-off rule ids carry
-    /// over, and so do the in-memory counts of `rate(…)` counters with the
-    /// same key template and window (the very counter, when the limits
-    /// need as many arrivals kept: then even events counted by dispatches
-    /// still running on the old table are seen). Dispatches in flight
-    /// finish on the old table. Returns the new generation.
+    /// over. So do the in-memory counts of every `rate(…)` the new table
+    /// still has with the same key template and window: they live in the
+    /// registry's effects ([`Effects::memory_store`]), not in the table,
+    /// so even events counted by dispatches still running on the old table
+    /// are seen. Dispatches in flight finish on the old table. Returns the
+    /// new generation.
     pub fn reload(&self, table: impl Into<Arc<Table>>) -> u64 {
         let table = table.into();
         self.update(|s| {
-            s.rates = Arc::new(carry_over(
-                table.program(),
-                &table.loaded().rates,
-                s.table.program(),
-                &s.rates,
-            ));
             s.table = table;
             s.generation += 1;
             s.index_disabled();
@@ -383,7 +373,6 @@ impl Registry {
                 Some(i) => snapshot.disabled.get(i).map_or(&[][..], Vec::as_slice),
                 None => &[],
             },
-            rates: Some(&snapshot.rates),
         };
         let outcome = snapshot
             .table

@@ -240,24 +240,16 @@ fn run_loaded(loaded: LoadedSources, options: &Options) -> Result<TestReport, Di
                 continue;
             }
         };
-        // Rate counters must start empty for each test: a table of its own
-        // when the rules count rates.
-        let fresh;
-        let table = if compiled.table.program().rates.is_empty() {
-            &compiled.table
-        } else {
-            fresh = Table::from_bytes(&compiled.table.to_bytes());
-            match &fresh {
-                Ok(table) => table,
-                Err(_) => &compiled.table,
-            }
-        };
+        // Rate counts must start empty for each test: effects of its own,
+        // whose memory store is new.
+        let effects = crate::Effects::new();
+        let table = &compiled.table;
         let repeat = case.test.repeat.map_or(1, |(n, _)| n);
         let start = ctx.clone();
-        let mut run = table.dispatch_context(&mut ctx);
+        let mut run = table.dispatch_context_with(&mut ctx, &effects);
         for _ in 1..repeat {
             ctx = start.clone();
-            run = table.dispatch_context(&mut ctx);
+            run = table.dispatch_context_with(&mut ctx, &effects);
         }
         for expect in &case.test.expects {
             let failure = match &expect.kind {
@@ -351,7 +343,8 @@ fn condition_table(
 /// stopped by the depth limit after matching).
 fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
     let id = expect_id(n);
-    let report = table.dispatch_context(&mut ctx.clone());
+    // Effects of its own: a `rate(…)` in the condition counts apart.
+    let report = table.dispatch_context_with(&mut ctx.clone(), &crate::Effects::new());
     let stopped = format!("rule `{id}`");
     report.fired.contains(&id) || report.warnings.iter().any(|w| w.contains(&stopped))
 }

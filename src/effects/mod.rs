@@ -303,6 +303,9 @@ pub struct Effects {
     #[cfg(feature = "lua")]
     lua: Arc<lua::LuaHandlers>,
     rate_store: crate::store::RateStore,
+    /// Where `rate(…)` counts live when the store is memory; shared by
+    /// clones, so a registry's counts outlive its reloads.
+    memory: Arc<crate::store::MemoryStore>,
 }
 
 impl fmt::Debug for Effects {
@@ -339,6 +342,7 @@ impl Effects {
             #[cfg(feature = "lua")]
             lua: Arc::default(),
             rate_store: crate::store::RateStore::Memory,
+            memory: Arc::default(),
         }
     }
 
@@ -433,6 +437,13 @@ impl Effects {
     /// Where the counts of `rate(…)` conditions are kept.
     pub fn rate_store(&self) -> &crate::store::RateStore {
         &self.rate_store
+    }
+
+    /// The in-memory counters of `rate(…)` when the store is
+    /// [`RateStore::Memory`](crate::store::RateStore::Memory): every table
+    /// dispatched with these effects (or their clones) counts here.
+    pub fn memory_store(&self) -> &crate::store::MemoryStore {
+        &self.memory
     }
 
     /// Waits at most `timeout` for the webhooks these effects queued, and

@@ -18,9 +18,6 @@ pub(crate) struct Live<'a> {
     /// A rule-less program for the point, for when the table has none and
     /// native hooks must still run.
     pub(crate) empty_point: Option<&'a PointProgram>,
-    /// The in-memory `rate(…)` counters to use, by counter; `None` for the
-    /// table's own.
-    pub(crate) rates: Option<&'a [Arc<RateCounter>]>,
 }
 
 impl<'a> Live<'a> {
@@ -31,7 +28,6 @@ impl<'a> Live<'a> {
             natives: &[],
             disabled: &[],
             empty_point: None,
-            rates: None,
         }
     }
 
@@ -119,8 +115,6 @@ impl<'a> Probe<'_, 'a> {
 /// The state of one dispatch.
 pub(crate) struct Run<'a> {
     pub(super) loaded: &'a Loaded<'a>,
-    /// The in-memory `rate(…)` counters, by counter.
-    pub(super) counters: &'a [Arc<RateCounter>],
     pub(super) effects: &'a Effects,
     /// The deadline of this dispatch's effects, if the host set one.
     pub(super) deadline: Option<Deadline>,

@@ -114,7 +114,6 @@ impl Table {
         };
         let mut run = Run {
             loaded,
-            counters: live.rates.unwrap_or(&loaded.rates),
             effects: live.effects,
             deadline: live.effects.deadline_from_now(),
             point: program,

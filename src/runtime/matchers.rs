@@ -319,8 +319,13 @@ impl<'a> Run<'a> {
         } else {
             let key = eval::render(&test.key, ctx);
             let count = match self.effects.rate_store() {
-                RateStore::Memory => match self.counters.get(c) {
-                    Some(counter) => counter.hit(&key, Instant::now()),
+                RateStore::Memory => match self.loaded.rate_ids.get(c) {
+                    Some(&id) => self.effects.memory_store().hit(
+                        id,
+                        &self.counter(test),
+                        &key,
+                        Instant::now(),
+                    ),
                     None => return Some(false),
                 },
                 store => self.shared_rate(store, test, &key, scratch),
@@ -341,6 +346,22 @@ impl<'a> Run<'a> {
         Some(test.op.test(count as f64, test.limit))
     }
 
+    /// The counter a test counts in, as a store sees it: the arrivals kept
+    /// are the program's for the counter (enough for every test of it).
+    fn counter<'t>(&self, test: &'t RateTest) -> Counter<'t> {
+        let keep = self
+            .loaded
+            .program
+            .rates
+            .get(test.counter as usize)
+            .map_or(test.keep(), |spec| spec.keep);
+        Counter {
+            template: &test.key,
+            window_ms: test.window_ms,
+            keep,
+        }
+    }
+
     /// Counts an event in a store shared by processes: the count, or
     /// [`RATE_FAILED`] with the error kept in `scratch`.
     pub(super) fn shared_rate(
@@ -350,18 +371,7 @@ impl<'a> Run<'a> {
         key: &str,
         scratch: &mut Scratch,
     ) -> usize {
-        let keep = self
-            .loaded
-            .program
-            .rates
-            .get(test.counter as usize)
-            .map_or(test.keep(), |spec| spec.keep);
-        let counter = Counter {
-            template: &test.key,
-            window_ms: test.window_ms,
-            keep,
-        };
-        match store.hit(&counter, key) {
+        match store.hit(&self.counter(test), key) {
             Ok(hit) => {
                 if let Some(warning) = hit.warning {
                     scratch.warnings.push(warning);

@@ -40,7 +40,6 @@ mod native;
 mod outcome;
 mod scratch;
 
-use crate::store::memory::RateCounter;
 pub use crate::store::memory::MAX_KEYS as RATE_MAX_KEYS;
 pub use crate::table::regexes::{RegexBudget, RegexOverrun};
 

@@ -8,9 +8,10 @@
 //! table's:
 //!
 //! - [`RateStore::Memory`] (the default): in the dispatching process, for a
-//!   long-lived host. Plain [`Table::dispatch`](crate::Table::dispatch)
-//!   counts in the table's own counters; a [`Registry`](crate::Registry)
-//!   keeps its counters across [`reload`](crate::Registry::reload)s. Time is
+//!   long-lived host. The counters are the [`MemoryStore`] of the host's
+//!   effects, found by key template and window like a shared store's, so
+//!   a [`Registry`](crate::Registry) keeps its counts across
+//!   [`reload`](crate::Registry::reload)s. Time is
 //!   the process's monotonic clock, so clock steps do not matter. Exact,
 //!   bounded, and the fastest: no I/O, no allocation beyond a new key.
 //! - [`RateStore::File`]: a small file under a directory (by default the
@@ -52,13 +53,14 @@
 //! the rule and the store.
 
 pub mod file;
-pub(crate) mod memory;
+pub mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
 
 #[cfg(feature = "redis")]
 pub use self::redis::RedisStore;
 pub use file::FileStore;
+pub use memory::MemoryStore;
 
 use crate::ir::{Template, TemplatePart};
 use sha2::{Digest, Sha256};
@@ -257,8 +259,22 @@ impl Counter<'_> {
     /// key template, the window and the rendered key, the same in every
     /// process and for every table with this `rate(…)`.
     pub(crate) fn digest(&self, key: &str) -> [u8; 16] {
+        let mut hash = self.hashed(b"hookc rate v1\0");
+        hash.update(b"\0");
+        hash.update(key.as_bytes());
+        first_16(&hash.finalize())
+    }
+
+    /// The identity of the counter itself (every key): a digest of the key
+    /// template and the window, which the [`MemoryStore`] finds it by.
+    pub(crate) fn id(&self) -> [u8; 16] {
+        first_16(&self.hashed(b"hookc rate counter v1\0").finalize())
+    }
+
+    /// A hash of `domain`, the window and the key template.
+    fn hashed(&self, domain: &[u8]) -> Sha256 {
         let mut hash = Sha256::new();
-        hash.update(b"hookc rate v1\0");
+        hash.update(domain);
         hash.update(self.window_ms.to_le_bytes());
         for part in &self.template.parts {
             match part {
@@ -275,15 +291,16 @@ impl Counter<'_> {
                 }
             }
         }
-        hash.update(b"\0");
-        hash.update(key.as_bytes());
-        let full = hash.finalize();
-        let mut digest = [0u8; 16];
-        for (d, s) in digest.iter_mut().zip(full.iter()) {
-            *d = *s;
-        }
-        digest
+        hash
     }
+}
+
+fn first_16(full: &[u8]) -> [u8; 16] {
+    let mut digest = [0u8; 16];
+    for (d, s) in digest.iter_mut().zip(full.iter()) {
+        *d = *s;
+    }
+    digest
 }
 
 /// What a shared store answers for one event.

@@ -51,7 +51,8 @@ pub use sign::{KeyError, PublicKey, SecretKey};
 use crate::ir::{PointProgram, Program};
 pub(crate) mod regexes;
 
-use crate::store::memory::RateCounter;
+use crate::ir::Atom;
+use crate::store::Counter;
 use crate::systems::orcs::schema::HookPoint;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
@@ -199,9 +200,9 @@ pub(crate) struct Loaded<'a> {
     pub(crate) dfas: Vec<Dfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
     pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
-    /// The counters of `rate(…)` tests (empty at load): the memory store of
-    /// a plain dispatch.
-    pub(crate) rates: Vec<std::sync::Arc<RateCounter>>,
+    /// Per `rate(…)` counter, its identity in a
+    /// [`MemoryStore`](crate::store::MemoryStore) ([`Counter::id`]).
+    pub(crate) rate_ids: Vec<[u8; 16]>,
     by_orcs: [Option<u16>; 25],
     dfa_bytes: Vec<usize>,
     len: usize,
@@ -618,28 +619,37 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
             .ok()
             .and_then(|i| u16::try_from(i).ok());
     }
-    let rates = program
-        .rates
-        .iter()
-        .map(|r| {
-            std::sync::Arc::new(RateCounter::new(
-                std::time::Duration::from_millis(r.window_ms),
-                r.keep as usize,
-                crate::store::memory::MAX_KEYS,
-            ))
-        })
-        .collect();
+    let rate_ids = rate_ids(&program);
     Ok(Loaded {
         program,
         regexes,
         dfas,
         acs,
-        rates,
+        rate_ids,
         by_orcs,
         dfa_bytes,
         len: bytes.len(),
         signature,
     })
+}
+
+/// Per counter of `program`, its [`Counter::id`] (the id of a counter no
+/// test uses, which a compiled program does not have, is all zeros).
+fn rate_ids(program: &Program) -> Vec<[u8; 16]> {
+    let mut ids = vec![[0; 16]; program.rates.len()];
+    for atom in program.points.iter().flat_map(|p| &p.atoms) {
+        if let Atom::Rate(test) = atom {
+            if let Some(slot) = ids.get_mut(test.counter as usize) {
+                let counter = Counter {
+                    template: &test.key,
+                    window_ms: test.window_ms,
+                    keep: test.keep(),
+                };
+                *slot = counter.id();
+            }
+        }
+    }
+    ids
 }
 
 /// Where the last DFA section ends (padded), from the lengths alone: the

@@ -68,13 +68,27 @@ fn file_effects(dir: &Path) -> Effects {
 #[test]
 fn tables_of_different_processes_count_together_in_a_file() {
     use OutcomeKind::{Abort, Continue};
-    // Counted in memory, two tables (two processes) count apart.
+    // Counted in memory, two tables of two processes (two hosts' effects)
+    // count apart.
     let (a, b) = (table(LIMIT_3), table(LIMIT_3));
-    let memory = Effects::new();
+    let (ma, mb) = (Effects::new(), Effects::new());
     let apart: Vec<OutcomeKind> = (0..6)
-        .map(|i| request(if i % 2 == 0 { &a } else { &b }, &memory, "x::y").outcome)
+        .map(|i| {
+            if i % 2 == 0 {
+                request(&a, &ma, "x::y").outcome
+            } else {
+                request(&b, &mb, "x::y").outcome
+            }
+        })
         .collect();
     assert_eq!(apart, [Continue; 6]);
+    // In one process's memory (one host's effects) they count together,
+    // like any two tables with the same `rate(…)`.
+    let one = Effects::new();
+    let shared: Vec<OutcomeKind> = (0..6)
+        .map(|i| request(if i % 2 == 0 { &a } else { &b }, &one, "x::y").outcome)
+        .collect();
+    assert_eq!(shared, [Continue, Continue, Continue, Abort, Abort, Abort]);
     // In one file they count together: the fourth event is over the limit,
     // whichever table sees it.
     let dir = tmp_dir("two-tables");

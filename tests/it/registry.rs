@@ -251,6 +251,15 @@ fn rate_counts_survive_a_reload() {
         assert_eq!(outcome(&registry), OutcomeKind::Continue);
     }
     assert_eq!(outcome(&registry), OutcomeKind::Abort);
+    // A higher limit on the same key and window goes on from the four
+    // events counted: six more are under it, the eleventh is over.
+    registry.reload(table(&format!(
+        "hook limit on {POINT} {{\n    when rate(\"{{component}}\") > 10 per 30s\n    abort \"too many\"\n}}\n"
+    )));
+    for _ in 0..6 {
+        assert_eq!(outcome(&registry), OutcomeKind::Continue);
+    }
+    assert_eq!(outcome(&registry), OutcomeKind::Abort);
 }
 
 #[test]
