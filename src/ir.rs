@@ -21,6 +21,9 @@ use serde_json::Value;
 pub struct Program {
     /// The schema the rules were checked against (`orcs`, `claude-code`, …).
     pub schema: String,
+    /// Every point of the schema, rules or not, in the schema's order: a
+    /// point's position here is its [`PointId`](crate::schema::PointId).
+    pub schema_points: Vec<SchemaPoint>,
     /// One entry per hook point that has at least one rule, sorted by name.
     pub points: Vec<PointProgram>,
     /// Regexes used by atoms and actions; referenced by [`RegexId`].
@@ -31,6 +34,18 @@ pub struct Program {
     pub rates: Vec<RateSpec>,
     /// What command hooks read on stdin, from the schema.
     pub command_input: CommandInput,
+}
+
+/// A point of the program's schema, as dispatch needs it even where no
+/// rule is (a registry's native hooks run there).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SchemaPoint {
+    /// The point's name.
+    pub name: String,
+    /// Pre, post or event.
+    pub kind: PointKind,
+    /// How the host applies an edit before the next rule runs.
+    pub edits: EditApplication,
 }
 
 /// The rules of one hook point, ready to dispatch.

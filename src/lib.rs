@@ -101,7 +101,7 @@ pub use runtime::{
     Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal, Report,
     Scratch, Target,
 };
-pub use schema::PointKind;
+pub use schema::{PointId, PointKind};
 pub use systems::orcs::schema::HookPoint;
 pub use table::{LoadError, Table};
 

@@ -56,7 +56,6 @@ use crate::runtime::{
     AsPoint, Decision, Live, NativeHook, Outcome, OutcomeKind, RegisteredHook, Scratch, Target,
 };
 use crate::schema::{EditApplication, PointKind};
-use crate::systems::orcs::schema::HookPoint;
 use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
 use serde_json::Value;
@@ -103,18 +102,17 @@ impl Snapshot {
 }
 
 /// A program with no rules for `point`, of the point's kind and with its
-/// host's way of applying edits.
-fn empty_point(point: &str) -> PointProgram {
-    let (kind, edits) = match point.parse::<HookPoint>() {
-        Ok(p) => (p.kind(), EditApplication::AsEdited),
-        // Another built-in schema's point (`PreToolUse`, `beforeInbound`);
-        // a custom schema's point is unknown here: an event point.
-        Err(_) => crate::systems::BUILTIN_SCHEMAS
-            .iter()
-            .filter_map(|name| crate::systems::builtin_schema(name))
-            .find_map(|s| s.point(point).map(|p| (p.kind, p.edits.clone())))
-            .unwrap_or((PointKind::Event, EditApplication::AsEdited)),
-    };
+/// host's way of applying edits, as `table`'s schema says (a point the
+/// schema does not have is an event point).
+fn empty_point(table: &Table, point: &str) -> PointProgram {
+    let (kind, edits) = table
+        .program()
+        .schema_points
+        .iter()
+        .find(|p| p.name == point)
+        .map_or((PointKind::Event, EditApplication::AsEdited), |p| {
+            (p.kind, p.edits.clone())
+        });
     PointProgram {
         name: point.to_string(),
         kind,
@@ -262,7 +260,7 @@ impl Registry {
             let (natives, _) = s
                 .natives
                 .entry(point.to_string())
-                .or_insert_with(|| (Vec::new(), Arc::new(empty_point(point))));
+                .or_insert_with(|| (Vec::new(), Arc::new(empty_point(&s.table, point))));
             natives.push(RegisteredHook {
                 priority: hook.priority(),
                 hook,
@@ -364,19 +362,21 @@ impl Registry {
         inspect: impl FnOnce(&Outcome<'_>, u64) -> R,
     ) -> R {
         let snapshot = self.current.load();
-        let natives = snapshot.natives.get(point.point_name());
+        let resolved = snapshot.table.resolve(&point);
+        let natives = resolved.name.and_then(|name| snapshot.natives.get(name));
         let live = Live {
             effects: &snapshot.effects,
             natives: natives.map_or(&[][..], |(n, _)| n.as_slice()),
             empty_point: natives.map(|(_, p)| &**p),
-            disabled: match snapshot.table.point_index(point.point_name()) {
+            disabled: match resolved.index {
                 Some(i) => snapshot.disabled.get(i).map_or(&[][..], Vec::as_slice),
                 None => &[],
             },
         };
-        let outcome = snapshot
-            .table
-            .dispatch_observed(scratch, point, target, ctx, live, &mut ());
+        let outcome =
+            snapshot
+                .table
+                .dispatch_observed(scratch, resolved.index, target, ctx, live, &mut ());
         inspect(&outcome, snapshot.generation)
     }
 

@@ -18,10 +18,10 @@ use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::LoadedSources;
-use crate::schema::{CommandInput, EditApplication, PointKind, Schema};
+use crate::schema::{CommandInput, PointKind, Schema};
 use crate::span::Span;
 use crate::syntax::ast;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::diag::suggest::suggest;
@@ -89,11 +89,9 @@ pub struct CondSpans {
 pub struct Checked {
     /// The schema's name.
     pub schema: String,
-    /// How the schema's host applies edits between rules, for each point
-    /// where it is not [`EditApplication::AsEdited`].
-    ///
-    /// [`EditApplication::AsEdited`]: crate::schema::EditApplication::AsEdited
-    pub edits: BTreeMap<String, EditApplication>,
+    /// Every point of the schema, in its order, with its kind and how the
+    /// schema's host applies edits between rules.
+    pub points: Vec<ir::SchemaPoint>,
     /// What command hooks read on stdin under the schema.
     pub command_input: CommandInput,
     /// Rules of the root files, in declaration order.
@@ -148,11 +146,14 @@ pub(crate) fn check_for(
     let schema = resolve_schema(loaded, &mut checked.diagnostics);
     checked.schema = schema.name.clone();
     checked.command_input = schema.command_input;
-    checked.edits = schema
+    checked.points = schema
         .points
         .iter()
-        .filter(|p| !p.edits.is_as_edited())
-        .map(|p| (p.name.clone(), p.edits.clone()))
+        .map(|p| ir::SchemaPoint {
+            name: p.name.clone(),
+            kind: p.kind,
+            edits: p.edits.clone(),
+        })
         .collect();
     let scopes = names::scopes(loaded, &mut checked.diagnostics);
     let mut regexes = lower::Regexes::default();

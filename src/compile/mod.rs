@@ -12,9 +12,10 @@ pub(crate) mod matchers;
 use crate::check::{self, Checked, CheckedRule};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
+use crate::ir::SchemaPoint;
 use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
 use crate::load::{self, LoadedSources};
-use crate::schema::{CommandInput, EditApplication};
+use crate::schema::CommandInput;
 use crate::span::SourceFile;
 use crate::table::Table;
 use std::collections::BTreeMap;
@@ -136,7 +137,7 @@ pub(crate) fn compile_loaded(
     let Checked {
         schema,
         command_input,
-        edits,
+        points: schema_points,
         rules,
         regexes,
         files,
@@ -150,7 +151,7 @@ pub(crate) fn compile_loaded(
     let (program, dfas) = lower(
         schema,
         command_input,
-        &edits,
+        schema_points,
         rules,
         regexes,
         files,
@@ -185,7 +186,7 @@ pub(crate) fn compile_loaded(
 fn lower(
     schema: String,
     command_input: CommandInput,
-    edits: &BTreeMap<String, EditApplication>,
+    schema_points: Vec<SchemaPoint>,
     rules: Vec<CheckedRule>,
     regexes: Vec<crate::ir::RegexSource>,
     files: Vec<String>,
@@ -283,7 +284,11 @@ fn lower(
         let index = fql_index(&compiled, &built.atom_field);
         // Behaviour that differs per hook system is recorded here, from
         // the schema, so that dispatch never asks which schema it runs.
-        let edits = edits.get(&name).cloned().unwrap_or_default();
+        let edits = schema_points
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.edits.clone())
+            .unwrap_or_default();
         points.push(PointProgram {
             name,
             kind,
@@ -300,6 +305,7 @@ fn lower(
     (
         Program {
             schema,
+            schema_points,
             points,
             regexes,
             files,

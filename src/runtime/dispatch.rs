@@ -48,9 +48,10 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
+        let index = self.resolve(&point).index;
         self.dispatch_observed(
             scratch,
-            point,
+            index,
             target,
             ctx,
             Live::effects(Effects::global()),
@@ -68,25 +69,23 @@ impl Table {
         ctx: &mut HookContext,
         effects: &'a Effects,
     ) -> Outcome<'a> {
-        self.dispatch_observed(scratch, point, target, ctx, Live::effects(effects), &mut ())
+        let index = self.resolve(&point).index;
+        self.dispatch_observed(scratch, index, target, ctx, Live::effects(effects), &mut ())
     }
 
-    /// [`dispatch`](Self::dispatch) with an [`Observer`] watching every rule
-    /// of the point (`()` watches nothing and costs nothing).
+    /// [`dispatch`](Self::dispatch) of the point whose rules are at `index`
+    /// ([`resolve`](Self::resolve)d), with an [`Observer`] watching every
+    /// rule of the point (`()` watches nothing and costs nothing).
     pub(crate) fn dispatch_observed<'a, O: Observer>(
         &'a self,
         scratch: &'a mut Scratch,
-        point: impl AsPoint,
+        index: Option<usize>,
         target: &Target<'_>,
         ctx: &mut HookContext,
         live: Live<'a>,
         observer: &mut O,
     ) -> Outcome<'a> {
         let loaded = self.loaded();
-        let index = match point.orcs_point() {
-            Some(p) => self.orcs_point_index(p),
-            None => self.point_index(point.point_name()),
-        };
         let (program, acs) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i))) {
             Some((program, i)) => (
                 Some(program),

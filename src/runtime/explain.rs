@@ -224,9 +224,10 @@ impl Table {
         target: &Target<'_>,
         ctx: &HookContext,
     ) -> Explanation {
-        let name = point.point_name().to_string();
+        let resolved = self.resolve(&point);
+        let name = resolved.name.unwrap_or_default().to_string();
         let program = self.program();
-        let point_program = self.point_index(&name).and_then(|i| program.points.get(i));
+        let point_program = resolved.index.and_then(|i| program.points.get(i));
         let (scope, component) = split_component(target.component);
         let mut recorder = Recorder {
             program,
@@ -243,7 +244,7 @@ impl Table {
         let seen = self
             .dispatch_observed(
                 &mut scratch,
-                name.as_str(),
+                resolved.index,
                 target,
                 &mut observed,
                 super::Live::effects(crate::Effects::global()),
@@ -253,7 +254,7 @@ impl Table {
         let mut plain = ctx.clone();
         let mut scratch = self.scratch();
         let outcome = self
-            .dispatch(&mut scratch, name.as_str(), target, &mut plain)
+            .dispatch(&mut scratch, point, target, &mut plain)
             .report(&plain);
         let mut notes = recorder.notes;
         if seen != outcome {

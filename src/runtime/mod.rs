@@ -65,9 +65,9 @@ use crate::fql::split_component;
 use crate::ir::Atom;
 use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
+pub use crate::schema::PointId;
 use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
-use crate::systems::orcs::schema::HookPoint;
 use crate::table::regexes::{self, Matching};
 use crate::table::Loaded;
 use crate::table::Table;
@@ -81,42 +81,86 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A hook point given to [`Table::dispatch`]: a name, or an ORCS [`HookPoint`]
-/// (which skips the name lookup).
+/// A hook point given to [`Table::dispatch`]: a name, a [`PointId`]
+/// resolved once, or a hook system's typed point (ORCS's
+/// [`HookPoint`](crate::HookPoint) is both a name and an id).
+///
+/// An id finds the point's rules with one array index; a name, by a binary
+/// search over the points that have rules.
 pub trait AsPoint {
-    /// The point's dotted name.
-    fn point_name(&self) -> &str;
+    /// The point's dotted name, when it is known without a table.
+    fn point_name(&self) -> Option<&str>;
 
-    /// The ORCS point, when this is one.
-    fn orcs_point(&self) -> Option<HookPoint> {
+    /// The point's id, when it is given as one.
+    fn point_id(&self) -> Option<PointId> {
         None
     }
 }
 
-impl AsPoint for HookPoint {
-    fn point_name(&self) -> &str {
-        self.as_str()
+impl AsPoint for PointId {
+    fn point_name(&self) -> Option<&str> {
+        None
     }
 
-    fn orcs_point(&self) -> Option<HookPoint> {
+    fn point_id(&self) -> Option<PointId> {
         Some(*self)
     }
 }
 
 impl AsPoint for &str {
-    fn point_name(&self) -> &str {
-        self
+    fn point_name(&self) -> Option<&str> {
+        Some(self)
     }
 }
 
 impl AsPoint for String {
-    fn point_name(&self) -> &str {
-        self
+    fn point_name(&self) -> Option<&str> {
+        Some(self)
     }
 }
 
 impl AsPoint for &String {
-    fn point_name(&self) -> &str {
-        self
+    fn point_name(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+/// A point as a table finds it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolved<'a> {
+    /// The index of its rules in the program's points, if it has any.
+    pub(crate) index: Option<usize>,
+    /// Its name; `None` for an id of another schema.
+    pub(crate) name: Option<&'a str>,
+}
+
+impl Table {
+    /// Finds `point` in this table: by id when it is given as one of this
+    /// table's schema, else by name.
+    pub(crate) fn resolve<'a>(&'a self, point: &'a impl AsPoint) -> Resolved<'a> {
+        if let Some(id) = point.point_id() {
+            if let Some(name) = self.point_name(id) {
+                return Resolved {
+                    index: self.point_index_of(id),
+                    name: Some(name),
+                };
+            }
+        }
+        match point.point_name() {
+            Some(name) => Resolved {
+                index: self.point_index(name),
+                name: Some(name),
+            },
+            None => {
+                tracing::warn!(
+                    "a point id of another schema was dispatched on a `{}` table: no rule runs",
+                    self.program().schema
+                );
+                Resolved {
+                    index: None,
+                    name: None,
+                }
+            }
+        }
     }
 }

@@ -243,6 +243,69 @@ pub enum FieldLookup<'a> {
     Unknown,
 }
 
+/// A hook point of a schema, resolved once to a dense id: its position in
+/// the schema's list of points, tagged with the schema it belongs to.
+///
+/// Dispatching by id costs one array index, for every schema alike (the way
+/// regex-automata numbers patterns with `PatternID`): a host resolves the
+/// points it dispatches once, with [`Table::point_id`](crate::Table::point_id)
+/// (or ORCS's [`HookPoint::id`](crate::HookPoint::id)), and keeps the ids.
+/// An id stays valid for every table of the same schema, so it outlives a
+/// [`Registry`](crate::Registry) reload; on a table of another schema it
+/// names no point, and dispatch runs nothing (with a warning logged).
+///
+/// ```
+/// let table = hookc::compile_str(
+///     "a.hooks",
+///     "schema claude-code\nhook a on PreToolUse { deny \"no\" }",
+/// )?
+/// .table;
+/// let pre = table.point_id("PreToolUse").expect("a point of the schema");
+/// assert_eq!(table.point_name(pre), Some("PreToolUse"));
+/// // A point of the schema without rules has an id too.
+/// assert!(table.point_id("Stop").is_some());
+/// assert!(table.point_id("tool.pre_execute").is_none());
+/// # Ok::<(), hookc::diag::Diagnostics>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PointId {
+    /// The [`fingerprint`] of the schema.
+    schema: u32,
+    /// The position of the point in the schema.
+    slot: u16,
+}
+
+impl PointId {
+    /// The id of the point at `slot` of the schema whose [`fingerprint`] is
+    /// `schema`.
+    pub const fn new(schema: u32, slot: u16) -> PointId {
+        PointId { schema, slot }
+    }
+
+    /// The [`fingerprint`] of the schema the id belongs to.
+    pub const fn schema(self) -> u32 {
+        self.schema
+    }
+
+    /// The point's position in its schema.
+    pub const fn slot(self) -> usize {
+        self.slot as usize
+    }
+}
+
+/// A schema's identity for [`PointId`]s: a checksum of its name and its
+/// points' names in order. Two schemas with the same fingerprint number
+/// their points alike.
+pub fn fingerprint<'a>(schema: &str, points: impl IntoIterator<Item = &'a str>) -> u32 {
+    let mut hash = crc32fast::Hasher::new();
+    hash.update(schema.as_bytes());
+    for point in points {
+        hash.update(b"\0");
+        hash.update(point.as_bytes());
+    }
+    hash.finalize()
+}
+
 /// A catalog of hook points, as the checker sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schema {

@@ -7,7 +7,7 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 8)
+//! # Format (version 9)
 //!
 //! ```text
 //! offset  size  field
@@ -30,7 +30,9 @@
 //! Version 6 added the `include` fields and `header`s of a webhook action
 //! to the program; version 7 added each point's `edits` (how the schema's
 //! host applies an edit between rules); version 8 the program's
-//! `command_input` (what command hooks read on stdin, from the schema). A
+//! `command_input` (what command hooks read on stdin, from the schema);
+//! version 9 the schema's points (`schema_points`: every point, with its
+//! kind and edits, in the schema's order, which [`PointId`]s index). A
 //! table of an older version is
 //! refused with [`LoadErrorKind::Version`], never misread.
 //!
@@ -52,8 +54,8 @@ use crate::ir::{PointProgram, Program};
 pub(crate) mod regexes;
 
 use crate::ir::Atom;
+use crate::schema::PointId;
 use crate::store::Counter;
-use crate::systems::orcs::schema::HookPoint;
 use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
@@ -63,7 +65,7 @@ pub(crate) use regexes::LazyRegexes;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// The endianness check value, written native-endian.
 const ENDIAN_CHECK: u32 = 0xFEFF;
@@ -203,7 +205,12 @@ pub(crate) struct Loaded<'a> {
     /// Per `rate(…)` counter, its identity in a
     /// [`MemoryStore`](crate::store::MemoryStore) ([`Counter::id`]).
     pub(crate) rate_ids: Vec<[u8; 16]>,
-    by_orcs: [Option<u16>; 25],
+    /// The [`fingerprint`](crate::schema::fingerprint) of the schema: the
+    /// tag of this table's [`PointId`]s.
+    schema_tag: u32,
+    /// By schema slot ([`PointId::slot`]), the index of the point's rules
+    /// in `program.points`, if it has any.
+    by_slot: Vec<Option<u16>>,
     dfa_bytes: Vec<usize>,
     len: usize,
     /// Where the signature block starts, and the key it names.
@@ -373,14 +380,51 @@ impl Table {
             .ok()
     }
 
-    pub(crate) fn orcs_point_index(&self, point: HookPoint) -> Option<usize> {
-        let slot = HookPoint::ALL.iter().position(|p| *p == point)?;
-        self.loaded()
-            .by_orcs
-            .get(slot)
+    /// The id of the schema's point called `name`, with rules or not:
+    /// resolve the points a host dispatches once, then dispatch by id. See
+    /// [`PointId`].
+    pub fn point_id(&self, name: &str) -> Option<PointId> {
+        let loaded = self.loaded();
+        let slot = loaded
+            .program
+            .schema_points
+            .iter()
+            .position(|p| p.name == name)?;
+        Some(PointId::new(loaded.schema_tag, u16::try_from(slot).ok()?))
+    }
+
+    /// The name of the point `id` names in this table's schema; `None` for
+    /// an id of another schema.
+    pub fn point_name(&self, id: PointId) -> Option<&str> {
+        let loaded = self.loaded();
+        if id.schema() != loaded.schema_tag {
+            return None;
+        }
+        loaded
+            .program
+            .schema_points
+            .get(id.slot())
+            .map(|p| p.name.as_str())
+    }
+
+    /// The index in `program.points` of the rules of the point `id` names;
+    /// `None` when it has none or is of another schema.
+    pub(crate) fn point_index_of(&self, id: PointId) -> Option<usize> {
+        let loaded = self.loaded();
+        if id.schema() != loaded.schema_tag {
+            return None;
+        }
+        loaded
+            .by_slot
+            .get(id.slot())
             .copied()
             .flatten()
             .map(usize::from)
+    }
+
+    /// The fingerprint of the table's schema, which its [`PointId`]s carry.
+    pub fn schema_tag(&self) -> u32 {
+        self.loaded().schema_tag
     }
 
     /// Total number of rules over all points.
@@ -611,14 +655,21 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
                 .collect::<Result<Vec<_>, _>>()
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut by_orcs = [None; 25];
-    for (slot, point) in by_orcs.iter_mut().zip(HookPoint::ALL) {
-        *slot = program
-            .points
-            .binary_search_by(|p| p.name.as_str().cmp(point.as_str()))
-            .ok()
-            .and_then(|i| u16::try_from(i).ok());
-    }
+    let schema_tag = crate::schema::fingerprint(
+        &program.schema,
+        program.schema_points.iter().map(|p| p.name.as_str()),
+    );
+    let by_slot = program
+        .schema_points
+        .iter()
+        .map(|point| {
+            program
+                .points
+                .binary_search_by(|p| p.name.as_str().cmp(&point.name))
+                .ok()
+                .and_then(|i| u16::try_from(i).ok())
+        })
+        .collect();
     let rate_ids = rate_ids(&program);
     Ok(Loaded {
         program,
@@ -626,7 +677,8 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         dfas,
         acs,
         rate_ids,
-        by_orcs,
+        schema_tag,
+        by_slot,
         dfa_bytes,
         len: bytes.len(),
         signature,

@@ -18,6 +18,15 @@ fn sample() -> Program {
     };
     Program {
         schema: "orcs".into(),
+        schema_points: ["tool.pre_execute", "tool.post_execute"]
+            .into_iter()
+            .zip([PointKind::Pre, PointKind::Post])
+            .map(|(name, kind)| crate::ir::SchemaPoint {
+                name: name.into(),
+                kind,
+                edits: crate::schema::EditApplication::AsEdited,
+            })
+            .collect(),
         points: vec![PointProgram {
             name: "tool.pre_execute".into(),
             kind: PointKind::Pre,
@@ -136,7 +145,40 @@ fn every_truncation_is_an_error() {
 }
 
 #[test]
+fn points_resolve_to_ids_of_the_schema() {
+    let table = Table::from_program(sample()).unwrap();
+    let pre = table.point_id("tool.pre_execute").unwrap();
+    let post = table.point_id("tool.post_execute").unwrap();
+    assert_eq!((pre.slot(), post.slot()), (0, 1));
+    assert_eq!(table.point_index_of(pre), Some(0));
+    assert_eq!(table.point_index_of(post), None, "no rules there");
+    assert_eq!(table.point_name(post), Some("tool.post_execute"));
+    assert_eq!(table.point_id("bus.on_register"), None);
+    // An id of another schema names nothing here.
+    let mut other = sample();
+    other.schema = "other".into();
+    let other = Table::from_program(other).unwrap();
+    let foreign = other.point_id("tool.pre_execute").unwrap();
+    assert_ne!(foreign, pre);
+    assert_eq!(table.point_name(foreign), None);
+    assert_eq!(table.point_index_of(foreign), None);
+}
+
+#[test]
 fn inconsistent_programs_are_rejected() {
+    let mut not_in_schema = sample();
+    not_in_schema.schema_points.remove(0);
+    assert!(matches!(
+        Table::from_program(not_in_schema).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("not a point of the schema")
+    ));
+    let mut listed_twice = sample();
+    listed_twice.schema_points[1].name = "tool.pre_execute".into();
+    assert!(Table::from_program(listed_twice).is_err());
+    let mut other_kind = sample();
+    other_kind.schema_points[0].kind = PointKind::Event;
+    assert!(Table::from_program(other_kind).is_err());
+
     let mut bad_index = sample();
     bad_index.points[0].index.any.rules = vec![0, 5];
     assert!(matches!(

@@ -19,6 +19,7 @@ pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), 
             }
         }
     }
+    schema_points(program)?;
     let regexes = program.regexes.len();
     for point in &program.points {
         self::point(point, regexes, program.files.len())?;
@@ -32,6 +33,46 @@ pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), 
     for spec in &program.rates {
         if spec.keep == 0 || f64::from(spec.keep) > crate::ir::MAX_RATE_LIMIT + 1.0 {
             return Err(LoadError::invalid("a rate counter keeps too many arrivals"));
+        }
+    }
+    Ok(())
+}
+
+/// The schema's points are unique and few enough for a [`PointId`], and
+/// every point with rules is one of them, of the same kind.
+///
+/// [`PointId`]: crate::schema::PointId
+fn schema_points(program: &Program) -> Result<(), LoadError> {
+    if program.schema_points.len() > usize::from(u16::MAX) {
+        return Err(LoadError::invalid("the schema has too many points"));
+    }
+    let mut names: Vec<&str> = program
+        .schema_points
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|w| w.first() == w.get(1)) {
+        return Err(LoadError::invalid(format!(
+            "the schema lists point `{}` twice",
+            pair.first().copied().unwrap_or_default()
+        )));
+    }
+    for point in &program.points {
+        match program.schema_points.iter().find(|p| p.name == point.name) {
+            Some(p) if p.kind == point.kind => {}
+            Some(_) => {
+                return Err(LoadError::invalid(format!(
+                    "point `{}` has another kind than its schema says",
+                    point.name
+                )))
+            }
+            None => {
+                return Err(LoadError::invalid(format!(
+                    "point `{}` is not a point of the schema",
+                    point.name
+                )))
+            }
         }
     }
     Ok(())

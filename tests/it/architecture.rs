@@ -376,6 +376,33 @@ fn the_engine_does_not_import_the_front_ends() {
     );
 }
 
+/// The runtime core knows no hook system: what differs per system is
+/// compiled into the table, and points are found by [`PointId`] alike for
+/// every schema (ORCS's `HookPoint` implements the runtime's `AsPoint`, not
+/// the other way round).
+#[test]
+fn the_runtime_core_imports_no_hook_system() {
+    let edges = graph();
+    let core = [
+        "event", "ir", "schema", "store", "table", "effects", "runtime", "registry",
+    ];
+    let wrong: Vec<String> = edges
+        .iter()
+        .filter(|(from, _)| from.first().is_some_and(|m| core.contains(&m.as_str())))
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|to| to.first().is_some_and(|m| m == "systems"))
+                .map(move |to| format!("{} -> {}", show(from), show(to)))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "the core imports a hook system:\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// The reader sees what it must: a known arrow is found, a test module's
 /// imports are not.
 #[test]
@@ -389,6 +416,10 @@ fn the_graph_reader_finds_the_arrows_it_must() {
     assert!(has("runtime", "table"), "the runtime reads the table");
     assert!(has("effects::exec", "event"), "effects read the event");
     assert!(has("compile", "check"), "the compiler runs the checker");
+    assert!(
+        has("systems::orcs::schema", "runtime"),
+        "ORCS's points implement the runtime's `AsPoint`"
+    );
     assert!(
         !has("table", "runtime"),
         "the table does not know the runtime"

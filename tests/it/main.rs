@@ -25,6 +25,7 @@ mod lints;
 mod lua;
 mod orcs_config;
 mod outputs;
+mod point_ids;
 mod rate_store;
 mod rate_trace;
 mod readme;

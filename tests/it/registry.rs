@@ -157,6 +157,51 @@ fn native_hooks_run_at_points_the_table_has_no_rules_for() {
 }
 
 #[test]
+fn point_ids_resolved_once_outlive_reloads_and_find_native_hooks() {
+    let registry = Registry::new(table(ORDERED));
+    let pre = registry.table().point_id(POINT).unwrap();
+    let signal = registry.table().point_id("signal.pre_dispatch").unwrap();
+    assert_eq!(pre, hookc::HookPoint::ToolPreExecute.id());
+    let mut hook = native("stop", 100, |_| HookAction::Abort {
+        reason: "no signals".into(),
+    });
+    hook.point = "signal.pre_dispatch";
+    registry.register(hook);
+    let mut scratch = registry.scratch();
+    let run = |scratch: &mut hookc::Scratch, id| {
+        let mut c = ctx(json!({"trail": ""}));
+        let v = registry.dispatch(scratch, id, &Target::new("builtin::llm"), &mut c);
+        (v, c.payload["trail"].clone())
+    };
+    let (v, trail) = run(&mut scratch, pre);
+    assert_eq!(
+        (v.outcome, trail),
+        (OutcomeKind::Continue, json!("t10,t50,t90,"))
+    );
+    // A point without rules: its native hook runs, found by the id's name.
+    assert_eq!(run(&mut scratch, signal).0.fired, ["stop"]);
+    // A reload to another table of the same schema keeps the ids valid.
+    registry.reload(table(&format!(
+        "hook only on {POINT} {{ set payload.trail = \"new\" }}"
+    )));
+    assert_eq!(run(&mut scratch, pre).1, json!("new"));
+    assert_eq!(run(&mut scratch, signal).0.fired, ["stop"]);
+    // An id of another schema names no point of this one: nothing runs.
+    let claude = hookc::compile_str(
+        "c.hooks",
+        "schema claude-code\nhook a on PreToolUse { deny \"no\" }",
+    )
+    .unwrap()
+    .table;
+    let foreign = claude.point_id("PreToolUse").unwrap();
+    let (v, trail) = run(&mut scratch, foreign);
+    assert_eq!(
+        (v.outcome, v.fired.len(), trail),
+        (OutcomeKind::Continue, 0, json!(""))
+    );
+}
+
+#[test]
 fn native_hooks_follow_their_fql_pattern() {
     let registry = Registry::new(table(ORDERED));
     let mut hook = native("plugins-only", 1, |_| HookAction::Abort {

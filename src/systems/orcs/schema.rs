@@ -1,10 +1,12 @@
 //! The built-in `orcs` schema: the 25 lifecycle points of the ORCS runtime.
 
+use crate::runtime::AsPoint;
 use crate::schema::{
-    CommandInput, EditApplication, FieldDef, FieldType, PointDef, PointKind, Schema,
+    CommandInput, EditApplication, FieldDef, FieldType, PointDef, PointId, PointKind, Schema,
 };
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 /// The schema's name, as `schema orcs` names it (the default).
 pub const NAME: &str = "orcs";
@@ -137,6 +139,38 @@ impl HookPoint {
     pub fn is_event(self) -> bool {
         self.kind() == PointKind::Event
     }
+
+    /// The point's [`PointId`] in the `orcs` schema: dispatching a
+    /// [`HookPoint`] on an `orcs` table finds its rules by this id, with
+    /// no name lookup.
+    ///
+    /// ```
+    /// use hookc::HookPoint;
+    /// let table = hookc::compile_str("a.hooks", "hook a on tool.pre_execute { abort \"no\" }")?.table;
+    /// assert_eq!(table.point_id("tool.pre_execute"), Some(HookPoint::ToolPreExecute.id()));
+    /// # Ok::<(), hookc::diag::Diagnostics>(())
+    /// ```
+    pub fn id(self) -> PointId {
+        static TAG: OnceLock<u32> = OnceLock::new();
+        let tag = *TAG.get_or_init(|| {
+            crate::schema::fingerprint(NAME, HookPoint::ALL.iter().map(|p| p.as_str()))
+        });
+        // The variants are declared in `ALL`'s order, from 0.
+        PointId::new(tag, self as u16)
+    }
+}
+
+/// A [`HookPoint`] is its name and its id: on an `orcs` table dispatch finds
+/// it by id; on a table of another schema that has a point of that name
+/// (a custom schema that reuses ORCS names), by name.
+impl AsPoint for HookPoint {
+    fn point_name(&self) -> Option<&str> {
+        Some(self.as_str())
+    }
+
+    fn point_id(&self) -> Option<PointId> {
+        Some(self.id())
+    }
 }
 
 impl fmt::Display for HookPoint {
@@ -199,6 +233,22 @@ mod tests {
             events,
             ["auth.on_grant", "bus.on_register", "bus.on_unregister"]
         );
+    }
+
+    #[test]
+    fn ids_are_the_schema_slots() {
+        let schema = schema();
+        for (slot, point) in HookPoint::ALL.into_iter().enumerate() {
+            assert_eq!(point.id().slot(), slot);
+            assert_eq!(
+                schema.points.get(slot).map(|p| p.name.as_str()),
+                Some(point.as_str())
+            );
+            assert_eq!(
+                point.id().schema(),
+                crate::schema::fingerprint(NAME, schema.points.iter().map(|p| p.name.as_str()))
+            );
+        }
     }
 
     #[test]
