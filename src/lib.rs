@@ -96,7 +96,7 @@ pub use systems::claude_code::protocol as claude;
 
 pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};
-pub use registry::{Registry, Verdict};
+pub use registry::Registry;
 pub use runtime::{
     Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal, Report,
     Scratch, Target,

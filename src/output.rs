@@ -1,7 +1,7 @@
 //! Writing what hookc produces (tables, formatted and imported sources,
 //! keys) so that no reader ever sees half a file and no source is lost.
 //!
-//! [`write`] writes the new contents to a temporary file with a random
+//! [`write()`] writes the new contents to a temporary file with a random
 //! name in the target's directory, flushes it to disk and renames it over
 //! the target. A reader that opens the target at any moment (a host loading
 //! the table on every hook call while `hookc compile` or `hookc watch`
@@ -63,7 +63,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes a new file at `path` atomically, like [`write`], and fails if
+/// Writes a new file at `path` atomically, like [`write()`], and fails if
 /// anything is already there (a dangling symlink included): nothing is ever
 /// overwritten, even by a file that appears while this one is written.
 ///

@@ -44,21 +44,18 @@
 //!
 //! let mut scratch = registry.scratch();
 //! let mut ctx = HookContext::new(HookPoint::ToolPreExecute, "builtin::llm", serde_json::json!({}));
-//! let verdict = registry.dispatch(&mut scratch, HookPoint::ToolPreExecute, &Target::new("builtin::llm"), &mut ctx);
-//! assert_eq!(verdict.reason.as_deref(), Some("tagged"));
-//! assert_eq!(verdict.fired, ["tag", "block"]);
+//! let report = registry.dispatch(&mut scratch, HookPoint::ToolPreExecute, &Target::new("builtin::llm"), &mut ctx);
+//! assert_eq!(report.reason.as_deref(), Some("tagged"));
+//! assert_eq!(report.fired, ["tag", "block"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use crate::effects::{Effects, Handler};
 use crate::ir::{FqlIndex, PointProgram};
-use crate::runtime::{
-    AsPoint, Decision, Live, NativeHook, Outcome, OutcomeKind, RegisteredHook, Scratch, Target,
-};
+use crate::runtime::{AsPoint, Live, NativeHook, Outcome, RegisteredHook, Report, Scratch, Target};
 use crate::schema::{EditApplication, PointKind};
 use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -123,34 +120,6 @@ fn empty_point(table: &Table, point: &str) -> PointProgram {
         atom_field: Vec::new(),
         fields: Vec::new(),
         triggers: Vec::new(),
-    }
-}
-
-/// The owned result of [`Registry::dispatch`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
-    /// How the chain ended.
-    pub outcome: OutcomeKind,
-    /// The reason of an abort or ask.
-    pub reason: Option<String>,
-    /// The result value of a skip.
-    pub value: Option<Value>,
-    /// The combined decision.
-    pub decision: Option<Decision>,
-    /// Ids of the rules and hooks that fired, in order.
-    pub fired: Vec<String>,
-    /// Warnings (failed effects, the depth guard, …).
-    pub warnings: Vec<String>,
-    /// Text added by `context` actions and replies.
-    pub additional_context: Vec<String>,
-    /// The generation of the table it ran on (see [`Registry::generation`]).
-    pub generation: u64,
-}
-
-impl Verdict {
-    /// True when the operation is blocked.
-    pub fn is_abort(&self) -> bool {
-        self.outcome == OutcomeKind::Abort
     }
 }
 
@@ -361,6 +330,21 @@ impl Registry {
         ctx: &mut HookContext,
         inspect: impl FnOnce(&Outcome<'_>, u64) -> R,
     ) -> R {
+        self.run(scratch, point, target, ctx, |outcome, generation, _| {
+            inspect(outcome, generation)
+        })
+    }
+
+    /// [`dispatch_with`](Self::dispatch_with), handing `inspect` the
+    /// context as the chain left it too.
+    fn run<R>(
+        &self,
+        scratch: &mut Scratch,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        inspect: impl FnOnce(&Outcome<'_>, u64, &HookContext) -> R,
+    ) -> R {
         let snapshot = self.current.load();
         let resolved = snapshot.table.resolve(&point);
         let natives = resolved.name.and_then(|name| snapshot.natives.get(name));
@@ -377,27 +361,24 @@ impl Registry {
             snapshot
                 .table
                 .dispatch_observed(scratch, resolved.index, target, ctx, live, &mut ());
-        inspect(&outcome, snapshot.generation)
+        inspect(&outcome, snapshot.generation, ctx)
     }
 
     /// Runs `point`'s rules and native hooks on `ctx` (edited in place) and
-    /// returns an owned [`Verdict`].
+    /// returns the owned [`Report`], with the generation of the table it
+    /// ran on.
     pub fn dispatch(
         &self,
         scratch: &mut Scratch,
         point: impl AsPoint,
         target: &Target<'_>,
         ctx: &mut HookContext,
-    ) -> Verdict {
-        self.dispatch_with(scratch, point, target, ctx, |outcome, generation| Verdict {
-            outcome: outcome.kind(),
-            reason: outcome.reason().map(str::to_string),
-            value: outcome.value().cloned(),
-            decision: outcome.decision(),
-            fired: outcome.fired().map(str::to_string).collect(),
-            warnings: outcome.warnings().to_vec(),
-            additional_context: outcome.additional_context().to_vec(),
-            generation,
+    ) -> Report {
+        self.run(scratch, point, target, ctx, |outcome, generation, ctx| {
+            Report {
+                generation: Some(generation),
+                ..outcome.report(ctx)
+            }
         })
     }
 }

@@ -140,6 +140,7 @@ impl<'a> Outcome<'a> {
             warnings: self.scratch.warnings.clone(),
             logs: self.scratch.logs.clone(),
             additional_context: self.scratch.additional_context.clone(),
+            generation: None,
         }
     }
 }
@@ -173,4 +174,16 @@ pub struct Report {
     /// Text added by `context` actions.
     #[serde(default)]
     pub additional_context: Vec<String>,
+    /// The generation of the table a [`Registry`](crate::Registry) ran it
+    /// on (see [`Registry::generation`](crate::Registry::generation));
+    /// `None` for a plain table's dispatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
+}
+
+impl Report {
+    /// True when the operation is blocked.
+    pub fn is_abort(&self) -> bool {
+        self.outcome == OutcomeKind::Abort
+    }
 }

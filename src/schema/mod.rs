@@ -9,12 +9,12 @@
 //! catalogs and custom ones:
 //!
 //! - `orcs` (the default): the 25 points of the ORCS lifecycle, also the
-//!   public [`HookPoint`] enum. Every ORCS point can block.
+//!   public [`HookPoint`](crate::HookPoint) enum. Every ORCS point can block.
 //! - `claude-code`: every Claude Code hook event (`PreToolUse`,
 //!   `UserPromptSubmit`, `Stop`, …) with the fields of its input JSON under
-//!   `payload` (see [`claude_code`]).
+//!   `payload` (see [`claude_code`](crate::systems::claude_code::schema)).
 //! - `ironclaw`: IronClaw's six hook points, the event's primary content as
-//!   `payload.content` (see [`ironclaw`]).
+//!   `payload.content` (see [`ironclaw`](crate::systems::ironclaw::schema)).
 //! - custom schemas in TOML, `schema "app.schema.toml"` (see
 //!   `custom` for the format).
 

@@ -7,46 +7,17 @@
 //! literals. [`Table::from_bytes`] checks everything before returning, so a
 //! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
 //!
-//! # Format (version 9)
-//!
-//! ```text
-//! offset  size  field
-//!      0    12  label  "hookc-table\0"
-//!     12     4  endianness check: 0xFEFF as a native-endian u32
-//!     16     4  format version (u32 LE)
-//!     20     4  program length P in bytes (u32 LE)
-//!     24     4  CRC-32 of everything after the header (u32 LE)
-//!     28     4  number of DFA sections D (u32 LE)
-//!     32     P  the program, postcard-encoded, then zero padding to 4
-//!      …        D times: section length L (u32 LE), then L bytes: the DFA
-//!               kind (u32 LE: 0 dense, 1 sparse) and a native-endian
-//!               regex-automata DFA of that kind; zero padding to 4
-//! ```
-//!
-//! Every section starts 4-byte aligned relative to the start, so bytes that
-//! start aligned (see [`Aligned`]) load without copying. DFAs are
-//! native-endian: a table is for machines of the endianness it was written on.
-//!
-//! Version 6 added the `include` fields and `header`s of a webhook action
-//! to the program; version 7 added each point's `edits` (how the schema's
-//! host applies an edit between rules); version 8 the program's
-//! `command_input` (what command hooks read on stdin, from the schema);
-//! version 9 the schema's points (`schema_points`: every point, with its
-//! kind and edits, in the schema's order, which [`PointId`]s index). A
-//! table of an older version is
-//! refused with [`LoadErrorKind::Version`], never misread.
-//!
-//! A table may end with a signature block after its last section (see
-//! [`sign`]); the CRC covers the bytes between the header and the block.
-//! Signatures came without a version of their own: an unsigned table is
-//! byte for byte what it would be without them, and a build from before
-//! them refuses a signed table (the block is bytes after the last section),
-//! never misreads it.
+//! The bytes are [`encoding`]'s: the versioned format (header, checksum,
+//! the encoded program, DFA sections, an optional signature block) is
+//! written and read there and nowhere else; this module turns the decoded
+//! parts into a validated, ready-to-dispatch table.
 
+pub mod encoding;
 mod error;
 pub mod sign;
 mod validate;
 
+pub use encoding::{encode, HEADER_LEN, LABEL, MAX_LEN, VERSION};
 pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
@@ -60,21 +31,6 @@ use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
 pub(crate) use regexes::LazyRegexes;
-
-/// The label every table starts with.
-pub const LABEL: &[u8; 12] = b"hookc-table\0";
-
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 9;
-
-/// The endianness check value, written native-endian.
-const ENDIAN_CHECK: u32 = 0xFEFF;
-
-/// Size of the fixed header in bytes.
-pub const HEADER_LEN: usize = 32;
-
-/// The largest table this build reads (256 MiB).
-pub const MAX_LEN: usize = 256 << 20;
 
 /// The largest compiled size of one regex (the `regex` crate's size limit).
 pub const REGEX_SIZE_LIMIT: usize = 10 << 20;
@@ -351,7 +307,9 @@ impl Table {
     }
 
     fn load(buffer: Buffer) -> Result<Table, LoadError> {
-        let inner = Inner::try_new(buffer, |buffer| decode(buffer.bytes()))?;
+        let inner = Inner::try_new(buffer, |buffer| {
+            encoding::decode(buffer.bytes()).and_then(loaded)
+        })?;
         Ok(Table { inner })
     }
 
@@ -493,147 +451,15 @@ impl Table {
     }
 }
 
-/// Writes a program and its DFA sections in the binary format.
-pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
-    // Serializing plain data into a Vec cannot fail; an empty body would be
-    // rejected at load, so nothing is lost silently either way.
-    let body = postcard::to_allocvec(program).unwrap_or_default();
-    let mut rest = body.clone();
-    pad(&mut rest);
-    for dfa in dfas {
-        rest.extend_from_slice(&u32::try_from(dfa.len()).unwrap_or(u32::MAX).to_le_bytes());
-        rest.extend_from_slice(dfa);
-        pad(&mut rest);
-    }
-    let mut out = Vec::with_capacity(HEADER_LEN + rest.len());
-    out.extend_from_slice(LABEL);
-    out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
-    out.extend_from_slice(&u32::try_from(dfas.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(&rest);
-    out
-}
-
-fn pad(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
-        out.push(0);
-    }
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let w: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
-    Some(u32::from_le_bytes(w))
-}
-
-fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
-    let header =
-        bytes
-            .get(..HEADER_LEN)
-            .ok_or(LoadError::too_short("header", HEADER_LEN, bytes.len()))?;
-    if header.get(..LABEL.len()) != Some(&LABEL[..]) {
-        return Err(LoadError::new(LoadErrorKind::Label));
-    }
-    let endian: [u8; 4] = header
-        .get(12..16)
-        .and_then(|w| w.try_into().ok())
-        .unwrap_or_default();
-    if u32::from_ne_bytes(endian) != ENDIAN_CHECK {
-        return Err(LoadError::new(LoadErrorKind::Endian));
-    }
-    let version = u32_at(header, 16).unwrap_or(0);
-    if version != VERSION {
-        return Err(LoadError::new(LoadErrorKind::Version {
-            expected: VERSION,
-            found: version,
-        }));
-    }
-    if bytes.len() > MAX_LEN {
-        return Err(LoadError::new(LoadErrorKind::TooLarge {
-            len: bytes.len(),
-            limit: MAX_LEN,
-        }));
-    }
-    let program_len = u32_at(header, 20).unwrap_or(0) as usize;
-    let expected = u32_at(header, 24).unwrap_or(0);
-    let dfa_count = u32_at(header, 28).unwrap_or(0) as usize;
-    let rest = bytes.get(HEADER_LEN..).unwrap_or(&[]);
-    if program_len > rest.len() {
-        return Err(LoadError::too_short(
-            "program",
-            HEADER_LEN + program_len,
-            bytes.len(),
-        ));
-    }
-    // The CRC covers the sections, not a signature block after them.
-    let checked = sections_end(bytes, program_len, dfa_count)
-        .and_then(|end| bytes.get(HEADER_LEN..end))
-        .unwrap_or(rest);
-    let found = crc32fast::hash(checked);
-    if expected != found {
-        return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
-    }
-    let body = rest.get(..program_len).unwrap_or(&[]);
-    let program: Program = crate::ir::with_depth_limit(|| postcard::from_bytes(body))
-        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
-    // DFA sections.
-    let mut at = HEADER_LEN + program_len.next_multiple_of(4);
-    let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));
-    let mut dfa_bytes = Vec::with_capacity(dfa_count.min(1 << 16));
-    for i in 0..dfa_count {
-        let len =
-            u32_at(bytes, at).ok_or(LoadError::too_short("DFA section", at + 4, bytes.len()))?
-                as usize;
-        let start = at + 4;
-        let section = bytes
-            .get(start..start.saturating_add(len))
-            .ok_or(LoadError::too_short(
-                "DFA section",
-                start.saturating_add(len),
-                bytes.len(),
-            ))?;
-        let dfa_error = |e: &dyn std::fmt::Display| {
-            LoadError::new(LoadErrorKind::Dfa {
-                index: i,
-                error: e.to_string(),
-            })
-        };
-        let kind = u32_at(section, 0).ok_or_else(|| dfa_error(&"missing kind"))?;
-        let body = section.get(4..).unwrap_or(&[]);
-        let (dfa, read) = match kind {
-            0 => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::Dense(d), n + 4)),
-            1 => sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::Sparse(d), n + 4)),
-            _ => return Err(dfa_error(&format!("unknown DFA kind {kind}"))),
-        }
-        .map_err(|e| {
-            LoadError::new(LoadErrorKind::Dfa {
-                index: i,
-                error: e.to_string(),
-            })
-        })?;
-        if read != len {
-            return Err(LoadError::invalid(format!(
-                "DFA section {i} has {} trailing bytes",
-                len - read
-            )));
-        }
-        dfas.push(dfa);
-        dfa_bytes.push(len);
-        at = (start + len).next_multiple_of(4);
-    }
-    let signature = match bytes.get(at..) {
-        Some([]) => None,
-        Some(block) if block.starts_with(sign::SIGNATURE_MAGIC) => {
-            Some((at, sign::parse_block(block)?))
-        }
-        _ => {
-            return Err(LoadError::invalid(format!(
-                "{} unexpected bytes after the last section",
-                bytes.len().saturating_sub(at)
-            )))
-        }
-    };
+/// Validates decoded parts and builds the matchers dispatch needs.
+fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
+    let encoding::Decoded {
+        program,
+        dfas,
+        dfa_bytes,
+        signature,
+        len,
+    } = decoded;
     validate::program(&program, &dfas)?;
     let regexes = LazyRegexes::new(&program);
     let acs = program
@@ -680,7 +506,7 @@ fn decode(bytes: &[u8]) -> Result<Loaded<'_>, LoadError> {
         schema_tag,
         by_slot,
         dfa_bytes,
-        len: bytes.len(),
+        len,
         signature,
     })
 }
@@ -702,25 +528,6 @@ fn rate_ids(program: &Program) -> Vec<[u8; 16]> {
         }
     }
     ids
-}
-
-/// Where the last DFA section ends (padded), from the lengths alone: the
-/// end of what the CRC covers. `None` when the lengths do not fit.
-fn sections_end(bytes: &[u8], program_len: usize, dfa_count: usize) -> Option<usize> {
-    let mut at = HEADER_LEN
-        .checked_add(program_len)?
-        .checked_next_multiple_of(4)?;
-    for _ in 0..dfa_count {
-        let len = u32_at(bytes, at)? as usize;
-        at = at
-            .checked_add(4)?
-            .checked_add(len)?
-            .checked_next_multiple_of(4)?;
-        if at > bytes.len() {
-            return None;
-        }
-    }
-    (at <= bytes.len()).then_some(at)
 }
 
 #[cfg(test)]

@@ -203,7 +203,12 @@ pub(super) fn parse_block(block: &[u8]) -> Result<PublicKey, LoadError> {
     if block.get(..8) != Some(&SIGNATURE_MAGIC[..]) {
         return Err(malformed("no magic"));
     }
-    let algorithm = super::u32_at(block, 8).unwrap_or(0);
+    // The block is read here alone, so the format's reader need not be
+    // shared both ways.
+    let algorithm = block
+        .get(8..12)
+        .and_then(|w| <[u8; 4]>::try_from(w).ok())
+        .map_or(0, u32::from_le_bytes);
     if algorithm != ED25519 {
         return Err(malformed(&format!("unknown algorithm {algorithm}")));
     }

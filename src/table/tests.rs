@@ -1,3 +1,4 @@
+use super::encoding::{pad, ENDIAN_CHECK};
 use super::*;
 use crate::ir::{Bucket, Cond, FqlIndex, Origin, PointProgram, Program, Rule};
 use crate::schema::PointKind;

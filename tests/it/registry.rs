@@ -464,11 +464,15 @@ fn reloading_every_millisecond_under_four_dispatching_threads() {
                 for _ in 0..TOTAL / THREADS {
                     let mut c = ctx(json!({}));
                     let v = registry.dispatch(&mut scratch, POINT, &target, &mut c);
-                    let name = if v.generation % 2 == 0 { "A" } else { "B" };
+                    let name = if v.generation.unwrap() % 2 == 0 {
+                        "A"
+                    } else {
+                        "B"
+                    };
                     assert_eq!(v.outcome, OutcomeKind::Abort);
                     assert_eq!(v.reason.as_deref(), Some(&*format!("table {name}")));
                     assert_eq!(v.fired, ["edit", "stop"]);
-                    seen[(v.generation % 2) as usize] += 1;
+                    seen[(v.generation.unwrap() % 2) as usize] += 1;
                 }
                 seen
             })

@@ -789,6 +789,7 @@ mod tests {
             warnings: Vec::new(),
             logs: Vec::new(),
             additional_context: Vec::new(),
+            generation: None,
         }
     }
 

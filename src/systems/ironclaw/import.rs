@@ -26,7 +26,7 @@
 //! IronClaw's six hook points are not ORCS points, and every IronClaw rule
 //! works on the event's *primary content*, a string that differs by event.
 //! The rules therefore use the built-in `ironclaw` schema
-//! ([`crate::schema::ironclaw`], `schema ironclaw`). Its points are
+//! ([`crate::systems::ironclaw::schema`], `schema ironclaw`). Its points are
 //! IronClaw's, spelt as in bundles; each has the event's fields under
 //! `payload` and the primary content as `payload.content`:
 //!
