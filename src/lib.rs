@@ -52,13 +52,29 @@
 //! assert_eq!(outcome.reason(), Some("blocked: rm -rf /"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # The public API
+//!
+//! What a host needs is re-exported here, and the modules it reads are
+//! documented: compile ([`compile_str`], [`compile_paths`], [`Options`],
+//! their [`diag::Diagnostics`]); load a [`Table`] ([`table`]: bytes,
+//! signatures, [`table::LoadError`]); dispatch ([`Scratch`], [`PointId`],
+//! [`Outcome`], one owned [`Report`], [`Explanation`]); the live
+//! [`Registry`] with [`NativeHook`]s; the host's [`Effects`] and rate
+//! [`store`]s; the event types ([`event`]); the hook systems
+//! ([`systems`], [`claude`]); and [`embed`] for build scripts.
+//!
+//! Everything else (the IR, the syntax tree, the checker, the loader, the
+//! importers and the CLI) is public only so the `hookc` binary, the tests
+//! and the benchmarks reach it: hidden from these docs and outside any
+//! compatibility promise. The IR is not the table format either: the
+//! bytes are [`table::encoding`]'s, versioned on their own.
 
+// The API.
 pub mod diag;
 pub mod effects;
 pub mod event;
 pub mod fql;
-pub mod ir;
-pub mod net_guard;
 pub mod registry;
 pub mod runtime;
 pub mod schema;
@@ -68,27 +84,43 @@ pub mod systems;
 pub mod table;
 
 #[cfg(feature = "compiler")]
-pub mod check;
-#[cfg(feature = "compiler")]
 pub mod compile;
 #[cfg(feature = "compiler")]
+pub mod embed;
+
+// Internals, for the binary, the tests and the benchmarks.
+#[doc(hidden)]
+pub mod ir;
+#[doc(hidden)]
+pub mod net_guard;
+
+#[cfg(feature = "compiler")]
+#[doc(hidden)]
+pub mod check;
+#[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod config;
 #[cfg(feature = "compiler")]
-pub mod embed;
-#[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod import;
 #[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod load;
 #[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod output;
 #[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod scenarios;
 #[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod syntax;
 #[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod watch;
 
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;
 
 /// Claude Code command hooks (see [`systems::claude_code::protocol`]).
@@ -96,10 +128,11 @@ pub use systems::claude_code::protocol as claude;
 
 pub use effects::{Effects, Handler, HookAction};
 pub use fql::{FqlError, FqlPattern};
+pub use ir::{FailMode, LogLevel};
 pub use registry::Registry;
 pub use runtime::{
-    Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal, Report,
-    Scratch, Target,
+    AsPoint, Decision, Explanation, HookContext, NativeHook, Outcome, OutcomeKind, Principal,
+    Report, Scratch, Target,
 };
 pub use schema::{PointId, PointKind};
 pub use systems::orcs::schema::HookPoint;

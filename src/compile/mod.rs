@@ -10,6 +10,7 @@ mod atoms;
 pub(crate) mod matchers;
 
 use crate::check::{self, Checked, CheckedRule};
+pub use crate::check::{Level as LintLevel, LintLevels};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
 use crate::ir::SchemaPoint;

@@ -1,6 +1,6 @@
 //! Source text to AST: the only module that names pest.
 //!
-//! [`parse`] turns one [`SourceFile`] into an [`ast::File`] plus the syntax
+//! [`parse()`] turns one [`SourceFile`] into an [`ast::File`] plus the syntax
 //! errors found. The grammar is `grammar/hooks.pest`; nothing else defines
 //! the syntax. Parsing goes item by item: after a syntax error it resumes at
 //! the next line that starts with a top-level keyword (`schema`, `import`,

@@ -80,6 +80,7 @@ pub(crate) struct Decoded<'a> {
 }
 
 /// Writes a program and its DFA sections in the binary format.
+#[doc(hidden)]
 pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
     // Serializing plain data into a Vec cannot fail; an empty body would be
     // rejected at load, so nothing is lost silently either way.

@@ -17,7 +17,9 @@ mod error;
 pub mod sign;
 mod validate;
 
-pub use encoding::{encode, HEADER_LEN, LABEL, MAX_LEN, VERSION};
+#[doc(hidden)]
+pub use encoding::encode;
+pub use encoding::{HEADER_LEN, LABEL, MAX_LEN, VERSION};
 pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
@@ -302,6 +304,7 @@ impl Table {
     /// # Errors
     ///
     /// As [`from_bytes`](Self::from_bytes).
+    #[doc(hidden)]
     pub fn from_program(program: Program) -> Result<Table, LoadError> {
         Table::from_owned_bytes(encode(&program, &[]))
     }
@@ -317,12 +320,15 @@ impl Table {
         self.inner.borrow_dependent()
     }
 
-    /// The program this table runs.
+    /// The program this table runs (the IR: for the tools and tests, no
+    /// compatibility promise).
+    #[doc(hidden)]
     pub fn program(&self) -> &Program {
         &self.loaded().program
     }
 
     /// The rules of the point called `name`, if it has any.
+    #[doc(hidden)]
     pub fn point(&self, name: &str) -> Option<&PointProgram> {
         let points = &self.program().points;
         points
