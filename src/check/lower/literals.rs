@@ -1,0 +1,271 @@
+//! Regex, glob and template literals: parsed, checked and interned.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<RegexId> {
+        match re {
+            ast::RegexRef::Literal(lit) => self.regex(lit, self.file),
+            ast::RegexRef::Name(name) => {
+                let def = self.scope.get(&name.name).copied();
+                match def {
+                    Some(def) if def.kind == DefKind::Pattern => {
+                        let file = self.def_file(def)?;
+                        let Some(ast::Item::Pattern(p)) = file.ast.items.get(def.item) else {
+                            return None;
+                        };
+                        self.regex(&p.regex, def.file)
+                    }
+                    Some(def) => {
+                        let d = self
+                            .error(
+                                "wrong-kind",
+                                format!("`{}` is a {}, not a pattern", name.name, def.kind.as_str()),
+                                name.span,
+                                "not a regex",
+                            )
+                            .with_help("`matches` and `rewrite` take a regex literal `/…/` or a `pattern` name");
+                        self.emit(d);
+                        None
+                    }
+                    None => {
+                        let patterns: Vec<&str> = self
+                            .scope
+                            .iter()
+                            .filter(|(_, d)| d.kind == DefKind::Pattern)
+                            .map(|(n, _)| n.as_str())
+                            .collect();
+                        let mut d = self.error(
+                            "unknown-name",
+                            format!("unknown pattern `{}`", name.name),
+                            name.span,
+                            "not defined",
+                        );
+                        d = match suggest(&name.name, patterns.iter().copied()) {
+                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            None => d.with_help("define it with `pattern NAME = /regex/`"),
+                        };
+                        self.emit(d);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// Validates a regex literal (errors point inside it) and interns it.
+    /// The literal is in file `file` (a pattern may live in an import).
+    pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<RegexId> {
+        let source = self.loaded.files.get(file).map(|f| f.source.clone())?;
+        if let Some(bad) = lit.flags.chars().find(|c| !REGEX_FLAGS.contains(*c)) {
+            let d = Diagnostic::error("invalid-regex", format!("unknown regex flag `{bad}`"))
+                .in_file(&source)
+                .with_primary(lit.span, "in these flags")
+                .with_help("flags are i (case-insensitive), m (multi-line), s (dot matches newline), x (verbose), U (swap greed)");
+            self.emit(d);
+            return None;
+        }
+        let mut parser = regex_syntax::ParserBuilder::new();
+        parser
+            .case_insensitive(lit.flags.contains('i'))
+            .multi_line(lit.flags.contains('m'))
+            .dot_matches_new_line(lit.flags.contains('s'))
+            .ignore_whitespace(lit.flags.contains('x'))
+            .swap_greed(lit.flags.contains('U'))
+            .nest_limit(100);
+        if let Err(e) = parser.build().parse(&lit.pattern) {
+            let (span, kind) = match &e {
+                regex_syntax::Error::Parse(p) => (Some(*p.span()), p.kind().to_string()),
+                regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
+                _ => (None, e.to_string()),
+            };
+            // The pattern is the body with `\/` and raw control characters
+            // rewritten: map its offsets back to the body's.
+            let body = source.slice(lit.pattern_span);
+            let inner = span.map_or(lit.pattern_span, |s| {
+                let at = |offset: usize| {
+                    lit.pattern_span.start as usize + crate::syntax::regex_body_offset(body, offset)
+                };
+                let start = at(s.start.offset);
+                let end =
+                    at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
+                Span::new(start, end.max(start))
+            });
+            let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
+                .in_file(&source)
+                .with_primary(inner, kind)
+                .with_help("the syntax is that of the Rust regex crate");
+            self.emit(d);
+            return None;
+        }
+        let source = RegexSource {
+            pattern: lit.pattern.clone(),
+            flags: lit.flags.clone(),
+        };
+        if let Err(e) = regex::RegexBuilder::new(&source.to_inline())
+            .size_limit(crate::table::REGEX_SIZE_LIMIT)
+            .build()
+        {
+            let d = self
+                .error(
+                    "invalid-regex",
+                    "regex is too large",
+                    lit.span,
+                    e.to_string(),
+                )
+                .with_help("split it into several rules or simplify it");
+            self.emit(d);
+            return None;
+        }
+        Some(self.regexes.intern(source))
+    }
+
+    pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<RegexId> {
+        match globset::GlobBuilder::new(&glob.value)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(g) => {
+                let re = g.regex();
+                let pattern = re.strip_prefix("(?-u)").unwrap_or(re).to_string();
+                let source = RegexSource {
+                    pattern,
+                    flags: String::new(),
+                };
+                if regex::Regex::new(&source.to_inline()).is_err() {
+                    let d = self.error(
+                        "invalid-glob",
+                        format!("glob `{}` cannot be compiled", glob.value),
+                        glob.span,
+                        "here",
+                    );
+                    self.emit(d);
+                    return None;
+                }
+                Some(self.regexes.intern(source))
+            }
+            Err(e) => {
+                let d = self
+                    .error("invalid-glob", format!("invalid glob: {}", e.kind()), glob.span, "in this glob")
+                    .with_help("globs use `*` (within a path segment), `**` (across segments), `?` and `[abc]`");
+                self.emit(d);
+                None
+            }
+        }
+    }
+
+    /// Splits a string literal into a template: `{path}` holes, `{{`/`}}` for
+    /// braces.
+    pub(super) fn template(&mut self, lit: &ast::StrLit) -> Option<Template> {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut rest = lit.value.as_str();
+        let mut ok = true;
+        while let Some(i) = rest.find(['{', '}']) {
+            let (before, after) = rest.split_at(i);
+            text.push_str(before);
+            if let Some(tail) = after.strip_prefix("{{") {
+                text.push('{');
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix("}}") {
+                text.push('}');
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix('{') {
+                let Some(close) = tail.find('}') else {
+                    let d = self
+                        .error(
+                            "invalid-template",
+                            "unclosed `{` in template",
+                            lit.span,
+                            "in this string",
+                        )
+                        .with_help("write `{{` for a literal brace");
+                    self.emit(d);
+                    return None;
+                };
+                let hole = tail.get(..close).unwrap_or("").trim();
+                match self.template_path(hole, lit) {
+                    Some(path) => {
+                        if !text.is_empty() {
+                            parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
+                        }
+                        parts.push(TemplatePart::Path(path));
+                    }
+                    None => ok = false,
+                }
+                rest = tail.get(close + 1..).unwrap_or("");
+            } else {
+                let d = self
+                    .error(
+                        "invalid-template",
+                        "unmatched `}` in template",
+                        lit.span,
+                        "in this string",
+                    )
+                    .with_help("write `}}` for a literal brace");
+                self.emit(d);
+                return None;
+            }
+        }
+        text.push_str(rest);
+        if !text.is_empty() || parts.is_empty() {
+            parts.push(TemplatePart::Lit(text));
+        }
+        ok.then_some(Template { parts })
+    }
+
+    pub(super) fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<FieldPath> {
+        let raw = self.src().source.slice(lit.span);
+        let span = raw.find(&format!("{{{hole}}}")).map_or(lit.span, |i| {
+            Span::new(
+                lit.span.start as usize + i,
+                lit.span.start as usize + i + hole.len() + 2,
+            )
+        });
+        let mut segments = Vec::new();
+        let mut chars = hole.split('.');
+        let root_text = chars.next().unwrap_or("");
+        let (root_name, first_index) = split_index(root_text);
+        let bad = |this: &mut Self, why: &str| {
+            let d = this
+                .error(
+                    "invalid-template",
+                    format!("invalid template hole `{{{hole}}}`"),
+                    span,
+                    why.to_string(),
+                )
+                .with_help("holes are field paths such as `{payload.args}` or `{principal.id}`");
+            this.emit(d);
+            None
+        };
+        if root_name.is_empty() {
+            return bad(self, "empty hole");
+        }
+        for i in first_index {
+            segments.push(ir::Segment::Index(i?));
+        }
+        for part in chars {
+            let (name, indices) = split_index(part);
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+            {
+                return bad(self, "not a field path");
+            }
+            segments.push(ir::Segment::Field(name.to_string()));
+            for i in indices {
+                segments.push(ir::Segment::Index(i?));
+            }
+        }
+        let path = ast::Path {
+            root: ast::Ident {
+                name: root_name.to_string(),
+                span,
+            },
+            segments,
+            span,
+        };
+        self.path(&path).map(|(p, _)| p)
+    }
+}

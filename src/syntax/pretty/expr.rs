@@ -1,0 +1,298 @@
+//! Expressions: precedence and the fewest parentheses, literals,
+//! paths, and arrays and objects broken over lines when too long.
+
+use super::*;
+
+/// Binding levels for parenthesization (higher binds tighter).
+pub(super) const LEVEL_OR: u8 = 1;
+pub(super) const LEVEL_AND: u8 = 2;
+/// Predicates: tests (`==`, `in`, `matches`, …) and `not`.
+pub(super) const LEVEL_TEST: u8 = 3;
+/// Arithmetic starts here; see [`arith_level`].
+pub(super) const LEVEL_ARITH: u8 = 4;
+pub(super) const LEVEL_PREFIX: u8 = 10;
+pub(super) const LEVEL_ATOM: u8 = 11;
+
+pub(super) fn arith_level(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => LEVEL_OR,
+        BinaryOp::And => LEVEL_AND,
+        BinaryOp::Eq
+        | BinaryOp::Ne
+        | BinaryOp::Lt
+        | BinaryOp::Le
+        | BinaryOp::Gt
+        | BinaryOp::Ge
+        | BinaryOp::Contains
+        | BinaryOp::StartsWith
+        | BinaryOp::EndsWith => LEVEL_TEST,
+        BinaryOp::BitOr => LEVEL_ARITH,
+        BinaryOp::BitXor => 5,
+        BinaryOp::BitAnd => 6,
+        BinaryOp::Shl | BinaryOp::Shr => 7,
+        BinaryOp::Add | BinaryOp::Sub => 8,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 9,
+    }
+}
+
+pub(super) fn level(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Binary(op, ..) => arith_level(*op),
+        ExprKind::Unary(UnaryOp::Not, _)
+        | ExprKind::In(..)
+        | ExprKind::ContainsAny(..)
+        | ExprKind::Matches(..)
+        | ExprKind::Glob(..)
+        | ExprKind::Exists(_)
+        | ExprKind::Rate(_) => LEVEL_TEST,
+        ExprKind::Unary(..) => LEVEL_PREFIX,
+        ExprKind::Literal(Value::Number(n)) if n.as_f64().is_some_and(|f| f < 0.0) => LEVEL_PREFIX,
+        _ => LEVEL_ATOM,
+    }
+}
+
+/// True for names the grammar accepts bare: `[A-Za-z_][A-Za-z0-9_]*`, or
+/// with `-` after the first character when `dashes` is set.
+pub(super) fn is_name(s: &str, dashes: bool) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || (dashes && c == '-'))
+}
+
+/// A timeout in the largest unit that divides it.
+pub(super) fn duration(ms: u64) -> String {
+    if ms == 0 {
+        return "0s".to_owned();
+    }
+    for (unit, scale) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
+        if ms % scale == 0 {
+            return format!("{}{unit}", ms / scale);
+        }
+    }
+    format!("{ms}ms")
+}
+
+/// A regex literal with `/` escaped.
+pub(super) fn regex_lit(lit: &RegexLit) -> String {
+    let mut out = String::from("/");
+    let mut chars = lit.pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push('\\');
+                if let Some(next) = chars.next() {
+                    if next == '/' {
+                        out.push('\\');
+                    }
+                    out.push(next);
+                }
+            }
+            '/' => out.push_str("\\/"),
+            c => out.push(c),
+        }
+    }
+    out.push('/');
+    out.push_str(&lit.flags);
+    out
+}
+
+pub(super) fn path(p: &Path) -> String {
+    let mut out = p.root.name.clone();
+    for seg in &p.segments {
+        match seg {
+            Segment::Field(f) if is_name(f, false) => {
+                out.push('.');
+                out.push_str(f);
+            }
+            Segment::Field(f) => {
+                out.push('[');
+                out.push_str(&quote(f));
+                out.push(']');
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// A JSON value that is not an AST node (only scalars occur in practice).
+pub(super) fn json(v: &Value) -> String {
+    match v {
+        Value::String(s) => quote(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(json).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) => {
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", quote(k), json(v)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+impl Printer<'_> {
+    /// An expression that ends a line starting at column `col`: an array or
+    /// object is broken when the line would be too long. `extra` counts
+    /// what follows it on the line (a comma).
+    pub(super) fn tail(&mut self, e: &Expr, indent: usize, col: usize, extra: usize) -> String {
+        if matches!(e.kind, ExprKind::Array(_) | ExprKind::Object(_)) && !self.has_comments(e.span)
+        {
+            let flat = self.expr(e, indent);
+            if col + flat.chars().count() + extra <= WIDTH {
+                return flat;
+            }
+            return self.broken(e, indent);
+        }
+        self.expr(e, indent)
+    }
+
+    /// An expression, in parentheses when it binds looser than `min`.
+    pub(super) fn operand(&mut self, e: &Expr, indent: usize, min: u8) -> String {
+        let text = self.expr(e, indent);
+        if level(e) < min {
+            format!("({text})")
+        } else {
+            text
+        }
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr, indent: usize) -> String {
+        match &e.kind {
+            ExprKind::Literal(v) => json(v),
+            ExprKind::Str(s) => quote(&s.value),
+            ExprKind::Array(_) | ExprKind::Object(_) => {
+                if self.has_comments(e.span) {
+                    self.broken(e, indent)
+                } else {
+                    self.flat(e, indent)
+                }
+            }
+            ExprKind::Path(p) => path(p),
+            ExprKind::Name(n) => n.name.clone(),
+            ExprKind::Unary(UnaryOp::Not, inner) => match &inner.kind {
+                ExprKind::In(a, set) => {
+                    let a = self.operand(a, indent, LEVEL_ARITH);
+                    let set = self.expr(set, indent);
+                    format!("{a} not in {set}")
+                }
+                _ => format!("not {}", self.operand(inner, indent, LEVEL_TEST)),
+            },
+            ExprKind::Unary(op, inner) => {
+                let sign = if *op == UnaryOp::Neg { "-" } else { "~" };
+                format!("{sign}{}", self.operand(inner, indent, LEVEL_PREFIX))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let lvl = arith_level(*op);
+                let (min_a, min_b) = if lvl == LEVEL_TEST {
+                    (LEVEL_ARITH, LEVEL_ARITH)
+                } else {
+                    (lvl, lvl + 1)
+                };
+                let a = self.operand(a, indent, min_a);
+                let b = self.operand(b, indent, min_b);
+                format!("{a} {} {b}", op.as_str())
+            }
+            ExprKind::In(a, set) => {
+                let a = self.operand(a, indent, LEVEL_ARITH);
+                let set = self.expr(set, indent);
+                format!("{a} in {set}")
+            }
+            ExprKind::ContainsAny(a, set) => {
+                let a = self.operand(a, indent, LEVEL_ARITH);
+                let set = self.expr(set, indent);
+                format!("{a} contains any {set}")
+            }
+            ExprKind::Matches(a, re) => {
+                let a = self.operand(a, indent, LEVEL_ARITH);
+                format!("{a} matches {}", regex_ref(re))
+            }
+            ExprKind::Glob(a, s) => {
+                let a = self.operand(a, indent, LEVEL_ARITH);
+                format!("{a} glob {}", quote(&s.value))
+            }
+            ExprKind::Exists(a) => {
+                let a = self.operand(a, indent, LEVEL_ARITH);
+                format!("{a} exists")
+            }
+            ExprKind::Rate(r) => {
+                let limit = if r.limit.fract() == 0.0 && r.limit.abs() < 1e15 {
+                    format!("{}", r.limit as i64)
+                } else {
+                    r.limit.to_string()
+                };
+                format!(
+                    "rate({}) {} {limit} per {}",
+                    quote(&r.key.value),
+                    r.op.as_str(),
+                    r.window_text
+                )
+            }
+        }
+    }
+
+    /// `[a, b]` / `{"k": v}` on one line.
+    pub(super) fn flat(&mut self, e: &Expr, indent: usize) -> String {
+        match &e.kind {
+            ExprKind::Array(items) => {
+                let items: Vec<String> = items.iter().map(|i| self.expr(i, indent)).collect();
+                format!("[{}]", items.join(", "))
+            }
+            ExprKind::Object(entries) => {
+                let entries: Vec<String> = entries
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", quote(&k.value), self.expr(v, indent)))
+                    .collect();
+                format!("{{{}}}", entries.join(", "))
+            }
+            _ => self.expr(e, indent),
+        }
+    }
+
+    /// An array or object with one element per line.
+    pub(super) fn broken(&mut self, e: &Expr, indent: usize) -> String {
+        let (open, close) = match e.kind {
+            ExprKind::Object(_) => ("{", "}"),
+            _ => ("[", "]"),
+        };
+        let inner = indent + 1;
+        let col = inner * INDENT.len();
+        let mut body = Buf::block();
+        match &e.kind {
+            ExprKind::Array(items) => {
+                for item in items {
+                    self.line(&mut body, item.span, inner, |p| {
+                        let text = p.tail(item, inner, col, 1);
+                        format!("{text},")
+                    });
+                }
+            }
+            ExprKind::Object(entries) => {
+                for (k, v) in entries {
+                    let span = Span::new(start(k.span), end(v.span));
+                    self.line(&mut body, span, inner, |p| {
+                        let key = quote(&k.value);
+                        let text = p.tail(v, inner, col + key.len() + 2, 1);
+                        format!("{key}: {text},")
+                    });
+                }
+            }
+            _ => return self.expr(e, indent),
+        }
+        self.closing(&mut body, end(e.span).saturating_sub(1), inner);
+        let mut text = String::from(open);
+        for line in &body.lines {
+            text.push('\n');
+            text.push_str(line);
+        }
+        text.push('\n');
+        text.push_str(&INDENT.repeat(indent));
+        text.push_str(close);
+        text
+    }
+}
