@@ -142,6 +142,23 @@ impl SourceFile {
     }
 }
 
+/// A value with the span of source it was made from, so the two travel
+/// together instead of in parallel vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub node: T,
+    /// Where it is written.
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    /// `node`, written at `span`.
+    pub fn new(node: T, span: Span) -> Spanned<T> {
+        Spanned { node, span }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

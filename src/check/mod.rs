@@ -19,7 +19,7 @@ use crate::fql::FqlPattern;
 use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::LoadedSources;
 use crate::schema::{CommandInput, PointKind, Schema};
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 use crate::syntax::ast;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -57,11 +57,9 @@ pub struct CheckedRule {
     pub cond_spans: Option<CondSpans>,
     /// Each `when`/`unless` line on its own (an `unless` line negated), with
     /// the line's span; `cond` is their conjunction.
-    pub conditions: Vec<(ir::Expr, Span)>,
-    /// The actions.
-    pub actions: Vec<ir::Action>,
-    /// The span of each action line, parallel to `actions`.
-    pub action_spans: Vec<Span>,
+    pub conditions: Vec<Spanned<ir::Expr>>,
+    /// The actions, each with the span of its line.
+    pub actions: Vec<Spanned<ir::Action>>,
     /// Where the rule is written.
     pub origin: Origin,
     /// The index of its file in the [`LoadedSources`] files.

@@ -248,7 +248,7 @@ fn lower(
                 fail: rule.fail,
                 timeout_ms: rule.timeout_ms,
                 cond,
-                actions: rule.actions.clone(),
+                actions: rule.actions.iter().map(|a| a.node.clone()).collect(),
                 origin: rule.origin,
                 cond_origins,
                 trigger: None,
@@ -499,7 +499,7 @@ fn template_over_limit(
     let longest = rule
         .actions
         .iter()
-        .filter_map(|a| match a {
+        .filter_map(|a| match &a.node {
             Action::Abort(t)
             | Action::Ask(t)
             | Action::Context(t)

@@ -57,7 +57,10 @@ pub(super) fn conflicting_edit(
             if !logic::paths_overlap(&pa, &pb) {
                 continue;
             }
-            let same = match (a.actions.get(ia), b.actions.get(ib)) {
+            let same = match (
+                a.actions.get(ia).map(|x| &x.node),
+                b.actions.get(ib).map(|x| &x.node),
+            ) {
                 (Some(Action::Unset(x)), Some(Action::Unset(y))) => x == y,
                 (Some(Action::Set(x, vx)), Some(Action::Set(y, vy))) => {
                     x == y
@@ -140,7 +143,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             .map(|p| format!("`{p}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        let here = b.action_spans.get(ib).copied().unwrap_or(b.span);
+        let here = b.actions.get(ib).map_or(b.span, |x| x.span);
         let mut d = Diagnostic::warning(
             EDIT_CONFLICT.code,
             format!(
@@ -150,7 +153,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         )
         .with_primary(here, format!("`{}` edits it here", b.id));
         if a.file == b.file {
-            let there = a.action_spans.get(ia).copied().unwrap_or(a.span);
+            let there = a.actions.get(ia).map_or(a.span, |x| x.span);
             d = d.with_secondary(there, format!("`{}` edits it first", a.id));
         }
         let order = if a.file == b.file {

@@ -86,8 +86,8 @@ pub(crate) struct Conjunct<'e> {
 /// (and at `or` under a `not`, by De Morgan).
 pub(crate) fn conjuncts(rule: &CheckedRule) -> Vec<Conjunct<'_>> {
     let mut out = Vec::new();
-    for (expr, span) in &rule.conditions {
-        flatten(expr, false, *span, &mut out);
+    for c in &rule.conditions {
+        flatten(&c.node, false, c.span, &mut out);
     }
     out
 }
@@ -431,7 +431,7 @@ pub(crate) fn overlaps(a: &FqlPattern, b: &FqlPattern) -> bool {
 /// open (and so leave the rule without ending the chain).
 pub(crate) fn always_ends(rule: &CheckedRule) -> Option<usize> {
     for (i, action) in rule.actions.iter().enumerate() {
-        match action {
+        match &action.node {
             Action::Abort(_) | Action::Skip(_) => return Some(i),
             Action::Exec { .. } | Action::Webhook { .. } | Action::Call(_)
                 if rule.fail == crate::ir::FailMode::Open =>
@@ -451,7 +451,7 @@ pub(crate) fn edits(rule: &CheckedRule) -> Vec<(FieldPath, usize)> {
         .iter()
         .enumerate()
         .filter_map(|(i, action)| {
-            let path = match action {
+            let path = match &action.node {
                 Action::Set(p, _)
                 | Action::Unset(p)
                 | Action::Rewrite(p, ..)
@@ -483,9 +483,12 @@ pub(crate) fn paths_overlap(a: &FieldPath, b: &FieldPath) -> bool {
 /// True for actions whose effect could change what a later rule sees
 /// beyond the fields [`edits`] lists: effects and handlers run by the host.
 pub(crate) fn edits_unknown(rule: &CheckedRule) -> bool {
-    rule.actions
-        .iter()
-        .any(|a| matches!(a, Action::Exec { .. } | Action::Call(_) | Action::Lua(_)))
+    rule.actions.iter().any(|a| {
+        matches!(
+            a.node,
+            Action::Exec { .. } | Action::Call(_) | Action::Lua(_)
+        )
+    })
 }
 
 /// Every field path an expression reads.
@@ -683,7 +686,7 @@ pub(crate) fn show_regex(cx: &Cx<'_>, id: RegexId) -> String {
 /// values and templates.
 pub(crate) fn rule_reads(rule: &CheckedRule) -> Vec<&FieldPath> {
     let mut out = Vec::new();
-    for (e, _) in &rule.conditions {
+    for e in rule.conditions.iter().map(|c| &c.node) {
         reads(e, &mut out);
     }
     fn template<'r>(t: &'r crate::ir::Template, out: &mut Vec<&'r FieldPath>) {
@@ -694,7 +697,7 @@ pub(crate) fn rule_reads(rule: &CheckedRule) -> Vec<&FieldPath> {
         }
     }
     for action in &rule.actions {
-        match action {
+        match &action.node {
             Action::Abort(t)
             | Action::Prepend(_, t)
             | Action::Append(_, t)
@@ -717,8 +720,16 @@ pub(crate) fn rule_reads(rule: &CheckedRule) -> Vec<&FieldPath> {
 /// other acts, one edits what the other reads, an effect that might edit
 /// anything, or both add context.
 pub(crate) fn order_matters(a: &CheckedRule, b: &CheckedRule) -> bool {
-    let acts = |r: &CheckedRule| r.actions.iter().any(|x| !matches!(x, Action::Continue));
-    let context = |r: &CheckedRule| r.actions.iter().any(|x| matches!(x, Action::Context(_)));
+    let acts = |r: &CheckedRule| {
+        r.actions
+            .iter()
+            .any(|x| !matches!(x.node, Action::Continue))
+    };
+    let context = |r: &CheckedRule| {
+        r.actions
+            .iter()
+            .any(|x| matches!(x.node, Action::Context(_)))
+    };
     let feeds = |w: &CheckedRule, r: &CheckedRule| {
         let reads = rule_reads(r);
         edits(w)

@@ -72,7 +72,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             // The latest position before `b` that edits what `b` reads: an
             // earlier rule before it sees another event than `b` does.
             let mut read = Vec::new();
-            for (e, _) in &b.conditions {
+            for e in b.conditions.iter().map(|c| &c.node) {
                 logic::reads(e, &mut read);
             }
             let mut barrier = unknown;
@@ -153,7 +153,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             .get(ai)
             .copied()
             .flatten()
-            .and_then(|i| a.action_spans.get(i).copied());
+            .and_then(|i| a.actions.get(i).map(|a| a.span));
         let mut d = crate::diag::Diagnostic::warning(
             UNREACHABLE_RULE.code,
             format!("rule `{}` can never run{at}", b.id),

@@ -25,7 +25,7 @@ use crate::ir::{
 };
 use crate::load::{LoadedFile, LoadedSources};
 use crate::schema::{FieldLookup, FieldType, PointKind, Schema};
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 use crate::syntax::ast;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -235,7 +235,7 @@ impl<'a> Lowerer<'a> {
             } else {
                 e
             };
-            conditions.push((e.clone(), c.span));
+            conditions.push(Spanned::new(e.clone(), c.span));
             cond = Some(match cond {
                 None => e,
                 Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
@@ -251,11 +251,9 @@ impl<'a> Lowerer<'a> {
         }
         // Actions.
         let mut actions = Vec::new();
-        let mut action_spans = Vec::new();
         for action in &hook.actions {
             if let Some(a) = self.action(action) {
-                actions.push(a);
-                action_spans.push(action.span);
+                actions.push(Spanned::new(a, action.span));
             }
         }
         let new_errors = self.diagnostics.0.get(first_new..).is_some_and(|new| {
@@ -278,7 +276,6 @@ impl<'a> Lowerer<'a> {
             cond_spans,
             conditions,
             actions,
-            action_spans,
             origin: ir::Origin {
                 file: u32::try_from(self.file).unwrap_or(u32::MAX),
                 line,
