@@ -370,6 +370,9 @@ pub struct FieldPath {
     pub root: Root,
     /// Steps below the root.
     pub segments: Vec<Segment>,
+    /// True when the schema says the field names a file (type `path`):
+    /// every read sees it lexically normalized ([`crate::paths`]).
+    pub normalized: bool,
 }
 
 impl std::fmt::Display for FieldPath {

@@ -75,6 +75,7 @@ pub mod diag;
 pub mod effects;
 pub mod event;
 pub mod fql;
+pub mod paths;
 pub mod registry;
 pub mod runtime;
 pub mod schema;

@@ -125,6 +125,7 @@ mod tests {
                 .iter()
                 .map(|f| Segment::Field((*f).to_string()))
                 .collect(),
+            normalized: false,
         }
     }
 

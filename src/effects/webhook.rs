@@ -926,6 +926,7 @@ mod imp {
             let include = [FieldPath {
                 root: Root::Payload,
                 segments: vec![Segment::Field("tool".into())],
+                normalized: false,
             }];
             let post = Post {
                 url: "https://x.example",

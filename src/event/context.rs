@@ -120,8 +120,23 @@ impl HookContext {
     }
 
     /// Reads a field. Missing fields (and `child`/`instance` when absent) are
-    /// `None`.
+    /// `None`. A [`normalized`](FieldPath::normalized) path reads its string
+    /// lexically normalized ([`crate::paths::normalize`]).
     pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {
+        let value = self.get_as_written(path);
+        match value {
+            Some(Val::Str(Cow::Borrowed(text))) if path.normalized => {
+                Some(Val::Str(crate::paths::normalize(text)))
+            }
+            Some(Val::Str(Cow::Owned(text))) if path.normalized => Some(Val::Str(Cow::Owned(
+                crate::paths::normalize(&text).into_owned(),
+            ))),
+            other => other,
+        }
+    }
+
+    /// [`get`](Self::get), with the value as the event has it.
+    fn get_as_written(&self, path: &FieldPath) -> Option<Val<'_>> {
         let scalar = |v: Val<'static>| {
             if path.segments.is_empty() {
                 Some(v)
@@ -248,6 +263,7 @@ impl HookContext {
         let parent_path = FieldPath {
             root: path.root,
             segments: parent.to_vec(),
+            normalized: false,
         };
         match self.get_mut(&parent_path, false) {
             Ok(Value::Object(map)) => {

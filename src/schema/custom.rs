@@ -24,7 +24,8 @@
 //! "job.env" = "any"                 # anything below `job.env` is accepted
 //! ```
 //!
-//! Types are `string`, `int`, `float`, `bool`, `list`, `object` and `any`;
+//! Types are `string`, `path` (a file name, read lexically normalized: see
+//! [`crate::paths`]), `int`, `float`, `bool`, `list`, `object` and `any`;
 //! a trailing `?` makes the field optional. Paths are below `payload` (write
 //! `"job.id"`, not `"payload.job.id"`). A parent that is not declared is an
 //! `object`. An `object` with declared fields is closed: rules reading a field

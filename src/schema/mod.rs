@@ -51,6 +51,9 @@ impl fmt::Display for PointKind {
 pub enum FieldType {
     /// A string.
     String,
+    /// A string that names a file: rules read it lexically normalized
+    /// (`a/../b` is `b`; see [`crate::paths`]).
+    Path,
     /// An integer.
     Int,
     /// A float (integers also fit).
@@ -70,6 +73,7 @@ impl FieldType {
     pub fn as_str(self) -> &'static str {
         match self {
             FieldType::String => "string",
+            FieldType::Path => "path",
             FieldType::Int => "int",
             FieldType::Float => "float",
             FieldType::Bool => "bool",
@@ -88,6 +92,7 @@ impl FieldType {
     pub fn from_name(name: &str) -> Option<FieldType> {
         Some(match name {
             "string" => FieldType::String,
+            "path" => FieldType::Path,
             "int" => FieldType::Int,
             "float" => FieldType::Float,
             "bool" => FieldType::Bool,
@@ -99,8 +104,14 @@ impl FieldType {
     }
 
     /// The names [`from_name`](Self::from_name) accepts.
-    pub const NAMES: [&'static str; 7] =
-        ["string", "int", "float", "bool", "list", "object", "any"];
+    pub const NAMES: [&'static str; 8] = [
+        "string", "path", "int", "float", "bool", "list", "object", "any",
+    ];
+
+    /// True for `string` and `path`: a string value.
+    pub fn is_string(self) -> bool {
+        matches!(self, FieldType::String | FieldType::Path)
+    }
 }
 
 impl fmt::Display for FieldType {

@@ -416,6 +416,7 @@ mod tests {
             parts: vec![TemplatePart::Path(crate::ir::FieldPath {
                 root: crate::ir::Root::Component,
                 segments: Vec::new(),
+                normalized: false,
             })],
         };
         let literal = Template::literal("component");

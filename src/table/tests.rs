@@ -45,6 +45,7 @@ fn sample() -> Program {
                 crate::ir::FieldPath {
                     root: crate::ir::Root::Payload,
                     segments: vec![crate::ir::Segment::Field("tool".into())],
+                    normalized: false,
                 },
                 serde_json::json!("exec"),
             )],

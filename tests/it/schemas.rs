@@ -647,3 +647,60 @@ fn a_custom_schema_chooses_what_commands_read_on_stdin() {
         "the payload alone"
     );
 }
+
+#[test]
+fn path_fields_read_normalized_and_string_fields_as_written() {
+    let dir = std::env::temp_dir().join(format!("hookc-path-fields-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("fs.schema.toml"),
+        "name = \"fs\"\n[[points]]\nname = \"file.pre_write\"\nkind = \"pre\"\n[points.fields]\n\"target\" = \"path\"\n\"label\" = \"string\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("r.hooks"),
+        r#"schema "fs.schema.toml"
+hook scoped on file.pre_write {
+    unless payload.target glob "/proj/src/**"
+    abort "outside src: {payload.target}"
+}
+hook labelled on file.pre_write priority 200 {
+    when payload.label == "a/../b"
+    abort "the label is read as written"
+}
+"#,
+    )
+    .unwrap();
+    let table = hookc::compile_paths(&[dir.join("r.hooks")], &hookc::Options::default())
+        .unwrap_or_else(|d| panic!("{d}"))
+        .table;
+    std::fs::remove_dir_all(&dir).unwrap();
+    let run = |target: &str, label: &str| {
+        let mut ctx = HookContext::new(
+            "file.pre_write",
+            "app::fs",
+            serde_json::json!({"target": target, "label": label}),
+        );
+        let report = table.dispatch_context(&mut ctx);
+        // The event itself is never rewritten.
+        assert_eq!(report.context.payload["target"], target);
+        (report.outcome, report.reason)
+    };
+    use hookc::OutcomeKind::{Abort, Continue};
+    assert_eq!(run("/proj/src/a.rs", "x"), (Continue, None));
+    for evasion in [
+        "/proj/src/../.claude/settings.json",
+        "/proj/src/./../../etc/passwd",
+    ] {
+        let (outcome, reason) = run(evasion, "x");
+        assert_eq!(outcome, Abort, "{evasion}");
+        // The message quotes the path as the event has it.
+        assert_eq!(reason, Some(format!("outside src: {evasion}")));
+    }
+    assert_eq!(run("/proj//src/./b.rs", "x"), (Continue, None));
+    // A `string` field is compared as written: `a/../b` is not `b`.
+    assert_eq!(
+        run("/proj/src/a.rs", "a/../b"),
+        (Abort, Some("the label is read as written".to_string()))
+    );
+}

@@ -61,7 +61,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 .iter()
                 .filter_map(|(point, _)| {
                     let ty = cx.schema.field_type(point, &path.root.name, &fields)?;
-                    (!matches!(ty, FieldType::String | FieldType::Any))
+                    (!matches!(ty, FieldType::String | FieldType::Path | FieldType::Any))
                         .then_some((point.as_str(), ty))
                 })
                 .collect();

@@ -460,10 +460,12 @@ pub(crate) fn edits(rule: &CheckedRule) -> Vec<(FieldPath, usize)> {
                 Action::Meta(key, _) => FieldPath {
                     root: Root::Metadata,
                     segments: vec![Segment::Field(key.clone())],
+                    normalized: false,
                 },
                 Action::Replace(_) => FieldPath {
                     root: Root::Payload,
                     segments: Vec::new(),
+                    normalized: false,
                 },
                 _ => return None,
             };

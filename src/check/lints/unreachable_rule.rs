@@ -342,6 +342,7 @@ mod tests {
         FieldPath {
             root: Root::Payload,
             segments: vec![Segment::Field(name.to_string())],
+            normalized: false,
         }
     }
 

@@ -63,7 +63,7 @@ impl<'a> Lowerer<'a> {
         let Some((ty, _, point)) = self.declared(path) else {
             return Some(());
         };
-        if ty == FieldType::String {
+        if ty.is_string() {
             return Some(());
         }
         let name = Ty::from_field(ty).name();

@@ -70,7 +70,21 @@ impl<'a> Lowerer<'a> {
         } else {
             Ty::Any
         };
-        Some((FieldPath { root, segments }, ty))
+        // A field every point of the rule declares a `path` reads normalized.
+        let normalized = root == Root::Payload
+            && fields.len() == segments.len()
+            && !self.points.is_empty()
+            && self.points.iter().all(|(point, _)| {
+                self.schema.field_type(point, root.as_str(), &fields) == Some(FieldType::Path)
+            });
+        Some((
+            FieldPath {
+                root,
+                segments,
+                normalized,
+            },
+            ty,
+        ))
     }
 
     /// Warns (`unknown-field`) when the schema declares the payload of a

@@ -266,6 +266,11 @@ impl<'a> Lowerer<'a> {
             segments,
             span,
         };
-        self.path(&path).map(|(p, _)| p)
+        // A template quotes the event as it is: a `path` field shows as the
+        // agent wrote it, though conditions compare it normalized.
+        self.path(&path).map(|(p, _)| FieldPath {
+            normalized: false,
+            ..p
+        })
     }
 }

@@ -380,6 +380,7 @@ fn display_segments(segments: &[ir::Segment]) -> String {
     let path = FieldPath {
         root: Root::Payload,
         segments: segments.to_vec(),
+        normalized: false,
     };
     path.to_string()
         .trim_start_matches("payload")

@@ -30,7 +30,7 @@ impl Ty {
 
     pub(super) fn from_field(t: FieldType) -> Ty {
         match t {
-            FieldType::String => Ty::String,
+            FieldType::String | FieldType::Path => Ty::String,
             FieldType::Int => Ty::Int,
             FieldType::Float => Ty::Float,
             FieldType::Bool => Ty::Bool,

@@ -337,6 +337,7 @@ mod tests {
                 TemplatePart::Path(crate::ir::FieldPath {
                     root: crate::ir::Root::Payload,
                     segments: vec![crate::ir::Segment::Field("x".into())],
+                    normalized: false,
                 }),
             ],
         };

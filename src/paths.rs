@@ -1,0 +1,212 @@
+//! Lexical normalization of file paths, so that a rule scoped to
+//! `**/src/**` sees `/proj/src/../.claude/settings.json` as the
+//! `/proj/.claude/settings.json` it names.
+//!
+//! A schema marks the fields that hold file paths (type `path`: Claude
+//! Code's `file_path`, `notebook_path`, `cwd`, …); every condition and
+//! matcher reads such a field through [`normalize`] (a message template
+//! quotes it as the event has it, and the event itself is never changed):
+//!
+//! - `.` segments go, and `..` takes the segment before it away; a `..` at
+//!   the root stays at the root (`/..` is `/`), one at the start of a
+//!   relative path stays (there is nothing lexical to take away);
+//! - repeated separators become one, and a trailing separator goes
+//!   (`/a//b/` is `/a/b`), except the `//` that starts a Windows UNC path;
+//! - in a Windows-shaped path (a drive letter `C:`, a UNC `\\server`, or a
+//!   `\` and no `/`), `\` is a separator and is written `/`, and the drive
+//!   letter is written in lower case (`C:\Proj\a` is `c:/Proj/a`).
+//!
+//! It is lexical only: nothing is read from the file system, so a symbolic
+//! link is not followed (a link inside the project that points out of it
+//! still looks inside), and the case of the rest of a Windows path is kept
+//! (Windows compares names without case; a rule about Windows paths must
+//! spell the names as the agent does, or use a case-insensitive regex).
+//! A path that is already normal is returned as it is, borrowed: reading
+//! an ordinary path allocates nothing.
+
+use std::borrow::Cow;
+
+/// `path`, lexically normalized (see the [module docs](self)).
+///
+/// ```
+/// use hookc::paths::normalize;
+/// assert_eq!(normalize("/proj/src/../.claude/settings.json"), "/proj/.claude/settings.json");
+/// assert_eq!(normalize("/proj//src/./a.rs"), "/proj/src/a.rs");
+/// assert_eq!(normalize("/../../etc/passwd"), "/etc/passwd");
+/// assert_eq!(normalize(r"C:\proj\src\..\.claude\settings.json"), "c:/proj/.claude/settings.json");
+/// assert_eq!(normalize("../up/./x"), "../up/x");
+/// ```
+pub fn normalize(path: &str) -> Cow<'_, str> {
+    let windows = is_windows_shaped(path);
+    if is_normal(path, windows) {
+        return Cow::Borrowed(path);
+    }
+    Cow::Owned(normalized(path, windows))
+}
+
+/// True for a path written the Windows way: a drive letter, a UNC start,
+/// or a `\` and no `/`.
+fn is_windows_shaped(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let drive = matches!(bytes, [letter, b':', ..] if letter.is_ascii_alphabetic());
+    drive || path.starts_with(r"\\") || (path.contains('\\') && !path.contains('/'))
+}
+
+/// The prefix a Windows-shaped path keeps as written: `c:` (lowered later),
+/// or `//` for UNC; `""` otherwise.
+fn split_prefix(path: &str, windows: bool) -> (&str, &str) {
+    if !windows {
+        return ("", path);
+    }
+    let bytes = path.as_bytes();
+    if matches!(bytes, [letter, b':', ..] if letter.is_ascii_alphabetic()) {
+        return path.split_at(2);
+    }
+    if bytes.len() >= 2 && bytes.iter().take(2).all(|&b| b == b'\\' || b == b'/') {
+        return path.split_at(2);
+    }
+    ("", path)
+}
+
+/// True when [`normalized`] would give `path` back unchanged.
+fn is_normal(path: &str, windows: bool) -> bool {
+    if windows {
+        let (prefix, rest) = split_prefix(path, windows);
+        // A prefix to rewrite, or a `\` to turn into `/`: not normal.
+        if prefix.bytes().any(|b| b.is_ascii_uppercase() || b == b'\\') || rest.contains('\\') {
+            return false;
+        }
+        return segments_normal(rest);
+    }
+    segments_normal(path)
+}
+
+/// True when the `/`-separated `rest` has no `.`, no removable `..`, no
+/// empty segment (other than the root's) and no trailing separator.
+fn segments_normal(rest: &str) -> bool {
+    if rest.is_empty() || rest == "/" {
+        return true;
+    }
+    let absolute = rest.starts_with('/');
+    let body = if absolute { &rest[1..] } else { rest };
+    let mut leading_dots = true;
+    for segment in body.split('/') {
+        match segment {
+            "" | "." => return false,
+            ".." if absolute || !leading_dots => return false,
+            ".." => {}
+            _ => leading_dots = false,
+        }
+    }
+    true
+}
+
+/// The normal form of `path`, built anew.
+fn normalized(path: &str, windows: bool) -> String {
+    let (prefix, rest) = split_prefix(path, windows);
+    let mut out = String::with_capacity(path.len());
+    if prefix.len() == 2 && prefix.as_bytes().get(1) == Some(&b':') {
+        out.push_str(&prefix.to_ascii_lowercase());
+    } else if !prefix.is_empty() {
+        out.push_str("//");
+    }
+    let rest: Cow<'_, str> = if windows {
+        Cow::Owned(rest.replace('\\', "/"))
+    } else {
+        Cow::Borrowed(rest)
+    };
+    // A UNC path is rooted by its `//`; a drive path is rooted by a `/`
+    // after the drive (`c:/a`), else relative to the drive's directory.
+    let absolute = rest.starts_with('/') || prefix.starts_with("//") || prefix.starts_with(r"\\");
+    let mut kept: Vec<&str> = Vec::new();
+    for segment in rest.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => match kept.last() {
+                Some(&last) if last != ".." => {
+                    kept.pop();
+                }
+                // At the root nothing is above; a relative path keeps it.
+                _ if absolute => {}
+                _ => kept.push(".."),
+            },
+            _ => kept.push(segment),
+        }
+    }
+    if absolute && !out.ends_with("//") {
+        out.push('/');
+    }
+    out.push_str(&kept.join("/"));
+    if out.is_empty() && !path.is_empty() {
+        out.push('.');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posix_paths_normalize_lexically() {
+        for (input, want) in [
+            (
+                "/proj/src/../.claude/settings.json",
+                "/proj/.claude/settings.json",
+            ),
+            ("/proj/src/../../etc/passwd", "/etc/passwd"),
+            ("/../../../etc/passwd", "/etc/passwd"),
+            ("/proj//src///a.rs", "/proj/src/a.rs"),
+            ("/proj/./src/./a.rs", "/proj/src/a.rs"),
+            ("/proj/src/", "/proj/src"),
+            ("/proj/src/.", "/proj/src"),
+            ("/proj/src/..", "/proj"),
+            ("//proj", "/proj"),
+            ("/", "/"),
+            ("/..", "/"),
+            ("src/../../x", "../x"),
+            ("./a", "a"),
+            ("a/..", "."),
+            (".", "."),
+            ("../a/../b", "../b"),
+            ("", ""),
+            // A backslash in a POSIX path is part of a name.
+            ("/proj/a\\..\\b", "/proj/a\\..\\b"),
+        ] {
+            assert_eq!(normalize(input), want, "{input:?}");
+            // Normal forms are fixed points.
+            assert_eq!(normalize(want), want, "{want:?} again");
+        }
+    }
+
+    #[test]
+    fn windows_paths_use_forward_slashes_and_a_lower_case_drive() {
+        for (input, want) in [
+            (
+                r"C:\proj\src\..\.claude\settings.json",
+                "c:/proj/.claude/settings.json",
+            ),
+            (r"C:\proj\\src\.\a.rs", "c:/proj/src/a.rs"),
+            ("C:/proj/src/../x", "c:/proj/x"),
+            (r"c:\..\..\windows", "c:/windows"),
+            (r"C:proj\a", "c:proj/a"),
+            (r"\\server\share\a\..\b", "//server/share/b"),
+            (r"src\..\..\x", "../x"),
+        ] {
+            assert_eq!(normalize(input), want, "{input:?}");
+            // A UNC path is known by its backslashes: written with `/` it
+            // reads as a POSIX path, whose leading `//` is one `/`.
+            if !want.starts_with("//") {
+                assert_eq!(normalize(want), want, "{want:?} again");
+            }
+        }
+    }
+
+    #[test]
+    fn normal_paths_are_borrowed() {
+        for path in ["/proj/src/a.rs", "a/b", "../a", "c:/x", "/"] {
+            assert!(matches!(normalize(path), Cow::Borrowed(_)), "{path:?}");
+        }
+        assert!(matches!(normalize("/a/../b"), Cow::Owned(_)));
+    }
+}
