@@ -123,12 +123,12 @@ impl HookContext {
     /// `None`. A [`normalized`](FieldPath::normalized) path reads its string
     /// lexically normalized ([`crate::paths::normalize`]).
     pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {
-        let value = self.get_as_written(path);
-        match value {
-            Some(Val::Str(Cow::Borrowed(text))) if path.normalized => {
-                Some(Val::Str(crate::paths::normalize(text)))
-            }
-            Some(Val::Str(Cow::Owned(text))) if path.normalized => Some(Val::Str(Cow::Owned(
+        if !path.normalized {
+            return self.get_as_written(path);
+        }
+        match self.get_as_written(path) {
+            Some(Val::Str(Cow::Borrowed(text))) => Some(Val::Str(crate::paths::normalize(text))),
+            Some(Val::Str(Cow::Owned(text))) => Some(Val::Str(Cow::Owned(
                 crate::paths::normalize(&text).into_owned(),
             ))),
             other => other,

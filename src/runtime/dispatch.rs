@@ -48,7 +48,7 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
-        let index = self.resolve(&point).index;
+        let index = self.index_of(&point);
         self.dispatch_observed(
             scratch,
             index,
@@ -69,7 +69,7 @@ impl Table {
         ctx: &mut HookContext,
         effects: &'a Effects,
     ) -> Outcome<'a> {
-        let index = self.resolve(&point).index;
+        let index = self.index_of(&point);
         self.dispatch_observed(scratch, index, target, ctx, Live::effects(effects), &mut ())
     }
 

@@ -135,6 +135,18 @@ pub(crate) struct Resolved<'a> {
 }
 
 impl Table {
+    /// The index of `point`'s rules: [`resolve`](Self::resolve) without
+    /// the name, for the plain dispatch path.
+    #[inline]
+    pub(crate) fn index_of(&self, point: &impl AsPoint) -> Option<usize> {
+        if let Some(id) = point.point_id() {
+            if id.schema() == self.schema_tag() {
+                return self.point_index_of(id);
+            }
+        }
+        self.resolve(point).index
+    }
+
     /// Finds `point` in this table: by id when it is given as one of this
     /// table's schema, else by name.
     pub(crate) fn resolve<'a>(&'a self, point: &'a impl AsPoint) -> Resolved<'a> {
