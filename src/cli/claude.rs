@@ -108,6 +108,52 @@ pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
     })
 }
 
+/// `hookc claude` was given arguments it cannot use (a typo in the hook
+/// command of `settings.json`): the answer follows the fail mode, as for
+/// any other unusable setup, and never clap's usage exit 2, which Claude
+/// Code reads as a block of every tool call. `--fail-closed` among the
+/// arguments blocks; otherwise no decision, with `error` on stderr.
+pub(crate) fn bad_arguments(args: &[std::ffi::OsString], error: &str) -> Status {
+    let closed = args.iter().any(|a| a == "--fail-closed");
+    let mode = if closed {
+        FailMode::Closed
+    } else {
+        FailMode::Open
+    };
+    // The event's name decides how a block is written (PermissionRequest
+    // denies in JSON); the event itself is not used.
+    let mut text = String::new();
+    let event = std::io::stdin()
+        .read_to_string(&mut text)
+        .ok()
+        .and_then(|_| Event::parse(&text).ok());
+    let message = format!(
+        "the hook command's arguments cannot be used: {}",
+        error.trim_end().trim_start_matches("error: ")
+    );
+    let response = failure(event.as_ref().map(Event::name), &message, mode);
+    if let Some(text) = &response.stdout {
+        print_stdout(text);
+    }
+    if let Some(text) = &response.stderr {
+        print_stderr(text);
+    }
+    if response.exit_code == 2 {
+        Status::Reported
+    } else {
+        Status::Ok
+    }
+}
+
+/// True when the command line runs `hookc claude` (its first word that is
+/// not an option), whatever else is wrong with it.
+pub(crate) fn is_claude_command(args: &[std::ffi::OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .is_some_and(|a| a == "claude")
+}
+
 /// The whole exchange, with every failure turned into a response.
 fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     let mut text = String::new();

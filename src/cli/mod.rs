@@ -377,9 +377,24 @@ impl Failure {
 /// runs the subcommand and maps the result to an exit code: 0 ok, 1 findings
 /// or an abort outcome, 2 usage or I/O error. It never panics on bad input.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) => {
+            use clap::error::ErrorKind;
+            let asked = matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            );
+            // Under Claude Code a usage error must not read as a block.
+            if !asked && claude::is_claude_command(&args) {
+                return match claude::bad_arguments(&args, &err.render().to_string()) {
+                    Status::Reported => ExitCode::from(2),
+                    _ => ExitCode::SUCCESS,
+                };
+            }
             // Help and version exit 0, usage errors exit 2.
             let code = err.exit_code();
             let _ = err.print();

@@ -739,3 +739,55 @@ fn imported_command_hooks_run_unchanged_under_hookc_claude() {
     let seen: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     assert_eq!(seen, event_json("pre_tool_use_bash_npm_test.json"));
 }
+
+/// A typo in the hook command of `settings.json` must not read as a block
+/// of every tool call (clap's usage exit is 2): it fails by the mode.
+#[test]
+fn bad_arguments_fail_by_the_mode_never_as_a_usage_error() {
+    let event = event_text("pre_tool_use_bash_rm.json");
+    let args = |list: &[&'static str]| -> Vec<&'static OsStr> {
+        list.iter().map(|a| OsStr::new(*a)).collect()
+    };
+    // Open: exit 0, no decision, the error on stderr.
+    for bad in [
+        &["claude", "--tabel", "x.tbl"][..],
+        &["claude", "--table"][..],
+        &["-v", "claude", "--deadline", "soon"][..],
+        &["claude", "extra"][..],
+    ] {
+        let run = hookc(&args(bad), &event, &[]);
+        assert_eq!(run.code, Some(0), "{bad:?}: {run:#?}");
+        assert_eq!(run.stdout, "", "{bad:?}");
+        assert!(
+            run.stderr
+                .starts_with("hookc: the hook command's arguments cannot be used: ")
+                && run.stderr.contains("failing open"),
+            "{bad:?}: {run:#?}"
+        );
+    }
+    // `--fail-closed` among them: a block (exit 2), or a JSON deny where
+    // Claude Code ignores exit codes.
+    let run = hookc(
+        &args(&["claude", "--fail-closed", "--tabel", "x"]),
+        &event,
+        &[],
+    );
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.ends_with("(failing closed)\n"), "{run:#?}");
+    let run = hookc(
+        &args(&["claude", "--tabel", "x", "--fail-closed"]),
+        &event_text("permission_request_bash_rm.json"),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
+    );
+    // Help is still help, and other commands keep clap's usage errors.
+    assert_eq!(hookc(&args(&["claude", "--help"]), "", &[]).code, Some(0));
+    assert_eq!(
+        hookc(&args(&["eval", "--tabel", "x"]), "", &[]).code,
+        Some(2)
+    );
+}
