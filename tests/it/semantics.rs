@@ -305,6 +305,21 @@ fn rewrite_prepend_append_unset() {
 }
 
 #[test]
+fn rewrite_replacements_name_the_regex_groups() {
+    let r = run(
+        r#"
+        hook swap on tool.pre_execute {
+            rewrite payload.who /(\w+)@(?P<host>[\w.]+)/ -> "${host}: $1 costs $$5"
+        }
+        "#,
+        "tool.pre_execute",
+        "x::y",
+        json!({"who": "ann@example.org"}),
+    );
+    assert_eq!(r.context.payload["who"], "example.org: ann costs $5");
+}
+
+#[test]
 fn decisions_combine_most_restrictive_wins() {
     let allow_then_ask = run(
         r#"

@@ -79,6 +79,7 @@ mod priority_tie;
 mod rate_without_store;
 mod regex_cost;
 mod regex_matches_empty;
+mod template_in_condition;
 mod unreachable_rule;
 mod unused_definition;
 mod unused_import;
@@ -94,6 +95,7 @@ pub use priority_tie::PRIORITY_TIE;
 pub use rate_without_store::RATE_WITHOUT_STORE;
 pub use regex_cost::REGEX_COST;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
+pub use template_in_condition::TEMPLATE_IN_CONDITION;
 pub use unreachable_rule::UNREACHABLE_RULE;
 pub use unused_definition::UNUSED_DEFINITION;
 pub use unused_import::UNUSED_IMPORT;
@@ -110,6 +112,7 @@ pub static LINTS: &[&Lint] = &[
     &EMPTY_LIST,
     &REGEX_MATCHES_EMPTY,
     &GLOB_NEVER_MATCHES,
+    &TEMPLATE_IN_CONDITION,
     &INSECURE_WEBHOOK,
     &RATE_WITHOUT_STORE,
     &BIDI_CONTROL,
