@@ -173,3 +173,123 @@ fn the_users_path_runs_as_written() {
         "{stdout}"
     );
 }
+
+/// The `hook ID … {` … `}` blocks of `text`, each as `(id, lines)` with
+/// the header's indentation taken off every line.
+fn hooks_in(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let indent = line.len() - line.trim_start().len();
+        let mut words = line.split_whitespace();
+        if words.next() != Some("hook") || !line.trim_end().ends_with('{') {
+            continue;
+        }
+        let id = words.next().unwrap_or_default().to_string();
+        let mut body = vec![line.trim().to_string()];
+        for l in lines.by_ref() {
+            body.push(
+                l.get(indent..)
+                    .unwrap_or(l.trim_start())
+                    .trim_end()
+                    .to_string(),
+            );
+            if l.trim() == "}" && l.len() - l.trim_start().len() == indent {
+                break;
+            }
+        }
+        out.push((id, body));
+    }
+    out
+}
+
+fn shipped_rule_files(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            shipped_rule_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "hooks") {
+            out.push((
+                path.display().to_string(),
+                std::fs::read_to_string(&path).unwrap(),
+            ));
+        }
+    }
+}
+
+/// Every rule the README shows that a shipped file under `rules/` defines
+/// (the same hook id) is shown exactly as the file has it, so the README
+/// never teaches a policy the packs no longer hold.
+#[test]
+fn readme_excerpts_of_shipped_rules_match_the_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut files = Vec::new();
+    shipped_rule_files(&root.join("rules"), &mut files);
+    // Packs are compiled apart, so two may define the same name: the
+    // README's must be one of the files' definitions.
+    let mut checked = Vec::new();
+    for (id, shown) in hooks_in(&readme) {
+        let found: Vec<(&String, Vec<String>)> = files
+            .iter()
+            .flat_map(|(path, text)| {
+                hooks_in(text)
+                    .into_iter()
+                    .filter(|(other, _)| *other == id)
+                    .map(move |(_, lines)| (path, lines))
+            })
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        assert!(
+            found.iter().any(|(_, lines)| *lines == shown),
+            "the README shows rule `{id}` otherwise than {:?} has it:\n{}",
+            found.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            shown.join("\n")
+        );
+        checked.push(id);
+    }
+    assert!(
+        checked.len() >= 3,
+        "the README shows rules of the packs; found only {checked:?}"
+    );
+    // One-line `list`, `pattern` and `macro` definitions likewise.
+    let mut defs = 0;
+    for (name, shown) in definitions_in(&readme) {
+        let found: Vec<(&String, String)> = files
+            .iter()
+            .flat_map(|(path, text)| {
+                definitions_in(text)
+                    .into_iter()
+                    .filter(|(other, _)| *other == name)
+                    .map(move |(_, line)| (path, line))
+            })
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        assert!(
+            found.iter().any(|(_, line)| *line == shown),
+            "the README shows `{name}` otherwise than {found:?}: {shown}"
+        );
+        defs += 1;
+    }
+    assert!(defs >= 3, "the README shows definitions of the packs");
+}
+
+/// One-line definitions of `text` (`list`, `pattern`, `macro`), keyed by
+/// kind and name.
+fn definitions_in(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let kind = words.next()?;
+            let name = words.next()?;
+            let one_line = line.matches('[').count() == line.matches(']').count();
+            (matches!(kind, "list" | "pattern" | "macro") && words.next() == Some("=") && one_line)
+                .then(|| (format!("{kind} {name}"), line.to_string()))
+        })
+        .collect()
+}
