@@ -123,20 +123,6 @@ impl HookContext {
     /// `None`. A [`normalized`](FieldPath::normalized) path reads its string
     /// lexically normalized ([`crate::paths::normalize`]).
     pub fn get(&self, path: &FieldPath) -> Option<Val<'_>> {
-        if !path.normalized {
-            return self.get_as_written(path);
-        }
-        match self.get_as_written(path) {
-            Some(Val::Str(Cow::Borrowed(text))) => Some(Val::Str(crate::paths::normalize(text))),
-            Some(Val::Str(Cow::Owned(text))) => Some(Val::Str(Cow::Owned(
-                crate::paths::normalize(&text).into_owned(),
-            ))),
-            other => other,
-        }
-    }
-
-    /// [`get`](Self::get), with the value as the event has it.
-    fn get_as_written(&self, path: &FieldPath) -> Option<Val<'_>> {
         let scalar = |v: Val<'static>| {
             if path.segments.is_empty() {
                 Some(v)
@@ -145,7 +131,14 @@ impl HookContext {
             }
         };
         match path.root {
-            Root::Payload => walk(&self.payload, &path.segments).map(Val::from_json),
+            Root::Payload => {
+                let value = walk(&self.payload, &path.segments).map(Val::from_json);
+                match value {
+                    // Only the payload holds fields a schema calls paths.
+                    Some(Val::Str(text)) if path.normalized => Some(Val::Str(normalized(text))),
+                    other => other,
+                }
+            }
             Root::Metadata => match path.segments.split_first() {
                 None => Some(Val::Map(&self.metadata)),
                 Some((Segment::Field(key), rest)) => {
@@ -297,6 +290,14 @@ pub(crate) enum EditError {
     NotAnArray,
     #[error("the field does not exist")]
     Missing,
+}
+
+/// A path field's text, lexically normalized (borrowed when it already is).
+fn normalized(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(text) => crate::paths::normalize(text),
+        Cow::Owned(text) => Cow::Owned(crate::paths::normalize(&text).into_owned()),
+    }
 }
 
 fn str_field<'a>(s: &'a str, path: &FieldPath) -> Option<Val<'a>> {
