@@ -65,15 +65,20 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     // The event first: it is cheap to check, and its errors do not depend
     // on the rules.
     let (name, text) = read_event(&args.input.event)?;
-    let mut event = parse_event(
+    let event = parse_event(
         &name,
         &text,
-        "an event is a JSON object (an ORCS HookContext)",
+        "an event is a JSON object: an ORCS HookContext or a Claude Code hook event",
     )?;
-    let Some(fields) = event.as_object_mut() else {
+    let Value::Object(mut fields) = event else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
-    apply_overrides(fields, &args)?;
+    // A raw Claude Code event (what `hookc claude` reads on stdin) runs as
+    // `hookc claude` would run it.
+    if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
+        fields = claude_event_fields(fields)?;
+    }
+    apply_overrides(&mut fields, &args)?;
     for required in ["hook_point", "component_id"] {
         if !fields.contains_key(required) {
             return Err(
@@ -81,7 +86,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
             );
         }
     }
-    let mut ctx = hook_context(&name, event)?;
+    let mut ctx = hook_context(&name, Value::Object(fields))?;
 
     let table = match &args.input.table {
         Some(path) => super::inspect::load_table(path)?.0,
@@ -146,7 +151,8 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
 pub(super) const EVENT_HELP: &str =
     "an event is an ORCS HookContext JSON object with at least `hook_point` and \
 `component_id`, e.g. {\"hook_point\": \"tool.pre_execute\", \"component_id\": \"builtin::llm\", \
-\"payload\": {\"tool\": \"exec\", \"args\": \"ls\"}}";
+\"payload\": {\"tool\": \"exec\", \"args\": \"ls\"}}, or a Claude Code hook event \
+(with `hook_event_name`), as `hookc claude` reads it";
 
 /// Reads the event file (or stdin for `-`): its display name and text.
 pub(super) fn read_event(path: &Path) -> Result<(String, String), Failure> {
@@ -330,6 +336,19 @@ fn log_line(item: &Value) -> String {
             _ => item.to_string(),
         },
         other => other.to_string(),
+    }
+}
+
+/// A Claude Code hook event as the JSON of its hook context, through the
+/// mapping `hookc claude` dispatches on ([`crate::systems::claude_code::protocol::hook_context`]), so
+/// that the options can still override its fields.
+pub(super) fn claude_event_fields(
+    event: Map<String, Value>,
+) -> Result<Map<String, Value>, Failure> {
+    match serde_json::to_value(crate::systems::claude_code::protocol::hook_context(event)) {
+        Ok(Value::Object(fields)) => Ok(fields),
+        Ok(_) => Err(Failure::new("a hook context is not a JSON object")),
+        Err(e) => Err(Failure::new(format!("cannot convert the event: {e}"))),
     }
 }
 

@@ -1,12 +1,13 @@
 //! `hookc explain`: why each rule of a point fired or did not, for an event.
 
 use super::eval::{
-    check_point, hook_context, parse_event, read_event, split_fqn, RulesAndEvent, EVENT_HELP,
+    check_point, claude_event_fields, hook_context, parse_event, read_event, split_fqn,
+    RulesAndEvent, EVENT_HELP,
 };
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
 use crate::{Table, Target};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Arguments of `hookc explain`: the rules and the event as `eval` reads
 /// them (with help in explain's words), and the output format.
@@ -111,15 +112,4 @@ fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
             }
         },
     )
-}
-
-/// A Claude Code hook event as the JSON of its hook context, through the
-/// mapping `hookc claude` dispatches on ([`crate::systems::claude_code::protocol::hook_context`]), so
-/// that the options can still override its fields.
-fn claude_event_fields(event: Map<String, Value>) -> Result<Map<String, Value>, Failure> {
-    match serde_json::to_value(crate::systems::claude_code::protocol::hook_context(event)) {
-        Ok(Value::Object(fields)) => Ok(fields),
-        Ok(_) => Err(Failure::new("a hook context is not a JSON object")),
-        Err(e) => Err(Failure::new(format!("cannot convert the event: {e}"))),
-    }
 }

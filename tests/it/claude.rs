@@ -791,3 +791,37 @@ fn bad_arguments_fail_by_the_mode_never_as_a_usage_error() {
         Some(2)
     );
 }
+
+/// `hookc eval` takes the raw event Claude Code writes, and decides as
+/// `hookc claude` does on it.
+#[test]
+fn eval_runs_a_raw_claude_code_event_as_the_hook_would() {
+    let eval = |name: &str| {
+        let path = root().join(EVENTS).join(name);
+        let run = hookc(
+            &[
+                OsStr::new("eval"),
+                OsStr::new(POLICY),
+                OsStr::new("--event"),
+                path.as_os_str(),
+                OsStr::new("--format"),
+                OsStr::new("json"),
+            ],
+            "",
+            &[],
+        );
+        let report: Value = serde_json::from_str(&run.stdout).expect("a JSON report");
+        (run.code, report)
+    };
+    let (code, report) = eval("pre_tool_use_bash_rm.json");
+    assert_eq!(code, Some(1), "an abort is exit 1 for eval");
+    assert_eq!(report["outcome"], "abort");
+    assert_eq!(
+        report["reason"],
+        claude(&event_text("pre_tool_use_bash_rm.json")).json()["hookSpecificOutput"]
+            ["permissionDecisionReason"]
+    );
+    assert_eq!(report["context"]["hook_point"], "PreToolUse");
+    let (code, report) = eval("pre_tool_use_bash_npm_test.json");
+    assert_eq!((code, &report["outcome"]), (Some(0), &json!("continue")));
+}
