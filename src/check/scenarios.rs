@@ -29,7 +29,8 @@ use std::collections::HashMap;
 /// What an event is, for help lines.
 pub(crate) const EVENT_HELP: &str = "an event is a HookContext JSON object with at least \
 `hook_point` and `component_id`, e.g. `event {\"hook_point\": \"tool.pre_execute\", \
-\"component_id\": \"builtin::llm\", \"payload\": {\"tool\": \"exec\"}}`";
+\"component_id\": \"builtin::llm\", \"payload\": {\"tool\": \"exec\"}}`, or the JSON \
+Claude Code writes on a hook's stdin (with `hook_event_name`)";
 
 /// The decisions `expect decision` accepts.
 pub(crate) const DECISIONS: [&str; 4] = ["allow", "ask", "deny", "none"];
@@ -77,6 +78,11 @@ pub(crate) fn split_target(
 pub(crate) fn test_context(test: &ast::TestDecl) -> Result<HookContext, String> {
     let mut event =
         literal_json(&test.event).map_err(|_| "the event is not a literal".to_owned())?;
+    // A raw Claude Code event becomes the context `hookc claude` builds.
+    if let Some(raw) = event.as_object().filter(|f| is_claude_code_event(f)) {
+        let ctx = crate::systems::claude_code::protocol::hook_context(raw.clone());
+        event = serde_json::to_value(ctx).map_err(|e| e.to_string())?;
+    }
     let Some(fields) = event.as_object_mut() else {
         return Err("the event is not an object".to_owned());
     };
@@ -92,6 +98,12 @@ pub(crate) fn test_context(test: &ast::TestDecl) -> Result<HookContext, String> 
         }
     }
     crate::event::context(event).map_err(|e| e.to_string())
+}
+
+/// True for the JSON Claude Code writes on a hook's stdin: a
+/// `hook_event_name` and no `hook_point`.
+fn is_claude_code_event(fields: &Map<String, Value>) -> bool {
+    !fields.contains_key("hook_point") && fields.contains_key("hook_event_name")
 }
 
 /// The span of an event's entry value for `key`, or the whole event.
@@ -225,8 +237,16 @@ impl TestChecker<'_> {
         };
         let mut point = None;
         let mut complete = true;
-        let mut required = vec!["hook_point"];
-        if test.target.is_none() {
+        // A raw Claude Code event names its point `hook_event_name`; its
+        // component comes from `tool_name`.
+        let claude = is_claude_code_event(fields);
+        let point_key = if claude {
+            "hook_event_name"
+        } else {
+            "hook_point"
+        };
+        let mut required = vec![point_key];
+        if test.target.is_none() && !claude {
             required.push("component_id");
         }
         for key in required {
@@ -242,7 +262,7 @@ impl TestChecker<'_> {
                         .with_help(EVENT_HELP);
                     self.diagnostics.push(d);
                 }
-                Some(Value::String(name)) if key == "hook_point" => point = Some(name.clone()),
+                Some(Value::String(name)) if key == point_key => point = Some(name.clone()),
                 Some(Value::String(_)) => {}
                 Some(_) => {
                     complete = false;
@@ -256,7 +276,7 @@ impl TestChecker<'_> {
         let def = match self.schema.point(&point) {
             Some(def) => (def.name.clone(), def.kind),
             None => {
-                let span = entry_span(&test.event, "hook_point").unwrap_or(test.event.span);
+                let span = entry_span(&test.event, point_key).unwrap_or(test.event.span);
                 let mut d =
                     Diagnostic::error("unknown-point", format!("unknown hook point `{point}`"))
                         .in_file(self.source)

@@ -415,3 +415,55 @@ test "names" {
     assert!(out.contains("    when test and fired\n"), "{out}");
     assert!(out.contains("    expect (fired)\n"), "{out}");
 }
+
+/// A test's event may be the raw JSON Claude Code writes on a hook's stdin:
+/// it runs as `hookc claude` would run it (point from `hook_event_name`,
+/// component from `tool_name`).
+#[test]
+fn a_raw_claude_code_event_is_a_test_event() {
+    let report = run_one(
+        r#"schema claude-code
+hook no-rm on PreToolUse at claude-code::Bash {
+    when payload.tool_input.command contains "rm -rf"
+    deny "no recursive deletes"
+}
+
+test "the event Claude Code writes" {
+    event {
+        "session_id": "s1",
+        "transcript_path": "/t.jsonl",
+        "cwd": "/p",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"},
+    }
+    expect abort "no recursive deletes"
+    expect fired ["no-rm"]
+}
+
+test "another tool is another component" {
+    event {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/p/a"}}
+    expect continue
+}
+"#,
+    );
+    assert_eq!(report.tests.len(), 2);
+    for t in &report.tests {
+        assert!(t.passed, "{}: {:?}", t.name, t.failures);
+    }
+    // An unknown point in `hook_event_name` is reported like one in
+    // `hook_point`.
+    let bad = run_test_sources(vec![SourceFile::new(
+        "t.hooks",
+        "schema claude-code\ntest \"x\" {\n    event {\"hook_event_name\": \"PreToolUs\"}\n    expect continue\n}\n",
+    )]);
+    let Err(d) = bad else {
+        panic!("an unknown point is an error")
+    };
+    let text = hookc::diag::render::human(&d, false);
+    assert!(
+        text.contains("unknown hook point `PreToolUs`")
+            && text.contains("did you mean `PreToolUse`?"),
+        "{text}"
+    );
+}
