@@ -767,6 +767,19 @@ pub enum LuaCode {
 }
 
 impl Action {
+    /// True for actions that reach outside the event: commands, webhooks,
+    /// handlers, Lua and traces.
+    pub fn is_effect(&self) -> bool {
+        matches!(
+            self,
+            Action::Exec { .. }
+                | Action::Webhook { .. }
+                | Action::Call(_)
+                | Action::Lua(_)
+                | Action::Trace { .. }
+        )
+    }
+
     /// True for actions that change the context.
     pub fn is_edit(&self) -> bool {
         matches!(

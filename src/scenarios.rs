@@ -125,7 +125,21 @@ pub fn run_tests_with<P: AsRef<Path>>(
     paths: &[P],
     options: &Options,
 ) -> Result<TestReport, Diagnostics> {
-    run_loaded(load::load_paths(paths), options)
+    run_loaded(load::load_paths(paths), options, false)
+}
+
+/// Like [`run_tests_with`], with effects recorded, not run
+/// ([`Effects::recording_only`](crate::Effects::recording_only)): no
+/// command, webhook, handler or trace reaches outside the test.
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_tests_without_effects<P: AsRef<Path>>(
+    paths: &[P],
+    options: &Options,
+) -> Result<TestReport, Diagnostics> {
+    run_loaded(load::load_paths(paths), options, true)
 }
 
 /// Like [`run_tests`], for in-memory sources (imports are read from disk
@@ -135,7 +149,7 @@ pub fn run_tests_with<P: AsRef<Path>>(
 ///
 /// Every diagnostic found when the rules or the tests do not compile.
 pub fn run_test_sources(sources: Vec<SourceFile>) -> Result<TestReport, Diagnostics> {
-    run_loaded(load::load_sources(sources), &Options::default())
+    run_loaded(load::load_sources(sources), &Options::default(), false)
 }
 
 /// One test of a root file.
@@ -151,7 +165,11 @@ fn expect_id(n: usize) -> String {
     format!("expect#{n}")
 }
 
-fn run_loaded(loaded: LoadedSources, options: &Options) -> Result<TestReport, Diagnostics> {
+fn run_loaded(
+    loaded: LoadedSources,
+    options: &Options,
+    record_effects: bool,
+) -> Result<TestReport, Diagnostics> {
     let compiled = compile_loaded(loaded.clone(), options)?;
     // The rules that check conditions are not the user's: no lint applies.
     let mut quiet = options.clone();
@@ -242,7 +260,11 @@ fn run_loaded(loaded: LoadedSources, options: &Options) -> Result<TestReport, Di
         };
         // Rate counts must start empty for each test: effects of its own,
         // whose memory store is new.
-        let effects = crate::Effects::new();
+        let effects = if record_effects {
+            crate::Effects::new().recording_only()
+        } else {
+            crate::Effects::new()
+        };
         let table = &compiled.table;
         let repeat = case.test.repeat.map_or(1, |(n, _)| n);
         let start = ctx.clone();
@@ -343,8 +365,11 @@ fn condition_table(
 /// stopped by the depth limit after matching).
 fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
     let id = expect_id(n);
-    // Effects of its own: a `rate(…)` in the condition counts apart.
-    let report = table.dispatch_context_with(&mut ctx.clone(), &crate::Effects::new());
+    // Effects of its own, recorded only: a `rate(…)` in the condition
+    // counts apart, and the rules' effects, which ran for the test, do not
+    // run again for each condition checked.
+    let effects = crate::Effects::new().recording_only();
+    let report = table.dispatch_context_with(&mut ctx.clone(), &effects);
     let stopped = format!("rule `{id}`");
     report.fired.contains(&id) || report.warnings.iter().any(|w| w.contains(&stopped))
 }

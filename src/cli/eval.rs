@@ -33,6 +33,22 @@ pub(crate) struct RulesAndEvent {
     /// Target component instead of the event's, as `scope::name[/child][#instance]`
     #[arg(long, value_name = "FQN")]
     pub(super) target: Option<String>,
+
+    /// Record effects instead of running them: no command, webhook,
+    /// handler, Lua or trace runs; each leaves an `info` log line
+    #[arg(long)]
+    pub(super) no_effects: bool,
+}
+
+impl RulesAndEvent {
+    /// The effects the event runs with: the process's, or recorded only.
+    pub(super) fn effects(&self) -> std::borrow::Cow<'static, crate::Effects> {
+        if self.no_effects {
+            std::borrow::Cow::Owned(crate::Effects::new().recording_only())
+        } else {
+            std::borrow::Cow::Borrowed(crate::Effects::global())
+        }
+    }
 }
 
 /// Arguments of `hookc eval`.
@@ -112,8 +128,9 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     check_point(&table, &ctx.hook_point, &name)?;
 
     let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
+    let effects = args.input.effects();
     let report = match args.regex_budget {
-        None => table.dispatch_context(&mut ctx),
+        None => table.dispatch_context_with(&mut ctx, &effects),
         Some(steps) => {
             let (point, component) = (ctx.hook_point.clone(), ctx.component_id.clone());
             let (child, instance) = (ctx.child_id.clone(), ctx.instance.clone());
@@ -127,7 +144,8 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
             let mut scratch = table
                 .scratch()
                 .with_regex_budget(crate::runtime::RegexBudget(steps));
-            let outcome = table.dispatch(&mut scratch, point.as_str(), &target, &mut ctx);
+            let outcome =
+                table.dispatch_with(&mut scratch, point.as_str(), &target, &mut ctx, &effects);
             outcome.report(&ctx)
         }
     };

@@ -78,7 +78,8 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     if let Some(instance) = &ctx.instance {
         target = target.with_instance(instance);
     }
-    let explanation = table.explain(ctx.hook_point.as_str(), &target, &ctx);
+    let effects = args.input.effects();
+    let explanation = table.explain_with(ctx.hook_point.as_str(), &target, &ctx, &effects);
     match args.format {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
         // Each value is escaped and cut by the explanation; the guard makes

@@ -24,6 +24,11 @@ pub(crate) struct TestArgs {
     /// first path's directory or above
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Record effects instead of running them: no command, webhook,
+    /// handler, Lua or trace runs; each leaves an `info` log line
+    #[arg(long)]
+    no_effects: bool,
 }
 
 /// Runs the tests; exit 1 when one fails, 2 when the rules do not compile.
@@ -34,7 +39,12 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
         emit_diagnostics(&found, Format::Human)?;
         return Ok(Status::Reported);
     }
-    let report = match crate::scenarios::run_tests_with(&args.paths, &options) {
+    let run = if args.no_effects {
+        crate::scenarios::run_tests_without_effects
+    } else {
+        crate::scenarios::run_tests_with
+    };
+    let report = match run(&args.paths, &options) {
         Ok(report) => report,
         Err(diags) => {
             found.extend(diags);

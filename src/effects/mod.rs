@@ -306,6 +306,8 @@ pub struct Effects {
     /// Where `rate(…)` counts live when the store is memory; shared by
     /// clones, so a registry's counts outlive its reloads.
     memory: Arc<crate::store::MemoryStore>,
+    /// True when effects are recorded, not run (`--no-effects`).
+    recording: bool,
 }
 
 impl fmt::Debug for Effects {
@@ -343,6 +345,7 @@ impl Effects {
             lua: Arc::default(),
             rate_store: crate::store::RateStore::Memory,
             memory: Arc::default(),
+            recording: false,
         }
     }
 
@@ -437,6 +440,36 @@ impl Effects {
     /// Where the counts of `rate(…)` conditions are kept.
     pub fn rate_store(&self) -> &crate::store::RateStore {
         &self.rate_store
+    }
+
+    /// Effects that are recorded, not run: each `exec`, `sh`, `webhook`,
+    /// `call`, `lua` and `trace` a rule reaches leaves an `info` log line
+    /// saying what it would have done, and the rule goes on as if it had
+    /// succeeded with no reply. For looking at a policy (`hookc eval`,
+    /// `explain` and `test` with `--no-effects`) without touching the
+    /// machine.
+    ///
+    /// ```
+    /// let table = hookc::compile_str(
+    ///     "a.hooks",
+    ///     "hook a on tool.pre_execute { sh \"touch /tmp/hookc-never\" }",
+    /// )?
+    /// .table;
+    /// let mut ctx = hookc::HookContext::new("tool.pre_execute", "a::b", serde_json::json!({}));
+    /// let effects = hookc::Effects::new().recording_only();
+    /// let report = table.dispatch_context_with(&mut ctx, &effects);
+    /// assert!(report.logs[0].message.starts_with("not run (effects are off): sh"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn recording_only(mut self) -> Effects {
+        self.recording = true;
+        self
+    }
+
+    /// True for [`recording_only`](Self::recording_only) effects.
+    pub fn is_recording_only(&self) -> bool {
+        self.recording
     }
 
     /// The in-memory counters of `rate(…)` when the store is

@@ -161,6 +161,15 @@ impl<'a> Run<'a> {
                     let text = eval::render(text, ctx).into_owned();
                     scratch.additional_context.push(text);
                 }
+                action if action.is_effect() && self.effects.is_recording_only() => {
+                    let message = format!("not run (effects are off): {}", effect_text(action));
+                    emit_log(LogLevel::Info, &rule.id, &self.point.name, &message);
+                    scratch.logs.push(LogLine {
+                        level: LogLevel::Info,
+                        rule: rule.id.clone(),
+                        message,
+                    });
+                }
                 Action::Exec {
                     program,
                     args,
@@ -507,5 +516,27 @@ pub(super) fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) 
         LogLevel::Info => tracing::info!(target: "hookc::rules", rule, point, "{message}"),
         LogLevel::Warn => tracing::warn!(target: "hookc::rules", rule, point, "{message}"),
         LogLevel::Error => tracing::error!(target: "hookc::rules", rule, point, "{message}"),
+    }
+}
+
+/// An effect as a log line names it: what would have run.
+fn effect_text(action: &Action) -> String {
+    let quoted = |s: &str| format!("{s:?}");
+    match action {
+        Action::Exec {
+            program,
+            shell: true,
+            ..
+        } => format!("sh {}", quoted(program)),
+        Action::Exec { program, args, .. } => std::iter::once(program.as_str())
+            .chain(args.iter().map(String::as_str))
+            .map(quoted)
+            .fold("exec".to_string(), |out, arg| out + " " + &arg),
+        Action::Webhook { url, .. } => format!("webhook {}", quoted(url)),
+        Action::Call(name) => format!("call {}", quoted(name)),
+        Action::Lua(LuaCode::File(file)) => format!("call lua {}", quoted(file)),
+        Action::Lua(LuaCode::Inline(_)) => "lua \"\"\"…\"\"\"".to_string(),
+        Action::Trace { file, .. } => format!("trace {}", quoted(file)),
+        _ => String::new(),
     }
 }

@@ -678,3 +678,69 @@ fn version() {
     run.assert_code(0);
     assert_eq!(run.stdout, format!("hookc {}\n", env!("CARGO_PKG_VERSION")));
 }
+
+/// `explain` runs each effect at most once; `--no-effects` runs none, for
+/// `eval`, `explain` and `test` alike, and says what it did not run.
+#[cfg(unix)]
+#[test]
+fn effects_run_at_most_once_and_not_at_all_without_effects() {
+    let dir = tmp_dir("no-effects");
+    let marks = dir.join("marks");
+    let rules = dir.join("r.hooks");
+    std::fs::write(
+        &rules,
+        format!(
+            r#"hook mark on tool.pre_execute {{
+    sh "echo ran >> '{marks}'"
+    log info "marked"
+}}
+
+test "the mark is made" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {{"tool": "exec", "args": "x"}}}}
+    expect continue
+    expect payload.tool == "exec"
+    expect payload.args == "x"
+}}
+"#,
+            marks = marks.display()
+        ),
+    )
+    .unwrap();
+    let event = dir.join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {"tool": "exec", "args": "x"}}"#,
+    )
+    .unwrap();
+    let count = || {
+        std::fs::read_to_string(&marks)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let (rules, event) = (rules.to_str().unwrap(), event.to_str().unwrap());
+    for args in [
+        &["eval", rules, "--event", event, "--no-effects"][..],
+        &["explain", rules, "--event", event, "--no-effects"][..],
+        &["test", rules, "--no-effects"][..],
+    ] {
+        let run = hookc(args);
+        assert_eq!(run.code, Some(0), "{args:?}: {run:#?}");
+        assert_eq!(count(), 0, "{args:?} ran the command");
+    }
+    let run = hookc(&["eval", rules, "--event", event, "--no-effects"]);
+    assert!(
+        run.stdout.contains(&format!(
+            "not run (effects are off): sh \\\"echo ran >> '{}'\\\"",
+            marks.display()
+        )),
+        "{run:#?}"
+    );
+    // With effects: once per explanation, once per test however many
+    // conditions it checks.
+    assert_eq!(hookc(&["explain", rules, "--event", event]).code, Some(0));
+    assert_eq!(count(), 1, "explain ran the command once");
+    assert_eq!(hookc(&["test", rules]).code, Some(0));
+    assert_eq!(count(), 2, "the test ran the command once");
+    assert_eq!(hookc(&["eval", rules, "--event", event]).code, Some(0));
+    assert_eq!(count(), 3);
+}

@@ -224,12 +224,26 @@ impl Table {
     /// of the point in order, its FQL result, the value of each part of its
     /// condition (evaluated on the context as it is when the chain reaches
     /// the rule), whether it fired and what its actions did; and the final
-    /// outcome. `ctx` is not changed.
+    /// outcome. `ctx` is not changed. Effects run as in a dispatch with the
+    /// process-wide [`Effects`](crate::Effects), each at most once.
     pub fn explain(
         &self,
         point: impl AsPoint,
         target: &Target<'_>,
         ctx: &HookContext,
+    ) -> Explanation {
+        self.explain_with(point, target, ctx, crate::Effects::global())
+    }
+
+    /// [`explain`](Self::explain) with the host's effects (for instance
+    /// [`Effects::recording_only`](crate::Effects::recording_only), to run
+    /// nothing outside the event).
+    pub fn explain_with(
+        &self,
+        point: impl AsPoint,
+        target: &Target<'_>,
+        ctx: &HookContext,
+        effects: &crate::Effects,
     ) -> Explanation {
         let resolved = self.resolve(&point);
         let name = resolved.name.unwrap_or_default().to_string();
@@ -254,19 +268,33 @@ impl Table {
                 resolved.index,
                 target,
                 &mut observed,
-                super::Live::effects(crate::Effects::global()),
+                super::Live::effects(effects),
                 &mut recorder,
             )
             .report(&observed);
-        let mut plain = ctx.clone();
-        let mut scratch = self.scratch();
-        let outcome = self
-            .dispatch(&mut scratch, point, target, &mut plain)
-            .report(&plain);
         let mut notes = recorder.notes;
-        if seen != outcome {
-            notes.push("the observed chain and the dispatch disagree; this is a bug".to_string());
-        }
+        // A plain dispatch checks the observed chain, unless the point has
+        // effects: those must not run twice for one explanation.
+        let has_effects = point_program.is_some_and(|p| {
+            p.rules
+                .iter()
+                .any(|r| r.actions.iter().any(crate::ir::Action::is_effect))
+        });
+        let outcome = if has_effects {
+            seen.clone()
+        } else {
+            let mut plain = ctx.clone();
+            let mut scratch = self.scratch();
+            let outcome = self
+                .dispatch_with(&mut scratch, point, target, &mut plain, effects)
+                .report(&plain);
+            if seen != outcome {
+                notes.push(
+                    "the observed chain and the dispatch disagree; this is a bug".to_string(),
+                );
+            }
+            outcome
+        };
         let rules = recorder
             .rules
             .into_iter()
