@@ -1,5 +1,8 @@
 //! The words and limits the parser's stages share: the reserved words, the
-//! keyword lists error messages offer, and the nesting limits.
+//! keyword lists error messages offer, the nesting limits, and operator
+//! precedence.
+
+use crate::syntax::ast::BinaryOp;
 
 /// Every reserved word: never a rule id, list, pattern or macro name. The
 /// grammar's `keyword` rule is the truth; a test checks that they agree.
@@ -115,3 +118,27 @@ pub(super) const OPERATOR_KEYWORDS: [&str; 10] = [
     "glob",
     "exists",
 ];
+
+/// Binding strength of an infix operator (higher binds tighter): the
+/// parser climbs it, the printer parenthesizes by it.
+pub(crate) const fn precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => 1,
+        BinaryOp::And => 2,
+        BinaryOp::Eq
+        | BinaryOp::Ne
+        | BinaryOp::Lt
+        | BinaryOp::Le
+        | BinaryOp::Gt
+        | BinaryOp::Ge
+        | BinaryOp::Contains
+        | BinaryOp::StartsWith
+        | BinaryOp::EndsWith => 3,
+        BinaryOp::BitOr => 4,
+        BinaryOp::BitXor => 5,
+        BinaryOp::BitAnd => 6,
+        BinaryOp::Shl | BinaryOp::Shr => 7,
+        BinaryOp::Add | BinaryOp::Sub => 8,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 9,
+    }
+}

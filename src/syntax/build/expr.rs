@@ -332,26 +332,3 @@ impl AstBuilder<'_> {
         Ok(items)
     }
 }
-
-/// Binding strength of an infix operator (higher binds tighter).
-pub(super) fn precedence(op: BinaryOp) -> u8 {
-    match op {
-        BinaryOp::Or => 1,
-        BinaryOp::And => 2,
-        BinaryOp::Eq
-        | BinaryOp::Ne
-        | BinaryOp::Lt
-        | BinaryOp::Le
-        | BinaryOp::Gt
-        | BinaryOp::Ge
-        | BinaryOp::Contains
-        | BinaryOp::StartsWith
-        | BinaryOp::EndsWith => 3,
-        BinaryOp::BitOr => 4,
-        BinaryOp::BitXor => 5,
-        BinaryOp::BitAnd => 6,
-        BinaryOp::Shl | BinaryOp::Shr => 7,
-        BinaryOp::Add | BinaryOp::Sub => 8,
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 9,
-    }
-}

@@ -3,41 +3,21 @@
 
 use super::*;
 
-/// Binding levels for parenthesization (higher binds tighter).
-pub(super) const LEVEL_OR: u8 = 1;
-pub(super) const LEVEL_AND: u8 = 2;
+use crate::syntax::vocab::precedence;
+
+/// Binding levels for parenthesization (higher binds tighter): the
+/// parser's [`precedence`] for infix operators, and above them prefixes
+/// and atoms.
 /// Predicates: tests (`==`, `in`, `matches`, …) and `not`.
-pub(super) const LEVEL_TEST: u8 = 3;
-/// Arithmetic starts here; see [`arith_level`].
-pub(super) const LEVEL_ARITH: u8 = 4;
+pub(super) const LEVEL_TEST: u8 = precedence(BinaryOp::Eq);
+/// Arithmetic starts here.
+pub(super) const LEVEL_ARITH: u8 = precedence(BinaryOp::BitOr);
 pub(super) const LEVEL_PREFIX: u8 = 10;
 pub(super) const LEVEL_ATOM: u8 = 11;
 
-pub(super) fn arith_level(op: BinaryOp) -> u8 {
-    match op {
-        BinaryOp::Or => LEVEL_OR,
-        BinaryOp::And => LEVEL_AND,
-        BinaryOp::Eq
-        | BinaryOp::Ne
-        | BinaryOp::Lt
-        | BinaryOp::Le
-        | BinaryOp::Gt
-        | BinaryOp::Ge
-        | BinaryOp::Contains
-        | BinaryOp::StartsWith
-        | BinaryOp::EndsWith => LEVEL_TEST,
-        BinaryOp::BitOr => LEVEL_ARITH,
-        BinaryOp::BitXor => 5,
-        BinaryOp::BitAnd => 6,
-        BinaryOp::Shl | BinaryOp::Shr => 7,
-        BinaryOp::Add | BinaryOp::Sub => 8,
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 9,
-    }
-}
-
 pub(super) fn level(e: &Expr) -> u8 {
     match &e.kind {
-        ExprKind::Binary(op, ..) => arith_level(*op),
+        ExprKind::Binary(op, ..) => precedence(*op),
         ExprKind::Unary(UnaryOp::Not, _)
         | ExprKind::In(..)
         | ExprKind::ContainsAny(..)
@@ -188,7 +168,7 @@ impl Printer<'_> {
                 format!("{sign}{}", self.operand(inner, indent, LEVEL_PREFIX))
             }
             ExprKind::Binary(op, a, b) => {
-                let lvl = arith_level(*op);
+                let lvl = precedence(*op);
                 let (min_a, min_b) = if lvl == LEVEL_TEST {
                     (LEVEL_ARITH, LEVEL_ARITH)
                 } else {
