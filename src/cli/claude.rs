@@ -94,18 +94,22 @@ pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
     } else {
         FailMode::Open
     };
-    let response = respond(&args, mode, started);
+    Ok(answer(&respond(&args, mode, started)))
+}
+
+/// Prints a response; its exit code as a status.
+fn answer(response: &Response) -> Status {
     if let Some(text) = &response.stdout {
         print_stdout(text);
     }
     if let Some(text) = &response.stderr {
         print_stderr(text);
     }
-    Ok(if response.exit_code == 2 {
+    if response.exit_code == 2 {
         Status::Reported
     } else {
         Status::Ok
-    })
+    }
 }
 
 /// `hookc claude` was given arguments it cannot use (a typo in the hook
@@ -131,18 +135,7 @@ pub(crate) fn bad_arguments(args: &[std::ffi::OsString], error: &str) -> Status 
         "the hook command's arguments cannot be used: {}",
         error.trim_end().trim_start_matches("error: ")
     );
-    let response = failure(event.as_ref().map(Event::name), &message, mode);
-    if let Some(text) = &response.stdout {
-        print_stdout(text);
-    }
-    if let Some(text) = &response.stderr {
-        print_stderr(text);
-    }
-    if response.exit_code == 2 {
-        Status::Reported
-    } else {
-        Status::Ok
-    }
+    answer(&failure(event.as_ref().map(Event::name), &message, mode))
 }
 
 /// True when the command line runs `hookc claude` (its first word that is

@@ -161,7 +161,8 @@ impl<'a> Run<'a> {
                     let text = eval::render(text, ctx).into_owned();
                     scratch.additional_context.push(text);
                 }
-                action if action.is_effect() && self.effects.is_recording_only() => {
+                // A flag test first: a live dispatch pays nothing more.
+                action if self.effects.is_recording_only() && action.is_effect() => {
                     let message = format!("not run (effects are off): {}", effect_text(action));
                     emit_log(LogLevel::Info, &rule.id, &self.point.name, &message);
                     scratch.logs.push(LogLine {

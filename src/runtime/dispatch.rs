@@ -48,15 +48,7 @@ impl Table {
         target: &Target<'_>,
         ctx: &mut HookContext,
     ) -> Outcome<'a> {
-        let index = self.index_of(&point);
-        self.dispatch_observed(
-            scratch,
-            index,
-            target,
-            ctx,
-            Live::effects(Effects::global()),
-            &mut (),
-        )
+        self.dispatch_with(scratch, point, target, ctx, Effects::global())
     }
 
     /// [`dispatch`](Self::dispatch) with the host's [`Effects`]: its
