@@ -416,13 +416,8 @@ test "names" {
     assert!(out.contains("    expect (fired)\n"), "{out}");
 }
 
-/// A test's event may be the raw JSON Claude Code writes on a hook's stdin:
-/// it runs as `hookc claude` would run it (point from `hook_event_name`,
-/// component from `tool_name`).
-#[test]
-fn a_raw_claude_code_event_is_a_test_event() {
-    let report = run_one(
-        r#"schema claude-code
+/// Tests whose events are raw Claude Code events.
+const RAW_EVENT_TESTS: &str = r#"schema claude-code
 hook no-rm on PreToolUse at claude-code::Bash {
     when payload.tool_input.command contains "rm -rf"
     deny "no recursive deletes"
@@ -445,12 +440,26 @@ test "another tool is another component" {
     event {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/p/a"}}
     expect continue
 }
-"#,
-    );
+"#;
+
+/// A test's event may be the raw JSON Claude Code writes on a hook's stdin:
+/// it runs as `hookc claude` would run it (point from `hook_event_name`,
+/// component from `tool_name`).
+#[test]
+fn a_raw_claude_code_event_is_a_test_event() {
+    let report = run_one(RAW_EVENT_TESTS);
     assert_eq!(report.tests.len(), 2);
     for t in &report.tests {
         assert!(t.passed, "{}: {:?}", t.name, t.failures);
     }
+    // The same file through the command line.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rule-tests-raw-events");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("raw.hooks");
+    std::fs::write(&file, RAW_EVENT_TESTS).unwrap();
+    let run = hookc(&["test", file.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(run.stdout.contains("2 passed, 0 failed"), "{run:#?}");
     // An unknown point in `hook_event_name` is reported like one in
     // `hook_point`.
     let bad = run_test_sources(vec![SourceFile::new(
