@@ -79,6 +79,7 @@ pub mod paths;
 pub mod registry;
 pub mod runtime;
 pub mod schema;
+pub mod shell;
 pub mod span;
 pub mod store;
 pub mod systems;
