@@ -578,6 +578,90 @@ pub enum Expr {
     /// `rate("key") > 100 per 60s`: counts the event, then compares (only
     /// in conditions).
     Rate(RateTest),
+    /// `any c in LIST: e` / `all c in LIST: e`: the condition (second) for
+    /// some or every element of the list (first).
+    Quantifier(Quantifier, Box<Expr>, Box<Expr>),
+    /// A quantifier's variable, then a path below it: `0` is the innermost
+    /// quantifier's element, `1` the one around it, and so on.
+    Var(u32, Vec<Segment>),
+    /// A built-in function applied to its arguments.
+    Call(Func, Vec<Expr>),
+}
+
+/// Which elements a quantifier's condition must hold for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Quantifier {
+    /// Some element: false for an empty list.
+    Any,
+    /// Every element: true for an empty list.
+    All,
+}
+
+impl Quantifier {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Quantifier::Any => "any",
+            Quantifier::All => "all",
+        }
+    }
+}
+
+/// The built-in functions: pure, total (a value of the wrong type gives
+/// `null`), and cheap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Func {
+    /// `shell(s)`: the simple commands of a shell command string (see
+    /// [`crate::shell`]), a list of objects.
+    Shell,
+    /// `lower(s)`: lower case.
+    Lower,
+    /// `upper(s)`: upper case.
+    Upper,
+    /// `trim(s)`: without leading and trailing white space.
+    Trim,
+    /// `basename(s)`: the last segment of a path.
+    Basename,
+    /// `dirname(s)`: the path without its last segment.
+    Dirname,
+    /// `normalize(s)`: the path lexically normalized ([`crate::paths`]).
+    Normalize,
+    /// `len(x)`: characters of a string, elements of a list, keys of an
+    /// object.
+    Len,
+}
+
+impl Func {
+    /// Every function, in a fixed order.
+    pub const ALL: [Func; 8] = [
+        Func::Shell,
+        Func::Lower,
+        Func::Upper,
+        Func::Trim,
+        Func::Basename,
+        Func::Dirname,
+        Func::Normalize,
+        Func::Len,
+    ];
+
+    /// The name written in rules.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Func::Shell => "shell",
+            Func::Lower => "lower",
+            Func::Upper => "upper",
+            Func::Trim => "trim",
+            Func::Basename => "basename",
+            Func::Dirname => "dirname",
+            Func::Normalize => "normalize",
+            Func::Len => "len",
+        }
+    }
+
+    /// The function written as `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.as_str() == name)
+    }
 }
 
 /// `rate("{component}:{payload.operation}") > 100 per 60s`: records the event
@@ -875,6 +959,9 @@ enum ExprDe {
     Matches(Box<Expr>, RegexId),
     Exists(FieldPath),
     Rate(RateTest),
+    Quantifier(Quantifier, Box<Expr>, Box<Expr>),
+    Var(u32, Vec<Segment>),
+    Call(Func, Vec<Expr>),
 }
 
 impl<'de> Deserialize<'de> for Expr {
@@ -893,6 +980,9 @@ impl<'de> Deserialize<'de> for Expr {
             ExprDe::Matches(a, re) => Expr::Matches(a, re),
             ExprDe::Exists(p) => Expr::Exists(p),
             ExprDe::Rate(r) => Expr::Rate(r),
+            ExprDe::Quantifier(q, over, body) => Expr::Quantifier(q, over, body),
+            ExprDe::Var(depth, segments) => Expr::Var(depth, segments),
+            ExprDe::Call(f, args) => Expr::Call(f, args),
         })
     }
 }

@@ -44,6 +44,43 @@ pub fn normalize(path: &str) -> Cow<'_, str> {
     Cow::Owned(normalized(path, windows))
 }
 
+/// The last segment of `path`, normalized first: `basename("/a/b/")` is
+/// `b`, `basename("C:\\x\\y.txt")` is `y.txt`, `basename("/")` is `/`.
+///
+/// ```
+/// use hookc::paths::basename;
+/// assert_eq!(basename("/proj/src/../a.rs"), "a.rs");
+/// assert_eq!(basename(r"C:\proj\x.txt"), "x.txt");
+/// assert_eq!(basename("/"), "/");
+/// ```
+pub fn basename(path: &str) -> String {
+    let normal = normalize(path);
+    match normal.rsplit_once('/') {
+        Some((_, "")) | None => normal.into_owned(),
+        Some((_, last)) => last.to_owned(),
+    }
+}
+
+/// `path` without its last segment, normalized first: `dirname("/a/b")` is
+/// `/a`, `dirname("b")` is `.`, `dirname("/a")` and `dirname("/")` are `/`.
+///
+/// ```
+/// use hookc::paths::dirname;
+/// assert_eq!(dirname("/proj/src/./a.rs"), "/proj/src");
+/// assert_eq!(dirname("a.rs"), ".");
+/// assert_eq!(dirname("/a"), "/");
+/// ```
+pub fn dirname(path: &str) -> String {
+    let normal = normalize(path);
+    match normal.rsplit_once('/') {
+        None => ".".to_owned(),
+        Some(("", _)) => "/".to_owned(),
+        Some((_, "")) => normal.into_owned(),
+        Some((dir, _)) if dir.ends_with(':') => format!("{dir}/"),
+        Some((dir, _)) => dir.to_owned(),
+    }
+}
+
 /// True for a path written the Windows way: a drive letter, a UNC start,
 /// or a `\` and no `/`.
 fn is_windows_shaped(path: &str) -> bool {

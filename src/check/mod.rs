@@ -12,6 +12,7 @@
 pub mod lints;
 mod lower;
 mod names;
+mod overrides;
 pub(crate) mod scenarios;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
@@ -211,12 +212,15 @@ pub(crate) fn check_for(
                 regexes: &mut regexes,
                 diagnostics: &mut checked.diagnostics,
                 macro_stack: Vec::new(),
+                vars: Vec::new(),
             };
             if let Some(rule) = cx.hook(hook) {
                 checked.rules.push(rule);
             }
         }
     }
+    overrides::check_extensions(loaded, &scopes, &mut checked.diagnostics);
+    overrides::apply(loaded, &mut checked.rules, &mut checked.diagnostics);
     scenarios::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
     dedup_unknown_fields(&mut checked.diagnostics);
     checked.regexes = regexes.into_sources();

@@ -47,6 +47,8 @@ pub(crate) fn scopes(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> V
             let mut spans: HashMap<String, Span> = HashMap::new();
             for (ii, item) in file.ast.items.iter().enumerate() {
                 let (kind, name) = match item {
+                    // `list NAME += […]` extends a list; it defines none.
+                    ast::Item::List(l) if l.extends => continue,
                     ast::Item::List(l) => (DefKind::List, &l.name),
                     ast::Item::Pattern(p) => (DefKind::Pattern, &p.name),
                     ast::Item::Macro(m) => (DefKind::Macro, &m.name),

@@ -176,6 +176,7 @@ pub(super) fn check(
                             regexes: &mut regexes,
                             diagnostics: &mut *diagnostics,
                             macro_stack: Vec::new(),
+                            vars: Vec::new(),
                         };
                         lower.condition(cond);
                     }

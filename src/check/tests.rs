@@ -343,3 +343,106 @@ fn other_checks() {
         "invalid-glob",
     );
 }
+
+#[test]
+fn a_command_field_that_does_not_exist_suggests_the_closest() {
+    let (d, at) = one(
+        "hook a on tool.pre_execute { when any c in shell(payload.args): c.porgram == \"rm\" abort }",
+        "unknown-field",
+    );
+    assert_eq!(d.message, "a command has no field `porgram`");
+    assert_eq!(d.help.as_deref(), Some("did you mean `program`?"));
+    assert_eq!(at, (1, 65));
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when any c in shell(payload.args): any r in c.redirects: r.file == \"x\" abort }",
+        "unknown-field",
+    );
+    assert_eq!(d.message, "a redirection has no field `file`");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when any c in shell(payload.args): any f in c.flags: f.name == \"x\" abort }",
+        "unknown-field",
+    );
+    assert_eq!(d.message, "`f` is a string: it has no fields");
+}
+
+#[test]
+fn a_variable_lives_only_inside_its_quantifier() {
+    let (d, at) = one(
+        "hook a on tool.pre_execute { when (any c in payload.args: c == 1) or c.x == 2 abort }",
+        "unknown-field",
+    );
+    assert_eq!(d.message, "unknown context field `c`");
+    assert_eq!(at, (1, 70));
+    // A macro means the same wherever it is used: it does not see the
+    // variables around its use.
+    let (d, _) = one(
+        "macro m = x == 1\nhook a on tool.pre_execute { when any x in payload.args: m abort }",
+        "unknown-name",
+    );
+    assert_eq!(d.message, "unknown name `x`");
+}
+
+#[test]
+fn a_variable_may_not_hide_a_name_or_a_context_field() {
+    let (d, at) = one(
+        "list xs = [1]\nhook a on tool.pre_execute { when any xs in payload.args: xs == 1 abort }",
+        "shadowed-name",
+    );
+    assert_eq!(d.message, "`xs` already names something else");
+    assert_eq!(at, (2, 39));
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when any payload in payload.args: true abort }",
+        "shadowed-name",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("choose another name for the variable")
+    );
+}
+
+#[test]
+fn quantifiers_need_a_list_and_a_condition() {
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when all x in 3: true abort }",
+        "type-mismatch",
+    );
+    assert_eq!(d.message, "`all` needs a list, this is an int");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when any x in payload.args: x + 1 abort }",
+        "type-mismatch",
+    );
+    assert!(
+        d.message
+            .starts_with("the condition of `any` must be a boolean"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn functions_are_checked_by_name_arity_and_argument_type() {
+    let (d, at) = one(
+        "hook a on tool.pre_execute { when lowr(payload.x) == \"a\" abort }",
+        "unknown-function",
+    );
+    assert_eq!(d.help.as_deref(), Some("did you mean `lower`?"));
+    assert_eq!(at, (1, 35));
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when lower(payload.x, payload.y) == \"a\" abort }",
+        "type-mismatch",
+    );
+    assert_eq!(d.message, "`lower` takes one argument, not 2");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when shell(3) == [] abort }",
+        "type-mismatch",
+    );
+    assert_eq!(d.message, "`shell` cannot apply to an int");
+    let (d, _) = one(
+        "hook a on tool.pre_execute { when len(true) == 1 abort }",
+        "type-mismatch",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`len` measures strings, lists and objects")
+    );
+}

@@ -308,7 +308,7 @@ fn str_field<'a>(s: &'a str, path: &FieldPath) -> Option<Val<'a>> {
     }
 }
 
-fn walk<'a>(mut cur: &'a Value, segments: &[Segment]) -> Option<&'a Value> {
+pub(crate) fn walk<'a>(mut cur: &'a Value, segments: &[Segment]) -> Option<&'a Value> {
     for seg in segments {
         cur = match (seg, cur) {
             (Segment::Field(name), Value::Object(map)) => map.get(name)?,

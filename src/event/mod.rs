@@ -13,6 +13,7 @@ mod context;
 mod decode;
 mod target;
 
+pub(crate) use context::walk;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use decode::{check_depth, context, parse, DecodeError, MAX_DEPTH};
 pub use target::{Target, TargetError};

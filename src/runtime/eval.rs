@@ -4,7 +4,7 @@
 //! fields) allocates nothing; only expressions that build new values do.
 
 use crate::event::{HookContext, Val};
-use crate::ir::{Atom, BinaryOp, Expr, Template, TemplatePart, UnaryOp};
+use crate::ir::{Atom, BinaryOp, Expr, Func, Quantifier, Segment, Template, TemplatePart, UnaryOp};
 use crate::table::regexes::{Matching, RegexOverrun};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -127,8 +127,111 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
 pub(crate) fn eval<'a>(
     expr: &'a Expr,
     ctx: &'a HookContext,
-    m: Matching<'_>,
+    m: Matching<'a>,
 ) -> Result<Val<'a>, EvalError> {
+    eval_in(expr, ctx, m, Vars::NONE)
+}
+
+/// The elements the quantifiers around an expression bind, innermost
+/// first: a list on the stack, so binding allocates nothing.
+#[derive(Clone, Copy)]
+struct Vars<'a> {
+    top: Option<(&'a Val<'a>, &'a Vars<'a>)>,
+}
+
+impl<'a> Vars<'a> {
+    const NONE: Vars<'static> = Vars { top: None };
+
+    /// The element `depth` quantifiers out (0: the innermost).
+    fn get(self, depth: u32) -> Option<&'a Val<'a>> {
+        let mut cur = self;
+        for _ in 0..depth {
+            cur = *cur.top?.1;
+        }
+        Some(cur.top?.0)
+    }
+}
+
+/// A variable's element, or a path below it (missing: `null`).
+fn var<'a>(vars: Vars<'a>, depth: u32, segments: &[Segment]) -> Val<'a> {
+    let Some(value) = vars.get(depth) else {
+        return Val::Null;
+    };
+    let json = match value {
+        Val::Json(v) => *v,
+        Val::Owned(v) => v,
+        scalar if segments.is_empty() => return scalar.clone(),
+        _ => return Val::Null,
+    };
+    crate::event::walk(json, segments).map_or(Val::Null, Val::from_json)
+}
+
+/// `any c in LIST: e` / `all c in LIST: e`: the condition on each element
+/// in order, stopping at the first that decides. A value that is not a
+/// list has no elements.
+fn quantify(
+    q: Quantifier,
+    list: &Val<'_>,
+    body: &Expr,
+    ctx: &HookContext,
+    m: Matching<'_>,
+    vars: Vars<'_>,
+) -> Result<bool, EvalError> {
+    let items = list.as_array().unwrap_or(&[]);
+    for item in items {
+        let item = Val::from_json(item);
+        let inner = Vars {
+            top: Some((&item, &vars)),
+        };
+        let holds = truth(eval_in(body, ctx, m, inner)?, q.keyword())?;
+        match (q, holds) {
+            (Quantifier::Any, true) => return Ok(true),
+            (Quantifier::All, false) => return Ok(false),
+            _ => {}
+        }
+    }
+    Ok(q == Quantifier::All)
+}
+
+/// A built-in function on its argument; a value of a type it does not take
+/// gives `null`.
+fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
+    let text = |f: fn(&str) -> Val<'static>| match arg.as_str() {
+        Some(s) => f(s),
+        None => Val::Null,
+    };
+    match func {
+        Func::Shell => match arg.as_str().map(|s| m.views.get(s)) {
+            Some(Ok(view)) => Val::Json(view),
+            Some(Err(fresh)) => Val::Owned(fresh),
+            None => Val::Null,
+        },
+        Func::Lower => text(|s| Val::Str(Cow::Owned(s.to_lowercase()))),
+        Func::Upper => text(|s| Val::Str(Cow::Owned(s.to_uppercase()))),
+        Func::Trim => text(|s| Val::Str(Cow::Owned(s.trim().to_owned()))),
+        Func::Basename => text(|s| Val::Str(Cow::Owned(crate::paths::basename(s).to_owned()))),
+        Func::Dirname => text(|s| Val::Str(Cow::Owned(crate::paths::dirname(s).to_owned()))),
+        Func::Normalize => text(|s| Val::Str(Cow::Owned(crate::paths::normalize(s).into_owned()))),
+        Func::Len => match &arg {
+            Val::Str(s) => Val::Int(s.chars().count() as i64),
+            Val::Map(map) => Val::Int(map.len() as i64),
+            Val::Json(serde_json::Value::Object(map))
+            | Val::Owned(serde_json::Value::Object(map)) => Val::Int(map.len() as i64),
+            other => match other.as_array() {
+                Some(items) => Val::Int(items.len() as i64),
+                None => Val::Null,
+            },
+        },
+    }
+}
+
+fn eval_in<'a>(
+    expr: &'a Expr,
+    ctx: &'a HookContext,
+    m: Matching<'a>,
+    vars: Vars<'a>,
+) -> Result<Val<'a>, EvalError> {
+    let eval = |e: &'a Expr, ctx: &'a HookContext, m: Matching<'a>| eval_in(e, ctx, m, vars);
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
@@ -184,6 +287,15 @@ pub(crate) fn eval<'a>(
         // Counted by the dispatch (`Run::rate`); the checker keeps rate
         // tests out of values.
         Expr::Rate(_) => return Err(EvalError::RateOutsideCondition),
+        Expr::Quantifier(q, list, body) => {
+            let list = eval(list, ctx, m)?;
+            Val::Bool(quantify(*q, &list, body, ctx, m, vars)?)
+        }
+        Expr::Var(depth, segments) => var(vars, *depth, segments),
+        Expr::Call(func, args) => match args.as_slice() {
+            [arg] => call(*func, eval(arg, ctx, m)?, m),
+            _ => Val::Null,
+        },
     })
 }
 

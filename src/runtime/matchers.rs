@@ -155,6 +155,7 @@ impl<'a> Run<'a> {
         Matching {
             regexes: &self.loaded.regexes,
             budget: &scratch.regex_budget,
+            views: &scratch.shell_views,
         }
     }
 

@@ -51,6 +51,8 @@ pub struct Scratch {
     pub(super) failed_generation: Vec<u32>,
     /// …and why.
     pub(super) failures: Vec<Option<RegexOverrun>>,
+    /// The shell views `shell(…)` computed in this dispatch.
+    pub(super) shell_views: crate::shell::Views,
 }
 
 /// The count of a counter whose store failed in this dispatch.
@@ -125,6 +127,7 @@ impl Scratch {
         self.rate_failure = None;
         self.rate_errors.clear();
         self.regex_budget.restart();
+        self.shell_views.clear();
         self.reserve(atoms, fields, rates);
         self.invalidate();
     }

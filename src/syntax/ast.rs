@@ -30,6 +30,8 @@ pub enum Item {
     Macro(MacroDecl),
     /// `hook id on point at fql { … }`.
     Hook(Hook),
+    /// `override id priority 5 disabled`.
+    Override(OverrideDecl),
     /// `test "name" { event {…} expect … }`.
     Test(TestDecl),
 }
@@ -97,8 +99,22 @@ pub struct Import {
 pub struct ListDecl {
     /// The list's name.
     pub name: Ident,
+    /// True for `list NAME += […]`: the elements are added to the list of
+    /// that name the file defines or imports.
+    pub extends: bool,
     /// Its elements (JSON literals).
     pub items: Vec<Expr>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// `override ID OPTIONS`: new options for a rule of another file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverrideDecl {
+    /// The rule's id.
+    pub id: Ident,
+    /// The options, as in a rule's header.
+    pub options: Vec<HookOption>,
     /// The whole declaration.
     pub span: Span,
 }
@@ -246,6 +262,42 @@ pub enum ExprKind {
     Exists(Box<Expr>),
     /// `rate("key") > 100 per 60s`.
     Rate(Rate),
+    /// `any c in LIST: e` or `all c in LIST: e`.
+    Quantifier(Box<Quantifier>),
+    /// `name(args…)`: a built-in function.
+    Call(Ident, Vec<Expr>),
+}
+
+/// `any c in LIST: e` / `all c in LIST: e`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantifier {
+    /// `any` or `all`.
+    pub kind: QuantifierKind,
+    /// The variable that names each element in `body`.
+    pub var: Ident,
+    /// The list.
+    pub over: Expr,
+    /// The condition on each element.
+    pub body: Expr,
+}
+
+/// Which elements a quantifier's condition must hold for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuantifierKind {
+    /// Some element (false for an empty list).
+    Any,
+    /// Every element (true for an empty list).
+    All,
+}
+
+impl QuantifierKind {
+    /// The keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuantifierKind::Any => "any",
+            QuantifierKind::All => "all",
+        }
+    }
 }
 
 /// A `rate(…)` test.

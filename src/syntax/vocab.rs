@@ -24,6 +24,7 @@ pub(crate) const RESERVED: &[&str] = &[
     "in",
     "contains",
     "any",
+    "all",
     "starts_with",
     "ends_with",
     "matches",
@@ -56,6 +57,7 @@ pub(crate) const RESERVED: &[&str] = &[
     "list",
     "pattern",
     "macro",
+    "override",
 ];
 
 /// The deepest expression nesting (brackets and prefix operators) accepted.
@@ -84,13 +86,13 @@ pub(super) struct Depth {
 pub(super) const CALL_LIMIT: usize = 20_000_000;
 
 /// Keywords that start a top-level item; recovery resumes at them.
-pub(super) const ITEM_KEYWORDS: [&str; 7] = [
-    "schema", "import", "list", "pattern", "macro", "hook", "test",
+pub(super) const ITEM_KEYWORDS: [&str; 8] = [
+    "schema", "import", "list", "pattern", "macro", "hook", "override", "test",
 ];
 
 /// How errors name a top-level item.
 pub(super) const ITEM_PHRASE: &str =
-    "a top-level item (`schema`, `import`, `list`, `pattern`, `macro`, `hook` or `test`)";
+    "a top-level item (`schema`, `import`, `list`, `pattern`, `macro`, `hook`, `override` or `test`)";
 
 /// The forms of `expect` in a test.
 pub(super) const EXPECT_KEYWORDS: [&str; 6] =

@@ -6,7 +6,7 @@
 //! for [`Table`](super::Table) to validate. Nothing outside this module
 //! knows an offset.
 //!
-//! # Format (version 10)
+//! # Format (version 11)
 //!
 //! ```text
 //! offset  size  field
@@ -31,10 +31,11 @@
 //! host applies an edit between rules); version 8 the program's
 //! `command_input` (what command hooks read on stdin, from the schema);
 //! version 9 the schema's points (`schema_points`: every point, with its
-//! kind and edits, in the schema's order, which [`PointId`](crate::PointId)s index); version 10 marks field
-//! paths read as normalized file paths (`normalized`). A table of an
-//! older version is
-//! refused with [`LoadErrorKind::Version`], never misread.
+//! kind and edits, in the schema's order, which
+//! [`PointId`](crate::PointId)s index); version 10 marks field paths read
+//! as normalized file paths (`normalized`); version 11 added quantifiers,
+//! their variables and the built-in functions to expressions. A table of
+//! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see
 //! [`sign`]); the CRC covers the bytes between the header and the block.
@@ -55,7 +56,7 @@ use regex_automata::dfa::{dense, sparse};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 10;
+pub const VERSION: u32 = 11;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

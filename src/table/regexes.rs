@@ -188,11 +188,13 @@ impl Budget {
 }
 
 /// The table's regexes and the budget of the current dispatch: what
-/// evaluation needs to match a regex.
+/// evaluation needs to match a regex; and the shell views the dispatch has
+/// computed, so that rules reading one command parse it once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Matching<'a> {
     pub(crate) regexes: &'a LazyRegexes,
     pub(crate) budget: &'a Budget,
+    pub(crate) views: &'a crate::shell::Views,
 }
 
 impl Matching<'_> {

@@ -222,7 +222,7 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
     for atom in &point.atoms {
         match atom {
             Atom::Matches(_, re) => regex(*re, regexes)?,
-            Atom::Expr(e) => expr(e, regexes, 0)?,
+            Atom::Expr(e) => expr(e, regexes, 0, 0)?,
             _ => {}
         }
     }
@@ -241,7 +241,7 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         for action in &rule.actions {
             match action {
                 Action::Skip(e) | Action::Replace(e) | Action::Set(_, e) | Action::Meta(_, e) => {
-                    expr(e, regexes, 0)?
+                    expr(e, regexes, 0, 0)?
                 }
                 Action::Rewrite(_, re, _) => regex(*re, regexes)?,
                 _ => {}
@@ -275,7 +275,8 @@ fn cond(c: &Cond, atoms: usize, depth: usize) -> Result<(), LoadError> {
     }
 }
 
-fn expr(e: &Expr, regexes: usize, depth: usize) -> Result<(), LoadError> {
+/// `bound`: how many quantifiers are around `e` (a variable must name one).
+fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadError> {
     if depth > MAX_NESTING {
         return Err(LoadError::invalid("expression nested too deeply"));
     }
@@ -283,19 +284,33 @@ fn expr(e: &Expr, regexes: usize, depth: usize) -> Result<(), LoadError> {
     match e {
         Expr::Const(_) | Expr::Path(_) | Expr::Exists(_) => Ok(()),
         Expr::Template(_) => Ok(()),
-        Expr::Array(items) => items.iter().try_for_each(|e| expr(e, regexes, d)),
-        Expr::Object(fields) => fields.iter().try_for_each(|(_, e)| expr(e, regexes, d)),
-        Expr::Unary(_, e) => expr(e, regexes, d),
+        Expr::Array(items) => items.iter().try_for_each(|e| expr(e, regexes, d, bound)),
+        Expr::Object(fields) => fields
+            .iter()
+            .try_for_each(|(_, e)| expr(e, regexes, d, bound)),
+        Expr::Unary(_, e) => expr(e, regexes, d, bound),
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
-            expr(a, regexes, d)?;
-            expr(b, regexes, d)
+            expr(a, regexes, d, bound)?;
+            expr(b, regexes, d, bound)
         }
         Expr::Matches(a, re) => {
             regex(*re, regexes)?;
-            expr(a, regexes, d)
+            expr(a, regexes, d, bound)
         }
         // The compiler turns every rate test into an atom of its own.
         Expr::Rate(_) => Err(LoadError::invalid("a rate test outside a condition")),
+        Expr::Quantifier(_, list, body) => {
+            expr(list, regexes, d, bound)?;
+            expr(body, regexes, d, bound + 1)
+        }
+        Expr::Var(var, _) if *var < bound => Ok(()),
+        Expr::Var(var, _) => Err(LoadError::invalid(format!(
+            "variable {var} outside its quantifier"
+        ))),
+        Expr::Call(_, args) => match args.as_slice() {
+            [arg] => expr(arg, regexes, d, bound),
+            _ => Err(LoadError::invalid("a function call without one argument")),
+        },
     }
 }
 

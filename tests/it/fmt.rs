@@ -287,6 +287,36 @@ fn layout_decisions() {
 }
 
 #[test]
+fn quantifiers_and_calls_are_formatted() {
+    let cases = [
+        // A quantifier binds loosest: parenthesized wherever it is an
+        // operand, never at the top.
+        (
+            "macro m = any  x in payload.xs :x==1",
+            "macro m = any x in payload.xs: x == 1\n",
+        ),
+        (
+            "macro m = (all x in payload.xs: x == 1) and payload.b or not (any y in [1]: y > lower( payload.s ))",
+            "macro m = (all x in payload.xs: x == 1) and payload.b or not (any y in [1]: y > lower(payload.s))\n",
+        ),
+        // A verbose regex keeps its lines and comments as written.
+        (
+            "pattern p = /\n    a+   # one or more\n  | b\n/x",
+            "pattern p = /\n    a+   # one or more\n  | b\n/x\n",
+        ),
+        // A condition too long for its line breaks before `and` / `or`,
+        // after the quantifier's colon, inside parentheses.
+        (
+            "hook a on tool.pre_execute { when any c in shell(payload.command): c.program == \"rm\" and (c.flags contains \"--no-preserve-root\" or c.flags contains any [\"-r\", \"-R\"] and (any o in c.operands: o == \"/\")) deny }",
+            "hook a on tool.pre_execute {\n    when any c in shell(payload.command):\n        c.program == \"rm\"\n        and (\n            c.flags contains \"--no-preserve-root\"\n            or c.flags contains any [\"-r\", \"-R\"] and (any o in c.operands: o == \"/\")\n        )\n    deny\n}\n",
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(check_formatting("t.hooks", input), want, "input: {input}");
+    }
+}
+
+#[test]
 fn long_arrays_and_objects_break_one_element_per_line() {
     let input = "list l = [\"aaaaaaaaaaaa\", \"bbbbbbbbbbbbbbb\", \"cccccccccccccccc\", \"dddddddddddddddd\", \"eeeeeeeeeeeee\"]";
     let want = "list l = [\n    \"aaaaaaaaaaaa\",\n    \"bbbbbbbbbbbbbbb\",\n    \"cccccccccccccccc\",\n    \"dddddddddddddddd\",\n    \"eeeeeeeeeeeee\",\n]\n";

@@ -519,6 +519,12 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
                 }
             }
         }
+        Expr::Quantifier(_, list, body) => {
+            reads(list, out);
+            reads(body, out);
+        }
+        Expr::Var(..) => {}
+        Expr::Call(_, args) => args.iter().for_each(|a| reads(a, out)),
     }
 }
 
@@ -669,6 +675,36 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
                 crate::ir::CmpOp::Ge => ">=",
             };
             out.push_str(&format!(") {op} {} per {}ms", r.limit, r.window_ms));
+        }
+        Expr::Quantifier(q, list, body) => {
+            out.push_str(q.keyword());
+            out.push_str(" $ in ");
+            write_expr(cx, list, true, out);
+            out.push_str(": ");
+            write_expr(cx, body, false, out);
+        }
+        Expr::Var(depth, segments) => {
+            out.push_str(&format!("${depth}"));
+            for s in segments {
+                match s {
+                    crate::ir::Segment::Field(f) => {
+                        out.push('.');
+                        out.push_str(f);
+                    }
+                    crate::ir::Segment::Index(i) => out.push_str(&format!("[{i}]")),
+                }
+            }
+        }
+        Expr::Call(f, args) => {
+            out.push_str(f.as_str());
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_expr(cx, a, false, out);
+            }
+            out.push(')');
         }
     }
     if nested && compound {

@@ -16,6 +16,11 @@ pub(crate) fn exprs<'e>(e: &'e ast::Expr, f: &mut dyn FnMut(&'e ast::Expr)) {
             exprs(a, f);
             exprs(b, f);
         }
+        K::Quantifier(q) => {
+            exprs(&q.over, f);
+            exprs(&q.body, f);
+        }
+        K::Call(_, args) => args.iter().for_each(|a| exprs(a, f)),
         _ => {}
     }
 }
@@ -37,9 +42,20 @@ pub(crate) fn hook_exprs(hook: &ast::Hook) -> Vec<&ast::Expr> {
 }
 
 /// A name used by an item: a value name (list or macro) or a pattern name.
+/// A quantifier's variable is not a name of the file: inside its condition,
+/// a bare use of it is left out.
 pub(crate) fn names<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Ident>) {
+    let mut bound: Vec<(&str, crate::span::Span)> = Vec::new();
     exprs(e, &mut |x| match &x.kind {
-        ast::ExprKind::Name(name) => out.push(name),
+        ast::ExprKind::Quantifier(q) => bound.push((&q.var.name, q.body.span)),
+        ast::ExprKind::Name(name) => {
+            let is_bound = bound.iter().any(|(var, body)| {
+                *var == name.name && body.start <= name.span.start && name.span.end <= body.end
+            });
+            if !is_bound {
+                out.push(name);
+            }
+        }
         ast::ExprKind::Matches(_, ast::RegexRef::Name(name)) => out.push(name),
         _ => {}
     });
@@ -61,6 +77,8 @@ pub(crate) fn item_names(item: &ast::Item) -> Vec<&ast::Ident> {
             }
         }
         ast::Item::Macro(m) => names(&m.body, &mut out),
+        // Extending a list uses it.
+        ast::Item::List(l) if l.extends => out.push(&l.name),
         // A test's expectations may use the file's names too.
         ast::Item::Test(t) => {
             names(&t.event, &mut out);

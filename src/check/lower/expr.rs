@@ -33,10 +33,20 @@ impl<'a> Lowerer<'a> {
                 (fold_object(out), Ty::Object)
             }
             K::Path(p) => {
+                if let Some(var) = self.var_path(p) {
+                    return var;
+                }
                 let (path, ty) = self.path(p)?;
                 (Expr::Path(path), ty)
             }
-            K::Name(name) => return self.name(name, strings),
+            K::Name(name) => {
+                if let Some(var) = self.bare_var(name) {
+                    return Some(var);
+                }
+                return self.name(name, strings);
+            }
+            K::Quantifier(q) => (self.quantifier(q, strings)?, Ty::Bool),
+            K::Call(name, args) => return self.call(name, args, e.span, strings),
             K::Unary(op, inner) => {
                 let (x, ty) = self.expr(inner, strings)?;
                 let want_bool = *op == UnaryOp::Not;
@@ -127,7 +137,14 @@ impl<'a> Lowerer<'a> {
                 (Expr::Matches(Box::new(x), id), Ty::Bool)
             }
             K::Exists(inner) => match &inner.kind {
+                // Below a variable, `exists` is "is not null": an element's
+                // missing field reads as null.
                 K::Path(p) => {
+                    if let Some(var) = self.var_path(p) {
+                        let (x, _) = var?;
+                        let null = Box::new(Expr::Const(Value::Null));
+                        return Some((Expr::Binary(BinaryOp::Ne, Box::new(x), null), Ty::Bool));
+                    }
                     let (path, _) = self.path(p)?;
                     (Expr::Exists(path), Ty::Bool)
                 }
@@ -419,7 +436,7 @@ impl<'a> Lowerer<'a> {
                 self.file = def.file;
                 self.scope = self.scopes.get(def.file).unwrap_or(self.scope);
                 self.macro_stack.push(name.name.clone());
-                let out = self.expr(&body, strings);
+                let out = self.without_vars(|this| this.expr(&body, strings));
                 self.macro_stack.pop();
                 (self.file, self.scope) = saved;
                 out
@@ -452,13 +469,16 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let mut out = Vec::new();
-        for item in &list.items {
+        let extensions =
+            super::super::overrides::extension_items(self.loaded, self.scopes, def.file, def.item);
+        let own = list.items.iter().map(|item| (file, item));
+        for (written_in, item) in own.chain(extensions) {
             match &item.kind {
                 ast::ExprKind::Literal(v) => out.push(v.clone()),
                 ast::ExprKind::Str(s) => out.push(Value::String(s.value.clone())),
                 _ => {
                     let d = Diagnostic::error("invalid-list", "list elements must be literals")
-                        .in_file(&file.source)
+                        .in_file(&written_in.source)
                         .with_primary(item.span, "not a literal")
                         .with_help("lists hold strings, numbers, booleans or null");
                     self.emit(d);

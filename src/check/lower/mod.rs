@@ -7,6 +7,7 @@
 //! actions and edits (`actions`), and the static types themselves (`types`).
 
 mod actions;
+pub(super) mod bindings;
 mod expr;
 mod fields;
 mod literals;
@@ -67,6 +68,9 @@ pub(super) struct Lowerer<'a> {
     pub(super) regexes: &'a mut Regexes,
     pub(super) diagnostics: &'a mut Diagnostics,
     pub(super) macro_stack: Vec<String>,
+    /// The variables of the quantifiers around the expression being
+    /// lowered, innermost last.
+    pub(super) vars: Vec<bindings::Var>,
 }
 
 /// Whether string literals are plain values or `{path}` templates.

@@ -68,12 +68,26 @@ impl Recorder<'_> {
                     Some(atom) => paths.extend(atom.field()),
                     None => {}
                 }
+                let mut shells = Vec::new();
+                if let Some(Atom::Expr(e)) = atom {
+                    shell_paths(e, &mut shells);
+                }
+                // The shell view a `shell(field)` reads is shown beside the
+                // field: what the rule's conditions actually tested.
+                let views = shells.into_iter().map(|p| FieldValue {
+                    path: format!("shell({p})"),
+                    value: probe
+                        .ctx()
+                        .get(p)
+                        .and_then(|v| v.as_str().map(|s| crate::shell::parse(s).to_json())),
+                });
                 let fields = paths
                     .into_iter()
                     .map(|p| FieldValue {
                         path: p.to_string(),
                         value: probe.ctx().get(p).map(|v| v.to_json()),
                     })
+                    .chain(views)
                     .collect();
                 CondExplanation::Atom {
                     value,
@@ -202,9 +216,11 @@ pub(super) fn explain_action(
     // The values are computed again for the explanation, with a budget of
     // their own.
     let budget = crate::table::regexes::Budget::default();
+    let views = crate::shell::Views::default();
     let matching = crate::table::regexes::Matching {
         regexes: &run.loaded.regexes,
         budget: &budget,
+        views: &views,
     };
     let value = |e: &Expr| match eval::eval(e, ctx, matching) {
         Ok(v) => v.to_json(),
@@ -288,6 +304,36 @@ pub(super) fn explain_action(
     }
 }
 
+/// The distinct fields an expression reads through `shell(…)`, in order.
+fn shell_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
+    match e {
+        Expr::Call(crate::ir::Func::Shell, args) => {
+            for arg in args {
+                match arg {
+                    Expr::Path(p) if !out.contains(&p) => out.push(p),
+                    other => shell_paths(other, out),
+                }
+            }
+        }
+        Expr::Call(_, items) | Expr::Array(items) => items.iter().for_each(|i| shell_paths(i, out)),
+        Expr::Object(fields) => fields.iter().for_each(|(_, v)| shell_paths(v, out)),
+        Expr::Unary(_, x) | Expr::Matches(x, _) => shell_paths(x, out),
+        Expr::Binary(_, a, b)
+        | Expr::In(a, b)
+        | Expr::ContainsAny(a, b)
+        | Expr::Quantifier(_, a, b) => {
+            shell_paths(a, out);
+            shell_paths(b, out);
+        }
+        Expr::Const(_)
+        | Expr::Path(_)
+        | Expr::Exists(_)
+        | Expr::Template(_)
+        | Expr::Rate(_)
+        | Expr::Var(..) => {}
+    }
+}
+
 /// The distinct fields an expression reads, in order.
 pub(super) fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
     let mut add = |p: &'e crate::ir::FieldPath| {
@@ -319,5 +365,11 @@ pub(super) fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath
                 }
             }
         }
+        Expr::Quantifier(_, list, body) => {
+            expr_paths(list, out);
+            expr_paths(body, out);
+        }
+        Expr::Var(..) => {}
+        Expr::Call(_, args) => args.iter().for_each(|a| expr_paths(a, out)),
     }
 }

@@ -72,6 +72,37 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
         Expr::Matches(a, re) => format!("{} matches {}", operand(a), regex(*re, program)),
         Expr::Exists(p) => format!("{p} exists"),
         Expr::Rate(r) => rate(r),
+        // Variables are shown by depth: `$0` is the innermost quantifier's
+        // element (the names are not in the table).
+        Expr::Quantifier(q, list, body) => {
+            format!(
+                "{} $ in {}: {}",
+                q.keyword(),
+                operand(list),
+                expr(body, program)
+            )
+        }
+        Expr::Var(depth, segments) => {
+            let mut out = format!("${depth}");
+            for s in segments {
+                match s {
+                    crate::ir::Segment::Field(f) => {
+                        out.push('.');
+                        out.push_str(f);
+                    }
+                    crate::ir::Segment::Index(i) => out.push_str(&format!("[{i}]")),
+                }
+            }
+            out
+        }
+        Expr::Call(f, args) => format!(
+            "{}({})",
+            f.as_str(),
+            args.iter()
+                .map(|a| expr(a, program))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

@@ -7,7 +7,7 @@ use crate::syntax::unescape::*;
 use crate::syntax::vocab::*;
 
 use crate::span::Span;
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, RegexRef, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Quantifier, QuantifierKind, RegexRef, UnaryOp};
 use crate::syntax::grammar::Rule;
 
 impl AstBuilder<'_> {
@@ -58,6 +58,9 @@ impl AstBuilder<'_> {
         let mut kids = self.kids(p);
         if let Some(rate) = kids.take_if(Rule::rate_test) {
             return self.rate(rate);
+        }
+        if let Some(q) = kids.take_if(Rule::quantifier) {
+            return self.quantifier(q, depth);
         }
         // A test is one node above its operands.
         let depth = self.descend(depth, 1, span)?;
@@ -128,6 +131,35 @@ impl AstBuilder<'_> {
             other => return Err(self.bug(span, &format!("unexpected {other:?}"))),
         };
         Ok(Expr { kind, span })
+    }
+
+    /// Lowers a `quantifier`: `any|all NAME in LIST: e`.
+    fn quantifier(&mut self, p: P<'_>, depth: Depth) -> Result<Expr, Failed> {
+        let span = self.span(&p);
+        let depth = self.enter(depth, span)?;
+        let mut kids = self.kids(p);
+        let kind = if kids.take_if(Rule::kw_all).is_some() {
+            QuantifierKind::All
+        } else {
+            self.take(&mut kids, Rule::kw_any)?;
+            QuantifierKind::Any
+        };
+        let var = self.take(&mut kids, Rule::ident)?;
+        let var = self.ident(&var);
+        self.take(&mut kids, Rule::kw_in)?;
+        let over = self.take(&mut kids, Rule::arith)?;
+        let over = self.arith(over, depth)?;
+        let body = self.take(&mut kids, Rule::expr)?;
+        let body = self.expr(body, depth)?;
+        Ok(Expr {
+            kind: ExprKind::Quantifier(Box::new(Quantifier {
+                kind,
+                var,
+                over,
+                body,
+            })),
+            span,
+        })
     }
 
     /// Lowers a `set_ref`: an array literal or a name/path.
@@ -305,6 +337,20 @@ impl AstBuilder<'_> {
                 Ok(Expr { kind: e.kind, span })
             }
             Rule::path => Ok(self.path_expr(inner)),
+            Rule::call => {
+                let depth = self.enter(depth, span)?;
+                let mut k = self.kids(inner);
+                let name = self.take(&mut k, Rule::ident)?;
+                let name = self.ident(&name);
+                let mut args = Vec::new();
+                while let Some(arg) = k.take_if(Rule::expr) {
+                    args.push(self.expr(arg, depth)?);
+                }
+                Ok(Expr {
+                    kind: ExprKind::Call(name, args),
+                    span,
+                })
+            }
             other => Err(self.bug(span, &format!("unexpected {other:?}"))),
         }
     }

@@ -128,7 +128,7 @@ impl AstBuilder<'_> {
         let mut terminated = true;
         for part in p.into_inner() {
             match part.as_rule() {
-                Rule::regex_body => {
+                Rule::regex_body | Rule::regex_body_verbose => {
                     pattern_span = self.span(&part);
                     pattern = regex_pattern(part.as_str());
                 }
@@ -160,7 +160,7 @@ impl AstBuilder<'_> {
                     .in_file(self.file)
                     .with_primary(span, "missing closing `/`")
                     .with_help(
-                        "a regex ends on the line it starts on; write `\\/` for a literal slash",
+                        "a regex ends on the line it starts on (unless it has the `x` flag); write `\\/` for a literal slash",
                     ),
             );
         }

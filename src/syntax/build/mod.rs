@@ -20,8 +20,8 @@ use crate::ir::Root;
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast::{
     Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, FailMode, Hook,
-    HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Path, PatternDecl, Rate,
-    SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, Webhook,
+    HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, OverrideDecl, Path,
+    PatternDecl, Rate, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, Webhook,
 };
 use crate::syntax::grammar::Rule;
 
@@ -208,11 +208,30 @@ impl AstBuilder<'_> {
                 self.take(&mut k, Rule::kw_list)?;
                 let name = self.take(&mut k, Rule::ident)?;
                 let name = self.ident(&name);
+                let extends = k.take_if(Rule::plus_eq).is_some();
                 let array = self.take(&mut k, Rule::array)?;
                 let items = self.array_items(array, Depth::default())?;
                 Ok(Item::List(ListDecl {
                     name,
+                    extends,
                     items,
+                    span: span_decl,
+                }))
+            }
+            Rule::override_decl => {
+                let mut k = self.kids(decl);
+                self.take(&mut k, Rule::kw_override)?;
+                let id = self.take(&mut k, Rule::hook_id)?;
+                let id = self.ident(&id);
+                let mut options = Vec::new();
+                while let Some(opt) = k.take_if(Rule::hook_option) {
+                    if let Some(option) = self.hook_option(opt)? {
+                        options.push(option);
+                    }
+                }
+                Ok(Item::Override(OverrideDecl {
+                    id,
+                    options,
                     span: span_decl,
                 }))
             }

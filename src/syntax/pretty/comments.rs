@@ -58,6 +58,7 @@ pub(super) fn opaque_item(item: &Item, out: &mut Vec<Span>) {
         Item::Import(d) => out.push(d.path.span),
         Item::List(d) => d.items.iter().for_each(|e| opaque_expr(e, out)),
         Item::Pattern(d) => out.push(d.regex.span),
+        Item::Override(_) => {}
         Item::Macro(d) => opaque_expr(&d.body, out),
         Item::Hook(h) => {
             if let Some(t) = &h.target {
@@ -171,6 +172,11 @@ pub(super) fn opaque_expr(e: &Expr, out: &mut Vec<Span>) {
             out.push(s.span);
         }
         ExprKind::Rate(r) => out.push(r.key.span),
+        ExprKind::Quantifier(q) => {
+            opaque_expr(&q.over, out);
+            opaque_expr(&q.body, out);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(|a| opaque_expr(a, out)),
     }
 }
 

@@ -13,11 +13,15 @@ pub(super) const LEVEL_TEST: u8 = precedence(BinaryOp::Eq);
 /// Arithmetic starts here.
 pub(super) const LEVEL_ARITH: u8 = precedence(BinaryOp::BitOr);
 pub(super) const LEVEL_PREFIX: u8 = 10;
+/// A quantifier's condition extends as far right as it can: it binds
+/// loosest, so it is parenthesized wherever it is an operand.
+pub(super) const LEVEL_QUANTIFIER: u8 = 0;
 pub(super) const LEVEL_ATOM: u8 = 11;
 
 pub(super) fn level(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Binary(op, ..) => precedence(*op),
+        ExprKind::Quantifier(_) => LEVEL_QUANTIFIER,
         ExprKind::Unary(UnaryOp::Not, _)
         | ExprKind::In(..)
         | ExprKind::ContainsAny(..)
@@ -28,6 +32,18 @@ pub(super) fn level(e: &Expr) -> u8 {
         ExprKind::Unary(..) => LEVEL_PREFIX,
         ExprKind::Literal(Value::Number(n)) if n.as_f64().is_some_and(|f| f < 0.0) => LEVEL_PREFIX,
         _ => LEVEL_ATOM,
+    }
+}
+
+/// The operands of a left-leaning chain of `op`: `a and b and c` is
+/// `[a, b, c]`.
+fn chain<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary(o, a, b) if *o == op => {
+            chain(a, op, out);
+            out.push(b);
+        }
+        _ => out.push(e),
     }
 }
 
@@ -132,6 +148,87 @@ impl Printer<'_> {
         self.expr(e, indent)
     }
 
+    /// A condition that starts at column `col` of a line at level `indent`:
+    /// on that line when it fits, else broken before each `and` / `or` of
+    /// its outermost chain and after a quantifier's colon, the lines one
+    /// level deeper (a chain of the other operator inside one level deeper
+    /// still, a parenthesized one between `(` and `)` lines).
+    pub(super) fn condition(&mut self, e: &Expr, indent: usize, col: usize) -> String {
+        let flat = self.expr(e, indent);
+        if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
+            return flat;
+        }
+        self.broken_condition(e, indent + 1, false)
+    }
+
+    /// `e` broken as [`condition`](Self::condition) says: its first line
+    /// goes on where it is written, the rest start at level `level`.
+    /// `starts_line`: `e` starts a line of level `level` (a quantifier's
+    /// condition then goes one level deeper).
+    fn broken_condition(&mut self, e: &Expr, level: usize, starts_line: bool) -> String {
+        let pad = INDENT.repeat(level);
+        match &e.kind {
+            ExprKind::Quantifier(q) => {
+                let over = self.operand(&q.over, level, LEVEL_ARITH);
+                let level = level + usize::from(starts_line);
+                let pad = INDENT.repeat(level);
+                let col = level * INDENT.len();
+                let body = self.expr(&q.body, level);
+                let body = if col + body.chars().count() <= WIDTH {
+                    body
+                } else {
+                    self.broken_condition(&q.body, level, true)
+                };
+                format!("{} {} in {over}:\n{pad}{body}", q.kind.as_str(), q.var.name)
+            }
+            ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
+                let mut operands = Vec::new();
+                chain(e, *op, &mut operands);
+                let mut out = String::new();
+                for (i, x) in operands.into_iter().enumerate() {
+                    let (prefix, min) = if i == 0 {
+                        ("", precedence(*op))
+                    } else {
+                        out.push('\n');
+                        out.push_str(&pad);
+                        (op.as_str(), precedence(*op) + 1)
+                    };
+                    if !prefix.is_empty() {
+                        out.push_str(prefix);
+                        out.push(' ');
+                    }
+                    let col = level * INDENT.len() + prefix.len() + 1;
+                    let first = i == 0 && starts_line;
+                    out.push_str(&self.chain_operand(x, level, col, min, first));
+                }
+                out
+            }
+            _ => self.expr(e, level),
+        }
+    }
+
+    /// One operand of a broken `and` / `or` chain.
+    fn chain_operand(
+        &mut self,
+        x: &Expr,
+        depth: usize,
+        col: usize,
+        min: u8,
+        starts_line: bool,
+    ) -> String {
+        let flat = self.operand(x, depth, min);
+        if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
+            return flat;
+        }
+        if level(x) < min {
+            let inner = self.broken_condition(x, depth + 1, true);
+            let pad = INDENT.repeat(depth);
+            let inner_pad = INDENT.repeat(depth + 1);
+            return format!("(\n{inner_pad}{inner}\n{pad})");
+        }
+        self.broken_condition(x, depth + 1, starts_line)
+    }
+
     /// An expression, in parentheses when it binds looser than `min`.
     pub(super) fn operand(&mut self, e: &Expr, indent: usize, min: u8) -> String {
         let text = self.expr(e, indent);
@@ -199,6 +296,15 @@ impl Printer<'_> {
             ExprKind::Exists(a) => {
                 let a = self.operand(a, indent, LEVEL_ARITH);
                 format!("{a} exists")
+            }
+            ExprKind::Quantifier(q) => {
+                let over = self.operand(&q.over, indent, LEVEL_ARITH);
+                let body = self.expr(&q.body, indent);
+                format!("{} {} in {over}: {body}", q.kind.as_str(), q.var.name)
+            }
+            ExprKind::Call(name, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a, indent)).collect();
+                format!("{}({})", name.name, args.join(", "))
             }
             ExprKind::Rate(r) => {
                 let limit = if r.limit.fract() == 0.0 && r.limit.abs() < 1e15 {

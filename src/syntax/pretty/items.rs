@@ -2,6 +2,30 @@
 
 use super::*;
 
+/// A rule's options in a fixed order, each after a blank.
+fn options(options: &[HookOption]) -> String {
+    let rank = |k: &HookOptionKind| match k {
+        HookOptionKind::Priority(_) => 0,
+        HookOptionKind::Fail(_) => 1,
+        HookOptionKind::Timeout(_) => 2,
+        HookOptionKind::Disabled => 3,
+    };
+    let mut kinds: Vec<&HookOptionKind> = options.iter().map(|o| &o.kind).collect();
+    kinds.sort_by_key(|k| rank(k));
+    let mut out = String::new();
+    for opt in kinds {
+        out.push(' ');
+        out.push_str(&match opt {
+            HookOptionKind::Priority(n) => format!("priority {n}"),
+            HookOptionKind::Fail(crate::ir::FailMode::Open) => "fail open".to_owned(),
+            HookOptionKind::Fail(crate::ir::FailMode::Closed) => "fail closed".to_owned(),
+            HookOptionKind::Timeout(ms) => format!("timeout {}", duration(*ms)),
+            HookOptionKind::Disabled => "disabled".to_owned(),
+        });
+    }
+    out
+}
+
 impl Printer<'_> {
     pub(super) fn item(&mut self, out: &mut Buf, item: &Item) {
         let span = item_span(item);
@@ -19,7 +43,8 @@ impl Printer<'_> {
                 out.push(0, &format!("import {}", quote(&d.path.value)));
             }
             Item::List(d) => {
-                let head = format!("list {} = ", d.name.name);
+                let op = if d.extends { "+=" } else { "=" };
+                let head = format!("list {} {op} ", d.name.name);
                 let items = Expr {
                     kind: ExprKind::Array(d.items.clone()),
                     span: Span::new(start(d.name.span), end(span)),
@@ -41,6 +66,10 @@ impl Printer<'_> {
                 out.push(0, &format!("macro {} = {text}", d.name.name));
             }
             Item::Hook(h) => self.hook(out, h),
+            Item::Override(d) => {
+                self.hoist(out, end(span), 0);
+                out.push(0, &format!("override {}{}", d.id.name, options(&d.options)));
+            }
             Item::Test(t) => self.test(out, t),
         }
     }
@@ -62,24 +91,7 @@ impl Printer<'_> {
                 head.push_str(&quote(&t.value));
             }
         }
-        let rank = |k: &HookOptionKind| match k {
-            HookOptionKind::Priority(_) => 0,
-            HookOptionKind::Fail(_) => 1,
-            HookOptionKind::Timeout(_) => 2,
-            HookOptionKind::Disabled => 3,
-        };
-        let mut options: Vec<&HookOptionKind> = h.options.iter().map(|o| &o.kind).collect();
-        options.sort_by_key(|k| rank(k));
-        for opt in options {
-            head.push(' ');
-            head.push_str(&match opt {
-                HookOptionKind::Priority(n) => format!("priority {n}"),
-                HookOptionKind::Fail(crate::ir::FailMode::Open) => "fail open".to_owned(),
-                HookOptionKind::Fail(crate::ir::FailMode::Closed) => "fail closed".to_owned(),
-                HookOptionKind::Timeout(ms) => format!("timeout {}", duration(*ms)),
-                HookOptionKind::Disabled => "disabled".to_owned(),
-            });
-        }
+        head.push_str(&options(&h.options));
         let open = self.brace(end(h.header_span));
         let close = end(h.span).saturating_sub(1);
         let lines: Vec<Line<'_>> = h
@@ -139,7 +151,7 @@ impl Printer<'_> {
         match line {
             Line::Condition(c) => {
                 let kw = if c.negated { "unless " } else { "when " };
-                format!("{kw}{}", self.expr(&c.expr, indent))
+                format!("{kw}{}", self.condition(&c.expr, indent, col + kw.len()))
             }
             Line::Action(a) => self.action(a, indent, col),
             Line::Event(e, _) => format!("event {}", self.tail(e, indent, col + 6, 0)),

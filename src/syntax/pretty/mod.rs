@@ -57,7 +57,8 @@
 
 use super::ast::{
     Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, File, Hook,
-    HookOptionKind, Item, Path, RegexLit, RegexRef, SchemaRef, Segment, StrLit, TestDecl, UnaryOp,
+    HookOption, HookOptionKind, Item, Path, RegexLit, RegexRef, SchemaRef, Segment, StrLit,
+    TestDecl, UnaryOp,
 };
 use crate::diag::Diagnostics;
 use crate::span::{SourceFile, Span};
@@ -106,7 +107,10 @@ pub fn format_file(source: &SourceFile, file: &File) -> String {
     for item in &file.items {
         let span = item_span(item);
         let header = |i: &Item| matches!(i, Item::Schema(_) | Item::Import(_));
-        let blank = prev.is_some_and(|p| !(header(p) && header(item)));
+        // `override` lines form one block, like `schema` and `import` ones.
+        let overrides = |i: &Item| matches!(i, Item::Override(_));
+        let blank =
+            prev.is_some_and(|p| !(header(p) && header(item) || overrides(p) && overrides(item)));
         p.leading(&mut out, start(span), 0, Some(blank));
         prev = Some(item);
         p.item(&mut out, item);
@@ -235,6 +239,7 @@ pub fn item_span(item: &Item) -> Span {
         Item::Pattern(d) => d.span,
         Item::Macro(d) => d.span,
         Item::Hook(h) => h.span,
+        Item::Override(d) => d.span,
         Item::Test(t) => t.span,
     }
 }
