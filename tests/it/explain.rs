@@ -439,3 +439,28 @@ fn every_atom_has_a_location_whatever_the_shape() {
     );
     assert_eq!(e.rules[0].status, RuleStatus::Fired);
 }
+
+/// `explain` shows the shell view a condition tested, beside the field.
+#[test]
+fn explain_shows_the_shell_view_a_condition_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let event = r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "sudo rm -rf /"}}"#;
+    let run = common::hookc_in(
+        root,
+        &["explain", "rules/claude-code/", "--event", "-"],
+        Some(event),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains(
+            r#"shell(payload.tool_input.command) = [{"program":"rm","name":"rm","args":["-rf","/"]"#
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ deny-catastrophic-rm"),
+        "{}",
+        run.stdout
+    );
+}

@@ -45,6 +45,36 @@ fn shipped_rule_tests_pass() {
     assert!(report.ok());
 }
 
+/// The Claude Code pack passes its own tests and its corpus: at least 150
+/// commands and writes, evasions and look-alikes, each with the decision
+/// the pack must give.
+#[test]
+fn the_claude_code_pack_holds_on_its_corpus() {
+    let report = run_tests(&[root().join("rules/claude-code")]).unwrap_or_else(|d| {
+        panic!("{}", hookc::diag::render::human(&d, false));
+    });
+    let failed: Vec<String> = report
+        .tests
+        .iter()
+        .filter(|t| !t.passed)
+        .map(|t| format!("{}:\n{}", t.full_name(), t.failures.join("\n")))
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+    let corpus: Vec<_> = report
+        .tests
+        .iter()
+        .filter(|t| t.full_name().contains("corpus.hooks"))
+        .collect();
+    assert!(corpus.len() >= 150, "{} corpus tests", corpus.len());
+    for decision in ["deny: ", "ask: ", "none: "] {
+        let n = corpus
+            .iter()
+            .filter(|t| t.full_name().contains(decision))
+            .count();
+        assert!(n >= 40, "{n} corpus tests expect `{decision}`");
+    }
+}
+
 /// Every shipped rule fires in some test (`expect fired` names it) and, in
 /// another test at one of its points, does not.
 #[test]
