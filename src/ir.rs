@@ -586,6 +586,10 @@ pub enum Expr {
     Var(u32, Vec<Segment>),
     /// A built-in function applied to its arguments.
     Call(Func, Vec<Expr>),
+    /// A named group of a regex an earlier condition of the rule matched:
+    /// the subject, the regex and the group's name; `null` when the
+    /// subject is not a string or the regex does not match it.
+    Capture(Box<Expr>, RegexId, String),
 }
 
 /// Which elements a quantifier's condition must hold for.
@@ -735,6 +739,9 @@ pub enum TemplatePart {
     Lit(String),
     /// A hole: the field's value (strings as is, other values as JSON).
     Path(FieldPath),
+    /// A hole: a named group an earlier condition's regex captured (see
+    /// [`Expr::Capture`]); empty when it captured nothing.
+    Capture(Expr),
 }
 
 /// Log levels of the `log` action.
@@ -962,6 +969,7 @@ enum ExprDe {
     Quantifier(Quantifier, Box<Expr>, Box<Expr>),
     Var(u32, Vec<Segment>),
     Call(Func, Vec<Expr>),
+    Capture(Box<Expr>, RegexId, String),
 }
 
 impl<'de> Deserialize<'de> for Expr {
@@ -983,6 +991,7 @@ impl<'de> Deserialize<'de> for Expr {
             ExprDe::Quantifier(q, over, body) => Expr::Quantifier(q, over, body),
             ExprDe::Var(depth, segments) => Expr::Var(depth, segments),
             ExprDe::Call(f, args) => Expr::Call(f, args),
+            ExprDe::Capture(subject, re, group) => Expr::Capture(subject, re, group),
         })
     }
 }

@@ -213,6 +213,7 @@ pub(crate) fn check_for(
                 diagnostics: &mut checked.diagnostics,
                 macro_stack: Vec::new(),
                 vars: Vec::new(),
+                captures: Vec::new(),
             };
             if let Some(rule) = cx.hook(hook) {
                 checked.rules.push(rule);

@@ -177,6 +177,7 @@ pub(super) fn check(
                             diagnostics: &mut *diagnostics,
                             macro_stack: Vec::new(),
                             vars: Vec::new(),
+                            captures: Vec::new(),
                         };
                         lower.condition(cond);
                     }

@@ -27,7 +27,7 @@ impl<'a> Run<'a> {
             match action {
                 Action::Continue => {}
                 Action::Abort(reason) => {
-                    self.reason = Some(eval::render(reason, ctx));
+                    self.reason = Some(eval::render(reason, ctx, self.matching(scratch)));
                     self.decide(Decision::Deny);
                     return Some(Stop::Abort);
                 }
@@ -101,7 +101,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Prepend(path, text) | Action::Append(path, text) => {
-                    let text = eval::render(text, ctx).into_owned();
+                    let text = eval::render(text, ctx, self.matching(scratch)).into_owned();
                     let edited = match ctx.get(path) {
                         Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => {
                             Some(text + &s)
@@ -141,7 +141,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Log(level, message) => {
-                    let message = eval::render(message, ctx).into_owned();
+                    let message = eval::render(message, ctx, self.matching(scratch)).into_owned();
                     emit_log(*level, &rule.id, &self.point.name, &message);
                     scratch.logs.push(LogLine {
                         level: *level,
@@ -152,13 +152,13 @@ impl<'a> Run<'a> {
                 Action::Ask(reason) => {
                     if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask)
                     {
-                        self.reason = Some(eval::render(reason, ctx));
+                        self.reason = Some(eval::render(reason, ctx, self.matching(scratch)));
                     }
                     self.decide(Decision::Ask);
                 }
                 Action::Allow => self.decide(Decision::Allow),
                 Action::Context(text) => {
-                    let text = eval::render(text, ctx).into_owned();
+                    let text = eval::render(text, ctx, self.matching(scratch)).into_owned();
                     scratch.additional_context.push(text);
                 }
                 // A flag test first: a live dispatch pays nothing more.

@@ -235,7 +235,7 @@ fn eval_in<'a>(
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
-        Expr::Template(t) => Val::Str(render(t, ctx)),
+        Expr::Template(t) => Val::Str(render(t, ctx, m)),
         Expr::Array(items) => {
             let items = items
                 .iter()
@@ -296,7 +296,22 @@ fn eval_in<'a>(
             [arg] => call(*func, eval(arg, ctx, m)?, m),
             _ => Val::Null,
         },
+        Expr::Capture(subject, re, group) => {
+            let subject = eval(subject, ctx, m)?;
+            capture(subject.as_str(), re.0, group, m)
+        }
     })
+}
+
+/// Group `group` of regex `re` on `text`: `null` when there is no text, no
+/// match or no such group.
+fn capture<'a>(text: Option<&str>, re: u32, group: &str, m: Matching<'_>) -> Val<'a> {
+    let found = text.and_then(|text| {
+        let regex = m.regexes.get(re as usize)?;
+        let caps = regex.captures(text)?;
+        Some(caps.name(group)?.as_str().to_owned())
+    });
+    found.map_or(Val::Null, |s| Val::Str(Cow::Owned(s)))
 }
 
 fn truth(v: Val<'_>, op: &'static str) -> Result<bool, EvalError> {
@@ -425,9 +440,13 @@ fn arith<'a>(op: BinaryOp, a: &Val<'_>, b: &Val<'_>) -> Option<Result<Val<'a>, E
 }
 
 /// Fills a template's holes from the context: strings as they are, other
-/// values as JSON, missing fields as the empty string. A template without
-/// holes is borrowed, not copied.
-pub(crate) fn render<'t>(template: &'t Template, ctx: &HookContext) -> Cow<'t, str> {
+/// values as JSON, missing fields and captures of nothing as the empty
+/// string. A template without holes is borrowed, not copied.
+pub(crate) fn render<'t>(
+    template: &'t Template,
+    ctx: &HookContext,
+    m: Matching<'_>,
+) -> Cow<'t, str> {
     if let Some(text) = template.as_literal() {
         return Cow::Borrowed(text);
     }
@@ -443,6 +462,11 @@ pub(crate) fn render<'t>(template: &'t Template, ctx: &HookContext) -> Cow<'t, s
                 Some(Val::Null) | None => {}
                 Some(v) => out.push_str(&v.to_json().to_string()),
             },
+            TemplatePart::Capture(expr) => {
+                if let Ok(Val::Str(s)) = eval(expr, ctx, m) {
+                    out.push_str(&s);
+                }
+            }
         }
     }
     Cow::Owned(out)

@@ -289,6 +289,14 @@ impl Counter<'_> {
                     hash.update((path.len() as u64).to_le_bytes());
                     hash.update(path.as_bytes());
                 }
+                // The checker keeps captures out of rate keys; a hand-made
+                // table's is hashed by its shape.
+                TemplatePart::Capture(expr) => {
+                    let shape = format!("{expr:?}");
+                    hash.update(b"C");
+                    hash.update((shape.len() as u64).to_le_bytes());
+                    hash.update(shape.as_bytes());
+                }
             }
         }
         hash

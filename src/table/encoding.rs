@@ -34,7 +34,8 @@
 //! kind and edits, in the schema's order, which
 //! [`PointId`](crate::PointId)s index); version 10 marks field paths read
 //! as normalized file paths (`normalized`); version 11 added quantifiers,
-//! their variables and the built-in functions to expressions. A table of
+//! their variables, the built-in functions and regex captures to
+//! expressions and templates. A table of
 //! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see

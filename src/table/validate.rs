@@ -307,6 +307,10 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
         Expr::Var(var, _) => Err(LoadError::invalid(format!(
             "variable {var} outside its quantifier"
         ))),
+        Expr::Capture(subject, re, _) => {
+            regex(*re, regexes)?;
+            expr(subject, regexes, d, bound)
+        }
         Expr::Call(_, args) => match args.as_slice() {
             [arg] => expr(arg, regexes, d, bound),
             _ => Err(LoadError::invalid("a function call without one argument")),

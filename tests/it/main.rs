@@ -13,6 +13,7 @@
 mod common;
 
 mod architecture;
+mod captures;
 mod claude;
 mod cli;
 mod explain;

@@ -525,6 +525,7 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
         }
         Expr::Var(..) => {}
         Expr::Call(_, args) => args.iter().for_each(|a| reads(a, out)),
+        Expr::Capture(subject, ..) => reads(subject, out),
     }
 }
 
@@ -607,6 +608,11 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
                     crate::ir::TemplatePart::Path(p) => {
                         out.push('{');
                         out.push_str(&p.to_string());
+                        out.push('}');
+                    }
+                    crate::ir::TemplatePart::Capture(e) => {
+                        out.push('{');
+                        write_expr(cx, e, false, out);
                         out.push('}');
                     }
                 }
@@ -695,6 +701,7 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
                 }
             }
         }
+        Expr::Capture(_, _, group) => out.push_str(group),
         Expr::Call(f, args) => {
             out.push_str(f.as_str());
             out.push('(');

@@ -30,6 +30,15 @@ pub(in crate::check) struct Var {
     shape: Shape,
 }
 
+/// A name a named regex group binds: `when payload.x matches
+/// /(?P<file>\S+)/` binds `file` for the rule's later lines and actions.
+#[derive(Clone, Debug)]
+pub(in crate::check) struct Capture {
+    name: String,
+    subject: Expr,
+    regex: ir::RegexId,
+}
+
 /// The fields of a command of a shell view, with their types (see
 /// [`crate::shell::Command`]).
 const COMMAND_FIELDS: &[(&str, Ty)] = &[
@@ -287,12 +296,67 @@ impl<'a> Lowerer<'a> {
         Some((Expr::Call(func, vec![x]), result))
     }
 
-    /// Lowers a macro body with no variable in scope: a macro means the
-    /// same wherever it is used.
+    /// Lowers a macro body with no variable or capture in scope: a macro
+    /// means the same wherever it is used.
     pub(super) fn without_vars<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = std::mem::take(&mut self.vars);
+        let captures = std::mem::take(&mut self.captures);
         let out = f(self);
         self.vars = saved;
+        self.captures = captures;
         out
+    }
+
+    /// Binds the named groups of the regexes a `when` line's condition
+    /// tests at its top level (`a matches /(?P<x>…)/ and …`): only those
+    /// hold whenever the line does.
+    pub(super) fn bind_captures(&mut self, cond: &Expr, line: Span) {
+        match cond {
+            Expr::Binary(BinaryOp::And, a, b) => {
+                self.bind_captures(a, line);
+                self.bind_captures(b, line);
+            }
+            Expr::Matches(subject, re) => {
+                let Some(source) = self.regexes.sources.get(re.0 as usize) else {
+                    return;
+                };
+                let Ok(regex) = regex::Regex::new(&source.to_inline()) else {
+                    return;
+                };
+                for name in regex.capture_names().flatten() {
+                    if self.capture(name).is_some()
+                        || self.scope.contains_key(name)
+                        || Root::from_name(name).is_some()
+                    {
+                        let d = self
+                            .error(
+                                "shadowed-name",
+                                format!("the regex group `{name}` already names something else"),
+                                line,
+                                "its regex is tested here",
+                            )
+                            .with_help("rename the group, e.g. `(?P<other>…)`");
+                        self.emit(d);
+                        continue;
+                    }
+                    self.captures.push(Capture {
+                        name: name.to_string(),
+                        subject: (**subject).clone(),
+                        regex: *re,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The capture named `name`, as an expression.
+    pub(super) fn capture(&self, name: &str) -> Option<Expr> {
+        let c = self.captures.iter().find(|c| c.name == name)?;
+        Some(Expr::Capture(
+            Box::new(c.subject.clone()),
+            c.regex,
+            c.name.clone(),
+        ))
     }
 }

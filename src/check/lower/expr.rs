@@ -43,6 +43,9 @@ impl<'a> Lowerer<'a> {
                 if let Some(var) = self.bare_var(name) {
                     return Some(var);
                 }
+                if let Some(capture) = self.capture(&name.name) {
+                    return Some((capture, Ty::String));
+                }
                 return self.name(name, strings);
             }
             K::Quantifier(q) => (self.quantifier(q, strings)?, Ty::Bool),
@@ -225,6 +228,22 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let key = self.template(&r.key)?;
+        if key
+            .parts
+            .iter()
+            .any(|p| matches!(p, TemplatePart::Capture(_)))
+        {
+            let d = self
+                .error(
+                    "invalid-template",
+                    "a rate key cannot use a regex capture",
+                    r.key.span,
+                    "counted per capture",
+                )
+                .with_help("count by fields of the event, e.g. `rate(\"{component}\")`");
+            self.emit(d);
+            return None;
+        }
         Some(Expr::Rate(RateTest {
             key,
             op,

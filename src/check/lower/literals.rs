@@ -184,6 +184,14 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let hole = tail.get(..close).unwrap_or("").trim();
+                if let Some(capture) = self.capture(hole) {
+                    if !text.is_empty() {
+                        parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
+                    }
+                    parts.push(TemplatePart::Capture(capture));
+                    rest = tail.get(close + 1..).unwrap_or("");
+                    continue;
+                }
                 match self.template_path(hole, lit) {
                     Some(path) => {
                         if !text.is_empty() {

@@ -71,6 +71,8 @@ pub(super) struct Lowerer<'a> {
     /// The variables of the quantifiers around the expression being
     /// lowered, innermost last.
     pub(super) vars: Vec<bindings::Var>,
+    /// The names the named groups of the rule's earlier `when` lines bind.
+    pub(super) captures: Vec<bindings::Capture>,
 }
 
 /// Whether string literals are plain values or `{path}` templates.
@@ -220,7 +222,9 @@ impl<'a> Lowerer<'a> {
                 ast::HookOptionKind::Timeout(ms) => timeout_ms = Some(*ms),
             }
         }
-        // Conditions, ANDed; `unless` negates.
+        // Conditions, ANDed; `unless` negates. A `when` line's named regex
+        // groups bind names for the lines and actions after it.
+        self.captures.clear();
         let mut cond: Option<Expr> = None;
         let mut cond_spans: Option<CondSpans> = None;
         let mut conditions = Vec::new();
@@ -229,6 +233,9 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             let mut spans = self.cond_spans(&c.expr, self.file, 0);
+            if !c.negated {
+                self.bind_captures(&e, c.span);
+            }
             let e = if c.negated {
                 spans = CondSpans {
                     file: self.file,

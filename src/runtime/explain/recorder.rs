@@ -226,7 +226,7 @@ pub(super) fn explain_action(
         Ok(v) => v.to_json(),
         Err(err) => Value::String(format!("error: {err}")),
     };
-    let text = |t: &Template| Value::String(eval::render(t, ctx).into_owned());
+    let text = |t: &Template| Value::String(eval::render(t, ctx, matching).into_owned());
     let (shown, result) = match action {
         Action::Continue => ("continue".to_string(), None),
         Action::Abort(t) => (format!("abort {}", template(t)), Some(text(t))),
@@ -317,7 +317,7 @@ fn shell_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
         }
         Expr::Call(_, items) | Expr::Array(items) => items.iter().for_each(|i| shell_paths(i, out)),
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| shell_paths(v, out)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) => shell_paths(x, out),
+        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::Capture(x, ..) => shell_paths(x, out),
         Expr::Binary(_, a, b)
         | Expr::In(a, b)
         | Expr::ContainsAny(a, b)
@@ -371,5 +371,6 @@ pub(super) fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath
         }
         Expr::Var(..) => {}
         Expr::Call(_, args) => args.iter().for_each(|a| expr_paths(a, out)),
+        Expr::Capture(subject, ..) => expr_paths(subject, out),
     }
 }

@@ -95,6 +95,7 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
             }
             out
         }
+        Expr::Capture(_, _, group) => group.clone(),
         Expr::Call(f, args) => format!(
             "{}({})",
             f.as_str(),
@@ -144,6 +145,10 @@ pub(super) fn template(t: &Template) -> String {
             TemplatePart::Path(p) => {
                 let _ = write!(out, "{{{p}}}");
             }
+            TemplatePart::Capture(Expr::Capture(_, _, group)) => {
+                let _ = write!(out, "{{{group}}}");
+            }
+            TemplatePart::Capture(_) => out.push_str("{?}"),
         }
     }
     out.push('"');
