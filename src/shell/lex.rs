@@ -1,498 +1,1103 @@
-//! Lexing: command text into words, operators and redirections, with
-//! quotes removed and expansions kept as written.
+//! Lexing: operators, redirections and words (quotes removed, expansions
+//! kept as written), heredoc bodies.
 //!
-//! One pass over the bytes. A substitution (`$( )`, backticks, `<( )`,
-//! `>( )`) is skipped to its end by an iterative scan (no recursion, so
-//! `$($($(…` a megabyte deep is linear) and its body is handed back for the
-//! parser to read, within the depth bound. A heredoc's body is skipped.
+//! The lexer is driven by the parser one token at a time, and calls back
+//! into it for `$( … )`, `<( … )` and `>( … )`: their bodies are parsed in
+//! place, so the text is read once and the closing `)` is the one the
+//! grammar finds (a `case` pattern's `)` does not close it). Backticks,
+//! `-c` scripts and other derived text are parsed by a fresh parser over
+//! that text, one nesting level deeper.
 
-/// A word, after quote removal.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Word {
-    /// The text: quotes removed, escapes resolved, expansions as written.
-    pub(super) text: String,
-    /// It holds an expansion (`$x`, `${x}`, `$( )`, backticks, `<( )`):
-    /// its value is known only when the shell runs it.
-    pub(super) expands: bool,
-    /// The whole word is a process substitution, `<( )` or `>( )`.
-    pub(super) process: bool,
-    /// How many bytes of `text` came before the first quote or expansion
-    /// (an assignment's name must be in them).
-    pub(super) plain_prefix: usize,
-    /// The bodies of the substitutions in it, in order: commands that run.
-    pub(super) substitutions: Vec<String>,
-}
+use super::{Command, MAX_DEPTH};
 
-/// A token of command text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Token {
-    /// A word.
-    Word(Word),
-    /// A control operator: `;`, `&&`, `||`, `|`, `|&`, `&`, `(`, `)`, `;;`,
-    /// `;&`, `;;&`, or a line break (`"\n"`).
-    Op(&'static str),
-    /// A redirection operator (its file descriptor number dropped).
-    Redirect(&'static str),
-}
-
-/// Lexing stopped: why, and where (a byte offset of the text).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct LexError {
-    pub(super) what: &'static str,
-    pub(super) at: usize,
-}
-
-const CONTROL: [&str; 10] = [";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "\n"];
-
-const REDIRECTS: [&str; 12] = [
-    "&>>", "<<<", "<<-", "&>", ">>", ">|", ">&", "<&", "<>", "<<", "<", ">",
+/// Reserved words; recognised only unquoted, where the grammar expects them.
+const RESERVED: [&str; 20] = [
+    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "case",
+    "esac", "in", "function", "{", "}", "!", "[[", "time",
 ];
 
-/// The tokens of `text`, or the tokens up to an error and the error.
-pub(super) fn tokens(text: &str) -> (Vec<Token>, Option<LexError>) {
-    let mut lexer = Lexer {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        out: Vec::new(),
-        heredocs: Vec::new(),
-    };
-    let error = lexer.run().err();
-    (lexer.out, error)
+/// `coproc` is reserved too, but only as a prefix, like `time`.
+const PREFIXES: [&str; 2] = ["time", "coproc"];
+
+/// A control operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Op {
+    Semi,
+    DSemi,
+    SemiAnd,
+    DSemiAnd,
+    Amp,
+    AndAnd,
+    Pipe,
+    OrOr,
+    PipeAmp,
+    LParen,
+    RParen,
 }
 
-struct Lexer<'t> {
-    text: &'t str,
-    bytes: &'t [u8],
-    pos: usize,
-    out: Vec<Token>,
-    /// Heredoc delimiters whose bodies start after the next line break,
-    /// with whether leading tabs are stripped (`<<-`).
-    heredocs: Vec<(String, bool)>,
+impl Op {
+    pub(super) fn text(self) -> &'static str {
+        match self {
+            Op::Semi => ";",
+            Op::DSemi => ";;",
+            Op::SemiAnd => ";&",
+            Op::DSemiAnd => ";;&",
+            Op::Amp => "&",
+            Op::AndAnd => "&&",
+            Op::Pipe => "|",
+            Op::OrOr => "||",
+            Op::PipeAmp => "|&",
+            Op::LParen => "(",
+            Op::RParen => ")",
+        }
+    }
 }
 
-impl Lexer<'_> {
-    fn peek(&self, offset: usize) -> Option<u8> {
-        self.bytes.get(self.pos + offset).copied()
+/// A word, after quote removal.
+#[derive(Debug, Default)]
+pub(super) struct Word {
+    /// Quotes removed, escapes resolved, expansions as written.
+    pub(super) text: String,
+    /// Where it starts, in this parser's text.
+    pub(super) at: usize,
+    /// Some part of it was quoted or escaped (so it is no reserved word,
+    /// and as a heredoc delimiter it keeps the body literal).
+    pub(super) quoted: bool,
+    /// It holds an expansion or substitution: its value is known only when
+    /// the shell runs it.
+    pub(super) expansion: bool,
+    /// It holds an unquoted glob (`*`, `?`, `[…]`).
+    pub(super) glob: bool,
+    /// It holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
+    pub(super) brace: bool,
+    /// It has the form `NAME=value` (also `NAME+=`, `NAME[i]=`).
+    pub(super) assign: bool,
+    /// It starts with a process substitution.
+    pub(super) procsub: bool,
+    /// The commands of the substitutions it holds.
+    pub(super) subs: Vec<Command>,
+}
+
+impl Word {
+    /// Unquoted and without expansions: it may be a reserved word.
+    pub(super) fn is_plain(&self) -> bool {
+        !self.quoted && !self.expansion
+    }
+}
+
+/// What a token is.
+#[derive(Debug)]
+pub(super) enum Kind {
+    Word(Word),
+    Op(Op),
+    /// A redirection operator, without its file descriptor number.
+    Redir(&'static str),
+    /// An arithmetic command `(( … ))`: the word's text is the expression.
+    Arith(Word),
+    Newline,
+    Eof,
+}
+
+/// A token and where it starts.
+#[derive(Debug)]
+pub(super) struct Tok {
+    pub(super) at: usize,
+    pub(super) kind: Kind,
+}
+
+/// The class of a token, cheap to copy while the token stays peeked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Class {
+    Word,
+    Op(Op),
+    Redir,
+    Arith,
+    Newline,
+    Eof,
+}
+
+static EOF_TOKEN: Tok = Tok {
+    at: 0,
+    kind: Kind::Eof,
+};
+
+/// Where a parser's text comes from, for the byte offsets of its errors.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Origin {
+    /// A slice of the input starting at this offset.
+    Offset(usize),
+    /// Text derived from the input (a `-c` script, a backquoted command):
+    /// its errors point at the word it came from, at this offset.
+    Derived(usize),
+}
+
+#[derive(Debug)]
+struct Heredoc {
+    delimiter: String,
+    strip_tabs: bool,
+    expand: bool,
+}
+
+/// The lexer and parser state over one text.
+#[derive(Debug)]
+pub(super) struct Parser<'a> {
+    src: &'a str,
+    pub(super) pos: usize,
+    depth: usize,
+    origin: Origin,
+    pub(super) peeked: Option<Tok>,
+    heredocs: Vec<Heredoc>,
+    /// Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&`, `||` are words.
+    pub(super) test_mode: bool,
+    /// The commands found so far (swapped out while a substitution is
+    /// parsed, whose commands go to the word that holds it).
+    pub(super) out: Vec<Command>,
+    error: Option<String>,
+    aborted: bool,
+    /// How many redirections may still be copied onto the commands of a
+    /// compound command, so that copying stays linear in the input.
+    pub(super) budget: usize,
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(src: &'a str, depth: usize, origin: Origin) -> Self {
+        Parser {
+            src,
+            pos: 0,
+            depth,
+            origin,
+            peeked: None,
+            heredocs: Vec::new(),
+            test_mode: false,
+            out: Vec::new(),
+            error: None,
+            aborted: false,
+            budget: src.len().saturating_mul(4).max(1024),
+        }
     }
 
-    fn rest(&self) -> &str {
-        self.text.get(self.pos..).unwrap_or("")
+    /// The commands found and the first error, if any.
+    pub(super) fn finish(self) -> (Vec<Command>, Option<String>) {
+        (self.out, self.error)
     }
 
-    fn run(&mut self) -> Result<(), LexError> {
-        while let Some(b) = self.peek(0) {
-            match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\\' if self.peek(1) == Some(b'\n') => self.pos += 2,
-                b'#' => {
-                    while self.peek(0).is_some_and(|c| c != b'\n') {
-                        self.pos += 1;
-                    }
-                }
-                b'\n' => {
-                    self.pos += 1;
-                    self.out.push(Token::Op("\n"));
-                    self.skip_heredoc_bodies();
-                }
-                b'(' | b')' => {
-                    self.pos += 1;
-                    self.out.push(Token::Op(if b == b'(' { "(" } else { ")" }));
-                }
-                b'<' | b'>' if self.peek(1) == Some(b'(') => {
-                    let word = self.word()?;
-                    self.out.push(Token::Word(word));
-                }
-                _ => {
-                    if let Some(op) = self.redirect_op() {
-                        self.pos += op.len();
-                        if op == "<<" || op == "<<-" {
-                            self.heredoc_delimiter(op == "<<-")?;
-                        } else {
-                            self.out.push(Token::Redirect(op));
-                        }
-                    } else if let Some(op) = CONTROL.iter().find(|op| self.rest().starts_with(**op))
-                    {
-                        self.pos += op.len();
-                        self.out.push(Token::Op(op));
-                    } else {
-                        let before = self.pos;
-                        let word = self.word()?;
-                        if self.pos == before {
-                            // Cannot happen (every byte a word stops at is
-                            // taken above); never loop on it.
-                            self.pos += 1;
-                            continue;
-                        }
-                        self.out.push(Token::Word(word));
-                    }
-                }
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.src.as_bytes().get(at).copied()
+    }
+
+    fn rest(&self, at: usize) -> &'a [u8] {
+        self.src.as_bytes().get(at..).unwrap_or(&[])
+    }
+
+    pub(super) fn slice(&self, from: usize, to: usize) -> &'a str {
+        self.src.get(from..to).unwrap_or("")
+    }
+
+    fn char_at(&self, at: usize) -> Option<char> {
+        self.src.get(at..).and_then(|rest| rest.chars().next())
+    }
+
+    /// Appends the character at the cursor to `text` and moves past it.
+    fn take_char(&mut self, text: &mut String) {
+        match self.char_at(self.pos) {
+            Some(c) => {
+                text.push(c);
+                self.pos += c.len_utf8();
             }
-        }
-        Ok(())
-    }
-
-    /// A redirection operator here, after an optional file descriptor
-    /// number (`2>&1`); the number is consumed with it.
-    fn redirect_op(&mut self) -> Option<&'static str> {
-        let digits = self
-            .bytes
-            .get(self.pos..)?
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let after = self.text.get(self.pos + digits..)?;
-        let op = REDIRECTS.iter().find(|op| after.starts_with(**op))?;
-        // `&>` with a number before it is not a redirection of that number.
-        if digits > 0 && op.starts_with('&') {
-            return None;
-        }
-        self.pos += digits;
-        Some(op)
-    }
-
-    /// After `<<`: the delimiter word; the body follows the line break.
-    fn heredoc_delimiter(&mut self, strip_tabs: bool) -> Result<(), LexError> {
-        while matches!(self.peek(0), Some(b' ' | b'\t')) {
-            self.pos += 1;
-        }
-        let word = self.word()?;
-        self.heredocs.push((word.text.clone(), strip_tabs));
-        self.out
-            .push(Token::Redirect(if strip_tabs { "<<-" } else { "<<" }));
-        self.out.push(Token::Word(word));
-        Ok(())
-    }
-
-    /// Skips the bodies of the pending heredocs, each up to its delimiter
-    /// line (or the end of the text).
-    fn skip_heredoc_bodies(&mut self) {
-        for (delimiter, strip_tabs) in std::mem::take(&mut self.heredocs) {
-            while self.pos < self.bytes.len() {
-                let line_end = self
-                    .rest()
-                    .find('\n')
-                    .map_or(self.bytes.len(), |i| self.pos + i);
-                let line = self.text.get(self.pos..line_end).unwrap_or("");
-                let line = if strip_tabs {
-                    line.trim_start_matches('\t')
-                } else {
-                    line
-                };
-                self.pos = (line_end + 1).min(self.bytes.len());
-                if line == delimiter {
-                    break;
-                }
-            }
+            None => self.pos = (self.pos + 1).min(self.src.len()),
         }
     }
 
-    /// A word: up to an unquoted blank or operator character.
-    fn word(&mut self) -> Result<Word, LexError> {
-        let mut w = Word::default();
-        let mut plain = true;
-        let mark = |w: &mut Word, plain: &mut bool| {
-            if *plain {
-                w.plain_prefix = w.text.len();
-                *plain = false;
-            }
+    fn skip_char(&mut self) {
+        match self.char_at(self.pos) {
+            Some(c) => self.pos += c.len_utf8(),
+            None => self.pos = (self.pos + 1).min(self.src.len()),
+        }
+    }
+
+    // ----- errors and depth -------------------------------------------
+
+    /// The offset in the input that an error at `at` in this text reports.
+    pub(super) fn origin_at(&self, at: usize) -> Origin {
+        match self.origin {
+            Origin::Offset(base) => Origin::Offset(base + at),
+            Origin::Derived(word) => Origin::Derived(word),
+        }
+    }
+
+    fn absolute(&self, at: usize) -> usize {
+        match self.origin_at(at) {
+            Origin::Offset(offset) | Origin::Derived(offset) => offset,
+        }
+    }
+
+    /// Records an error; the first one is kept.
+    pub(super) fn fail(&mut self, what: &str, at: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        self.error = Some(match self.origin {
+            Origin::Offset(base) => format!("{what} at byte {}", base + at),
+            Origin::Derived(word) => format!("{what} in a nested script at byte {word}"),
+        });
+    }
+
+    /// Records an error and stops reading this text.
+    fn abort(&mut self, what: &str, at: usize) {
+        self.fail(what, at);
+        self.aborted = true;
+        self.pos = self.src.len();
+        self.peeked = None;
+    }
+
+    fn merge_error(&mut self, error: Option<String>) {
+        if self.error.is_none() {
+            self.error = error;
+        }
+    }
+
+    /// Enters one nesting level; past [`MAX_DEPTH`] the parse ends with an
+    /// error and `false` is returned (then `leave` must not be called).
+    pub(super) fn enter(&mut self, at: usize) -> bool {
+        if self.aborted {
+            return false;
+        }
+        if self.depth >= MAX_DEPTH {
+            self.abort(&format!("nesting deeper than {MAX_DEPTH}"), at);
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Parses `text`, derived from the word at `at`, one level deeper, and
+    /// returns its commands; its error becomes this parser's.
+    pub(super) fn sub_parse(&mut self, text: &str, at: usize) -> Vec<Command> {
+        if self.aborted || text.trim().is_empty() {
+            return Vec::new();
+        }
+        if self.depth >= MAX_DEPTH {
+            self.fail(&format!("nesting deeper than {MAX_DEPTH}"), at);
+            return Vec::new();
+        }
+        let mut inner = Parser::new(text, self.depth + 1, Origin::Derived(self.absolute(at)));
+        inner.parse_all();
+        let (commands, error) = inner.finish();
+        self.merge_error(error);
+        commands
+    }
+
+    /// Splits `text` (derived from the word at `at`) into words, as `env -S`
+    /// does; operators become plain words and substitutions are not run.
+    pub(super) fn split_words(&mut self, text: &str, at: usize) -> Vec<Word> {
+        let mut inner = Parser::new(text, self.depth, Origin::Derived(self.absolute(at)));
+        let mut words = Vec::new();
+        loop {
+            let tok = inner.next();
+            let word = match tok.kind {
+                Kind::Eof => break,
+                Kind::Newline => continue,
+                Kind::Word(word) | Kind::Arith(word) => word,
+                Kind::Op(op) => Word {
+                    text: op.text().to_string(),
+                    ..Word::default()
+                },
+                Kind::Redir(op) => Word {
+                    text: op.to_string(),
+                    ..Word::default()
+                },
+            };
+            words.push(Word {
+                at,
+                subs: Vec::new(),
+                ..word
+            });
+        }
+        self.merge_error(inner.error);
+        words
+    }
+
+    // ----- tokens -----------------------------------------------------
+
+    pub(super) fn peek(&mut self) -> &Tok {
+        if self.aborted {
+            self.peeked = None;
+            return &EOF_TOKEN;
+        }
+        if self.peeked.is_none() {
+            let tok = self.lex_token();
+            self.peeked = Some(tok);
+        }
+        self.peeked.as_ref().unwrap_or(&EOF_TOKEN)
+    }
+
+    /// Takes the next token; taking a newline reads the pending heredoc
+    /// bodies, which start right after it.
+    pub(super) fn next(&mut self) -> Tok {
+        let _ = self.peek();
+        let tok = self.peeked.take().unwrap_or(Tok {
+            at: self.pos,
+            kind: Kind::Eof,
+        });
+        if matches!(tok.kind, Kind::Newline) && !self.heredocs.is_empty() {
+            self.read_heredocs();
+        }
+        tok
+    }
+
+    pub(super) fn peek_class(&mut self) -> Class {
+        match &self.peek().kind {
+            Kind::Word(_) => Class::Word,
+            Kind::Op(op) => Class::Op(*op),
+            Kind::Redir(_) => Class::Redir,
+            Kind::Arith(_) => Class::Arith,
+            Kind::Newline => Class::Newline,
+            Kind::Eof => Class::Eof,
+        }
+    }
+
+    pub(super) fn peek_at(&mut self) -> usize {
+        self.peek().at
+    }
+
+    /// The reserved word the next token is, if it is one.
+    pub(super) fn peek_reserved(&mut self) -> Option<&'static str> {
+        match &self.peek().kind {
+            Kind::Word(word) if word.is_plain() => RESERVED
+                .iter()
+                .chain(PREFIXES.iter())
+                .copied()
+                .find(|reserved| *reserved == word.text),
+            _ => None,
+        }
+    }
+
+    /// The next token is a word that looks like an option (`time -p`).
+    pub(super) fn peek_option(&mut self) -> bool {
+        matches!(&self.peek().kind, Kind::Word(word) if word.text.len() > 1 && word.text.starts_with('-'))
+    }
+
+    pub(super) fn push_heredoc(&mut self, delimiter: String, strip_tabs: bool, expand: bool) {
+        self.heredocs.push(Heredoc {
+            delimiter,
+            strip_tabs,
+            expand,
+        });
+    }
+
+    fn lex_token(&mut self) -> Tok {
+        if self.aborted {
+            return Tok {
+                at: self.pos,
+                kind: Kind::Eof,
+            };
+        }
+        self.skip_blanks();
+        let at = self.pos;
+        let Some(first) = self.byte(at) else {
+            return Tok {
+                at,
+                kind: Kind::Eof,
+            };
         };
+        let second = self.byte(at + 1);
+        if self.test_mode {
+            let text = match (first, second) {
+                (b'<' | b'>', Some(b'(')) => None,
+                (b'&', Some(b'&')) => Some("&&"),
+                (b'|', Some(b'|')) => Some("||"),
+                (b'<', _) => Some("<"),
+                (b'>', _) => Some(">"),
+                (b'(', _) => Some("("),
+                (b')', _) => Some(")"),
+                (b'|', _) => Some("|"),
+                _ => None,
+            };
+            if let Some(text) = text {
+                self.pos = at + text.len();
+                let word = Word {
+                    text: text.to_string(),
+                    at,
+                    ..Word::default()
+                };
+                return Tok {
+                    at,
+                    kind: Kind::Word(word),
+                };
+            }
+        }
+        let (kind, len) = match (first, second) {
+            (b'\n', _) => (Kind::Newline, 1),
+            (b';', Some(b';')) if self.byte(at + 2) == Some(b'&') => (Kind::Op(Op::DSemiAnd), 3),
+            (b';', Some(b';')) => (Kind::Op(Op::DSemi), 2),
+            (b';', Some(b'&')) => (Kind::Op(Op::SemiAnd), 2),
+            (b';', _) => (Kind::Op(Op::Semi), 1),
+            (b'&', Some(b'&')) => (Kind::Op(Op::AndAnd), 2),
+            (b'&', Some(b'>')) if self.byte(at + 2) == Some(b'>') => (Kind::Redir("&>>"), 3),
+            (b'&', Some(b'>')) => (Kind::Redir("&>"), 2),
+            (b'&', _) => (Kind::Op(Op::Amp), 1),
+            (b'|', Some(b'|')) => (Kind::Op(Op::OrOr), 2),
+            (b'|', Some(b'&')) => (Kind::Op(Op::PipeAmp), 2),
+            (b'|', _) => (Kind::Op(Op::Pipe), 1),
+            (b'(', Some(b'(')) => match self.arith_end(at + 2) {
+                Some(end) => return self.lex_arith_command(at, end),
+                None => (Kind::Op(Op::LParen), 1),
+            },
+            (b'(', _) => (Kind::Op(Op::LParen), 1),
+            (b')', _) => (Kind::Op(Op::RParen), 1),
+            (b'<' | b'>', Some(b'(')) => return self.word_token(),
+            (b'<' | b'>', _) => {
+                let op = self.redir_op(at);
+                (Kind::Redir(op), op.len())
+            }
+            (b'0'..=b'9', _) => {
+                let digits = self
+                    .rest(at)
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                let op_at = at + digits;
+                if matches!(self.byte(op_at), Some(b'<' | b'>'))
+                    && self.byte(op_at + 1) != Some(b'(')
+                {
+                    let op = self.redir_op(op_at);
+                    self.pos = op_at + op.len();
+                    return Tok {
+                        at,
+                        kind: Kind::Redir(op),
+                    };
+                }
+                return self.word_token();
+            }
+            _ => return self.word_token(),
+        };
+        self.pos = at + len;
+        Tok { at, kind }
+    }
+
+    fn word_token(&mut self) -> Tok {
+        let at = self.pos;
+        let word = self.lex_word();
+        Tok {
+            at,
+            kind: Kind::Word(word),
+        }
+    }
+
+    /// The redirection operator starting with the `<` or `>` at `at`.
+    fn redir_op(&self, at: usize) -> &'static str {
+        match (self.byte(at), self.byte(at + 1), self.byte(at + 2)) {
+            (Some(b'<'), Some(b'<'), Some(b'<')) => "<<<",
+            (Some(b'<'), Some(b'<'), Some(b'-')) => "<<-",
+            (Some(b'<'), Some(b'<'), _) => "<<",
+            (Some(b'<'), Some(b'>'), _) => "<>",
+            (Some(b'<'), Some(b'&'), _) => "<&",
+            (Some(b'<'), _, _) => "<",
+            (_, Some(b'>'), _) => ">>",
+            (_, Some(b'&'), _) => ">&",
+            (_, Some(b'|'), _) => ">|",
+            _ => ">",
+        }
+    }
+
+    /// Skips blanks, line continuations and comments (a `#` where a word
+    /// would start runs to the end of the line).
+    fn skip_blanks(&mut self) {
+        loop {
+            match self.byte(self.pos) {
+                Some(b' ' | b'\t') => self.pos += 1,
+                Some(b'\\') if self.byte(self.pos + 1) == Some(b'\n') => self.pos += 2,
+                Some(b'\n') if self.test_mode => self.pos += 1,
+                Some(b'#') => {
+                    let rest = self.rest(self.pos);
+                    self.pos += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                }
+                _ => return,
+            }
+        }
+    }
+
+    // ----- words ------------------------------------------------------
+
+    fn lex_word(&mut self) -> Word {
         let start = self.pos;
-        while let Some(b) = self.peek(0) {
+        let mut word = Word {
+            at: start,
+            ..Word::default()
+        };
+        // Inside the parentheses of an array assignment `a=( … )`, blanks and
+        // operators are part of the word.
+        let mut array = 0usize;
+        let mut bracket = false;
+        let mut brace_open = false;
+        let mut brace_list = false;
+        while let Some(b) = self.byte(self.pos) {
+            if array > 0 {
+                let literal = match b {
+                    b'(' => {
+                        array += 1;
+                        true
+                    }
+                    b')' => {
+                        array -= 1;
+                        true
+                    }
+                    b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' => true,
+                    _ => false,
+                };
+                if literal {
+                    word.text.push(char::from(b));
+                    self.pos += 1;
+                    continue;
+                }
+            }
             match b {
-                b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b')' => break,
-                b'<' | b'>' => {
-                    if self.peek(1) == Some(b'(') {
-                        mark(&mut w, &mut plain);
-                        let end = self.substitution_end(self.pos + 2, b')')?;
-                        w.process = self.pos == start;
-                        self.take_substitution(&mut w, self.pos + 2, end, end + 1);
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' => break,
+                b'(' => {
+                    if word.assign && word.text.ends_with('=') {
+                        array = 1;
+                        word.text.push('(');
+                        self.pos += 1;
                     } else {
                         break;
                     }
                 }
-                b'(' if plain && w.text.ends_with('=') => {
-                    // An array assignment, `FILES=(a b)`: one word.
-                    let end = self.substitution_end(self.pos + 1, b')')?;
-                    w.text.push_str(self.text.get(self.pos..=end).unwrap_or(""));
-                    w.plain_prefix = w.text.len();
-                    plain = false;
-                    self.pos = end + 1;
-                }
-                // `name()` of a function definition; elsewhere the parser
-                // finds the `(` out of place.
-                b'(' => break,
-                b'\\' => {
-                    mark(&mut w, &mut plain);
-                    match self.text.get(self.pos + 1..).and_then(|s| s.chars().next()) {
-                        Some('\n') => self.pos += 2,
-                        Some(c) => {
-                            w.text.push(c);
-                            self.pos += 1 + c.len_utf8();
-                        }
-                        None => self.pos += 1,
+                b'<' | b'>' => {
+                    if self.byte(self.pos + 1) != Some(b'(') {
+                        break;
+                    }
+                    let at = self.pos;
+                    self.lex_subst(&mut word, at, "process substitution");
+                    if at == start {
+                        word.procsub = true;
                     }
                 }
-                b'\'' => {
-                    mark(&mut w, &mut plain);
-                    let body_start = self.pos + 1;
-                    let Some(len) = self.text.get(body_start..).and_then(|s| s.find('\'')) else {
-                        return Err(LexError {
-                            what: "unterminated single quote",
-                            at: self.pos,
-                        });
-                    };
-                    w.text
-                        .push_str(self.text.get(body_start..body_start + len).unwrap_or(""));
-                    self.pos = body_start + len + 1;
-                }
-                b'"' => {
-                    mark(&mut w, &mut plain);
-                    self.double_quoted(&mut w)?;
-                }
-                b'$' if self.peek(1) == Some(b'\'') => {
-                    mark(&mut w, &mut plain);
-                    self.ansi_c(&mut w)?;
-                }
-                b'$' if self.peek(1) == Some(b'"') => {
-                    mark(&mut w, &mut plain);
-                    self.pos += 1;
-                    self.double_quoted(&mut w)?;
-                }
-                b'$' | b'`' => {
-                    mark(&mut w, &mut plain);
-                    self.expansion(&mut w)?;
-                }
-                _ => {
-                    let c = self.rest().chars().next().unwrap_or('\u{fffd}');
-                    w.text.push(c);
-                    self.pos += c.len_utf8();
-                }
-            }
-        }
-        if plain {
-            w.plain_prefix = w.text.len();
-        }
-        Ok(w)
-    }
-
-    /// `"…"`: `\` escapes only `$`, `` ` ``, `"`, `\` and a line break;
-    /// expansions inside are kept as written.
-    fn double_quoted(&mut self, w: &mut Word) -> Result<(), LexError> {
-        let open = self.pos;
-        self.pos += 1;
-        loop {
-            match self.peek(0) {
-                None => {
-                    return Err(LexError {
-                        what: "unterminated double quote",
-                        at: open,
-                    })
-                }
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(b'\\') => match self.peek(1) {
-                    Some(b'$' | b'`' | b'"' | b'\\') => {
-                        w.text.push(char::from(self.peek(1).unwrap_or(b'\\')));
-                        self.pos += 2;
-                    }
+                b'\\' => match self.byte(self.pos + 1) {
                     Some(b'\n') => self.pos += 2,
-                    _ => {
-                        w.text.push('\\');
+                    Some(_) => {
+                        self.pos += 1;
+                        word.quoted = true;
+                        self.take_char(&mut word.text);
+                    }
+                    None => {
+                        word.text.push('\\');
                         self.pos += 1;
                     }
                 },
-                Some(b'$' | b'`') => self.expansion(w)?,
-                Some(_) => {
-                    let c = self.rest().chars().next().unwrap_or('\u{fffd}');
-                    w.text.push(c);
-                    self.pos += c.len_utf8();
+                b'\'' => self.lex_single(&mut word),
+                b'"' => self.lex_double(&mut word),
+                b'$' => self.lex_dollar(&mut word, false),
+                b'`' => self.lex_backquote(&mut word, false),
+                _ => {
+                    match b {
+                        b'*' | b'?' => word.glob = true,
+                        b'[' => bracket = true,
+                        b']' if bracket => word.glob = true,
+                        b'{' => {
+                            brace_open = true;
+                            brace_list = false;
+                        }
+                        b',' if brace_open => brace_list = true,
+                        b'.' if brace_open && self.byte(self.pos + 1) == Some(b'.') => {
+                            brace_list = true;
+                        }
+                        b'}' if brace_open && brace_list => word.brace = true,
+                        b'=' if !word.assign
+                            && !word.quoted
+                            && !word.expansion
+                            && is_assign_name(&word.text) =>
+                        {
+                            word.assign = true;
+                        }
+                        _ => {}
+                    }
+                    self.take_char(&mut word.text);
                 }
+            }
+        }
+        word
+    }
+
+    fn lex_single(&mut self, word: &mut Word) {
+        let open = self.pos;
+        word.quoted = true;
+        let rest = self.rest(open + 1);
+        match rest.iter().position(|&c| c == b'\'') {
+            Some(len) => {
+                word.text.push_str(self.slice(open + 1, open + 1 + len));
+                self.pos = open + 2 + len;
+            }
+            None => {
+                word.text.push_str(self.slice(open + 1, self.src.len()));
+                self.pos = self.src.len();
+                self.fail("unterminated single quote", open);
             }
         }
     }
 
-    /// `$'…'`: ANSI-C quoting, its escapes decoded.
-    fn ansi_c(&mut self, w: &mut Word) -> Result<(), LexError> {
+    fn lex_double(&mut self, word: &mut Word) {
         let open = self.pos;
-        self.pos += 2;
+        self.pos += 1;
+        word.quoted = true;
         loop {
-            let Some(c) = self.rest().chars().next() else {
-                return Err(LexError {
-                    what: "unterminated `$'` quote",
-                    at: open,
-                });
-            };
-            self.pos += c.len_utf8();
-            match c {
-                '\'' => return Ok(()),
-                '\\' => {
-                    let Some(e) = self.rest().chars().next() else {
-                        continue;
-                    };
-                    self.pos += e.len_utf8();
-                    match e {
-                        'n' => w.text.push('\n'),
-                        't' => w.text.push('\t'),
-                        'r' => w.text.push('\r'),
-                        'a' => w.text.push('\u{7}'),
-                        'e' | 'E' => w.text.push('\u{1b}'),
-                        'x' => {
-                            let hex: String = self
-                                .rest()
-                                .chars()
-                                .take(2)
-                                .take_while(char::is_ascii_hexdigit)
-                                .collect();
-                            self.pos += hex.len();
-                            match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                                Some(ch) => w.text.push(ch),
-                                None => w.text.push_str("\\x"),
-                            }
+            match self.byte(self.pos) {
+                None => {
+                    self.fail("unterminated double quote", open);
+                    return;
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    return;
+                }
+                Some(b'\\') => match self.byte(self.pos + 1) {
+                    Some(b'$' | b'`' | b'"' | b'\\') => {
+                        self.pos += 1;
+                        self.take_char(&mut word.text);
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    _ => {
+                        word.text.push('\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(b'$') => self.lex_dollar(word, true),
+                Some(b'`') => self.lex_backquote(word, true),
+                Some(_) => self.take_char(&mut word.text),
+            }
+        }
+    }
+
+    /// `$…` at the cursor: a quote (`$'…'`, `$"…"`), a substitution, a
+    /// parameter, or a literal `$`.
+    fn lex_dollar(&mut self, word: &mut Word, in_double: bool) {
+        let start = self.pos;
+        match self.byte(start + 1) {
+            Some(b'\'') if !in_double => self.lex_ansi(word),
+            Some(b'"') if !in_double => {
+                self.pos += 1;
+                self.lex_double(word);
+            }
+            Some(b'(') => {
+                if self.byte(start + 2) == Some(b'(') {
+                    if let Some(end) = self.arith_end(start + 3) {
+                        word.expansion = true;
+                        if !self.enter(start) {
+                            return;
                         }
-                        other => w.text.push(other),
+                        let mut scratch = Word::default();
+                        self.walk_arith(&mut scratch, start + 3, end);
+                        self.leave();
+                        word.text.push_str(self.slice(start, self.pos));
+                        word.subs.append(&mut scratch.subs);
+                        return;
                     }
                 }
-                other => w.text.push(other),
+                self.lex_subst(word, start, "command substitution");
             }
-        }
-    }
-
-    /// `$name`, `${…}`, `$( )`, `$(( ))`, or a backtick substitution, kept
-    /// as written; a command substitution's body is recorded.
-    fn expansion(&mut self, w: &mut Word) -> Result<(), LexError> {
-        w.expands = true;
-        let start = self.pos;
-        match (self.peek(0), self.peek(1), self.peek(2)) {
-            (Some(b'`'), _, _) => {
-                let end = self.substitution_end(start + 1, b'`')?;
-                self.take_substitution(w, start + 1, end, end + 1);
-            }
-            (Some(b'$'), Some(b'('), Some(b'(')) => {
-                // Arithmetic: no command runs.
-                let end = self.substitution_end(start + 2, b')')?;
-                w.text.push_str(self.text.get(start..=end).unwrap_or(""));
-                self.pos = end + 1;
-            }
-            (Some(b'$'), Some(b'('), _) => {
-                let end = self.substitution_end(start + 2, b')')?;
-                self.take_substitution(w, start + 2, end, end + 1);
-            }
-            (Some(b'$'), Some(b'{'), _) => {
-                let end = self.substitution_end(start + 2, b'}')?;
-                w.text.push_str(self.text.get(start..=end).unwrap_or(""));
-                self.pos = end + 1;
-            }
-            (Some(b'$'), Some(c), _) if c.is_ascii_alphabetic() || c == b'_' => {
+            Some(b'{') => self.lex_param(word, in_double),
+            Some(c) if c == b'_' || c.is_ascii_alphabetic() => {
                 let len = self
-                    .bytes
-                    .get(start + 1..)
-                    .unwrap_or(&[])
+                    .rest(start + 1)
                     .iter()
-                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .take_while(|c| **c == b'_' || c.is_ascii_alphanumeric())
                     .count();
-                w.text
-                    .push_str(self.text.get(start..start + 1 + len).unwrap_or(""));
                 self.pos = start + 1 + len;
+                word.text.push_str(self.slice(start, self.pos));
+                word.expansion = true;
             }
-            (Some(b'$'), Some(c), _) if c.is_ascii_digit() || b"@*#?$!-".contains(&c) => {
-                w.text
-                    .push_str(self.text.get(start..start + 2).unwrap_or(""));
+            Some(c) if c.is_ascii_digit() || b"@*#?-$!".contains(&c) => {
                 self.pos = start + 2;
+                word.text.push_str(self.slice(start, self.pos));
+                word.expansion = true;
             }
             _ => {
-                // A lone `$` is a dollar sign.
-                w.expands = false;
-                w.text.push('$');
+                word.text.push('$');
                 self.pos += 1;
             }
         }
-        Ok(())
     }
 
-    /// Records a substitution whose body is `body_start..body_end` and
-    /// whose text ends before `next`.
-    fn take_substitution(&mut self, w: &mut Word, body_start: usize, body_end: usize, next: usize) {
-        w.expands = true;
-        let open = self.pos;
-        w.text.push_str(self.text.get(open..next).unwrap_or(""));
-        let body = self.text.get(body_start..body_end).unwrap_or("");
-        // Backslashes before a backtick or a backslash are escapes inside
-        // backticks.
-        let body = if self.bytes.get(open) == Some(&b'`') {
-            body.replace("\\`", "`").replace("\\\\", "\\")
-        } else {
-            body.to_string()
-        };
-        w.substitutions.push(body);
-        self.pos = next;
-    }
-
-    /// The offset of the byte `close` that ends a substitution whose body
-    /// starts at `from`: nested parentheses, braces, quotes, backticks and
-    /// substitutions skipped, in one pass with an explicit stack.
-    fn substitution_end(&self, from: usize, close: u8) -> Result<usize, LexError> {
-        #[derive(Clone, Copy, PartialEq)]
-        enum Mode {
-            Group(u8),
-            Double,
-            Backtick,
+    /// A `$( … )`, `<( … )` or `>( … )` starting at `start`: its body is
+    /// parsed in place and its commands go to `word`.
+    fn lex_subst(&mut self, word: &mut Word, start: usize, what: &str) {
+        self.pos = start + 2;
+        word.expansion = true;
+        if !self.enter(start) {
+            return;
         }
-        let mut stack = vec![if close == b'`' {
-            Mode::Backtick
-        } else {
-            Mode::Group(close)
-        }];
-        let mut i = from;
-        while let Some(&b) = self.bytes.get(i) {
-            let top = stack.last().copied();
-            match (top, b) {
-                (_, b'\\') => i += 1,
-                (Some(Mode::Group(_) | Mode::Backtick), b'\'') => {
-                    match self.text.get(i + 1..).and_then(|s| s.find('\'')) {
-                        Some(len) => i += len + 1,
-                        None => break,
+        let outer = std::mem::take(&mut self.out);
+        self.parse_in_parens(start, what);
+        let inner = std::mem::replace(&mut self.out, outer);
+        self.leave();
+        word.text.push_str(self.slice(start, self.pos));
+        word.subs.extend(inner);
+    }
+
+    /// `${ … }`: kept as written; substitutions inside it run.
+    fn lex_param(&mut self, word: &mut Word, in_double: bool) {
+        let start = self.pos;
+        word.expansion = true;
+        if !self.enter(start) {
+            return;
+        }
+        self.pos = start + 2;
+        let mut scratch = Word::default();
+        let mut braces = 1usize;
+        loop {
+            match self.byte(self.pos) {
+                None => {
+                    self.fail("unterminated parameter expansion", start);
+                    break;
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    braces -= 1;
+                    if braces == 0 {
+                        break;
                     }
                 }
-                (Some(Mode::Group(_) | Mode::Backtick), b'"') => stack.push(Mode::Double),
-                (Some(Mode::Double), b'"') => {
-                    stack.pop();
+                Some(b'{') => {
+                    braces += 1;
+                    self.pos += 1;
                 }
-                (Some(Mode::Backtick), b'`') => {
-                    stack.pop();
-                    if stack.is_empty() {
-                        return Ok(i);
-                    }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.skip_char();
                 }
-                (_, b'`') => stack.push(Mode::Backtick),
-                (_, b'$') if matches!(self.bytes.get(i + 1), Some(b'(')) => {
-                    stack.push(Mode::Group(b')'));
-                    i += 1;
-                }
-                (_, b'$') if matches!(self.bytes.get(i + 1), Some(b'{')) => {
-                    stack.push(Mode::Group(b'}'));
-                    i += 1;
-                }
-                (Some(Mode::Group(b')')), b'(') => stack.push(Mode::Group(b')')),
-                (Some(Mode::Group(c)), _) if b == c => {
-                    stack.pop();
-                    if stack.is_empty() {
-                        return Ok(i);
-                    }
-                }
-                _ => {}
+                Some(b'\'') if !in_double => self.lex_single(&mut scratch),
+                Some(b'"') => self.lex_double(&mut scratch),
+                Some(b'$') => self.lex_dollar(&mut scratch, in_double),
+                Some(b'`') => self.lex_backquote(&mut scratch, in_double),
+                Some(_) => self.skip_char(),
             }
-            i += 1;
         }
-        Err(LexError {
-            what: match close {
-                b'`' => "unterminated backtick substitution",
-                b'}' => "unterminated `${`",
-                _ => "unterminated substitution",
-            },
-            at: from.saturating_sub(1),
-        })
+        self.leave();
+        word.text.push_str(self.slice(start, self.pos));
+        word.subs.append(&mut scratch.subs);
+    }
+
+    /// `$'…'`: ANSI-C quoting, decoded.
+    fn lex_ansi(&mut self, word: &mut Word) {
+        let open = self.pos;
+        self.pos += 2;
+        word.quoted = true;
+        // bash ends the string at a NUL; the rest is read and dropped.
+        let mut ended = false;
+        loop {
+            match self.byte(self.pos) {
+                None => {
+                    self.fail("unterminated ANSI-C quote", open);
+                    return;
+                }
+                Some(b'\'') => {
+                    self.pos += 1;
+                    return;
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let mut decoded = String::new();
+                    if self.ansi_escape(&mut decoded) {
+                        ended = true;
+                    }
+                    if !ended {
+                        word.text.push_str(&decoded);
+                    }
+                }
+                Some(_) if ended => self.skip_char(),
+                Some(_) => self.take_char(&mut word.text),
+            }
+        }
+    }
+
+    /// Decodes the escape after a `\` in `$'…'` into `out`; true for NUL.
+    fn ansi_escape(&mut self, out: &mut String) -> bool {
+        let Some(b) = self.byte(self.pos) else {
+            out.push('\\');
+            return false;
+        };
+        let simple = match b {
+            b'a' => Some('\x07'),
+            b'b' => Some('\x08'),
+            b'e' | b'E' => Some('\x1b'),
+            b'f' => Some('\x0c'),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            b'v' => Some('\x0b'),
+            b'\\' => Some('\\'),
+            b'\'' => Some('\''),
+            b'"' => Some('"'),
+            b'?' => Some('?'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            self.pos += 1;
+            out.push(c);
+            return false;
+        }
+        let value = match b {
+            b'0'..=b'7' => Some(self.digits(3, 8)),
+            b'x' | b'u' | b'U' => {
+                self.pos += 1;
+                let max = match b {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let start = self.pos;
+                let value = self.digits(max, 16);
+                if self.pos == start {
+                    out.push('\\');
+                    out.push(char::from(b));
+                    return false;
+                }
+                Some(value)
+            }
+            b'c' => {
+                self.pos += 1;
+                match self.byte(self.pos) {
+                    Some(c) if c.is_ascii() => {
+                        self.pos += 1;
+                        Some(u32::from(c & 0x1f))
+                    }
+                    _ => {
+                        out.push_str("\\c");
+                        return false;
+                    }
+                }
+            }
+            _ => None,
+        };
+        match value {
+            Some(0) => true,
+            Some(value) => {
+                out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
+                false
+            }
+            None => {
+                out.push('\\');
+                self.take_char(out);
+                false
+            }
+        }
+    }
+
+    /// Reads up to `max` digits in `radix` at the cursor.
+    fn digits(&mut self, max: usize, radix: u32) -> u32 {
+        let mut value = 0u32;
+        for _ in 0..max {
+            let Some(digit) = self
+                .byte(self.pos)
+                .and_then(|c| char::from(c).to_digit(radix))
+            else {
+                break;
+            };
+            value = value.saturating_mul(radix).saturating_add(digit);
+            self.pos += 1;
+        }
+        value
+    }
+
+    /// A backquoted command: its text, unescaped, is parsed one level
+    /// deeper.
+    fn lex_backquote(&mut self, word: &mut Word, in_double: bool) {
+        let open = self.pos;
+        self.pos += 1;
+        word.expansion = true;
+        let mut inner = String::new();
+        loop {
+            match self.byte(self.pos) {
+                None => {
+                    self.fail("unterminated backquote", open);
+                    break;
+                }
+                Some(b'`') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'\\') => match self.byte(self.pos + 1) {
+                    Some(b'$' | b'`' | b'\\') => {
+                        self.pos += 1;
+                        self.take_char(&mut inner);
+                    }
+                    Some(b'"') if in_double => {
+                        self.pos += 1;
+                        self.take_char(&mut inner);
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    _ => {
+                        inner.push('\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(_) => self.take_char(&mut inner),
+            }
+        }
+        word.text.push_str(self.slice(open, self.pos));
+        let commands = self.sub_parse(&inner, open);
+        word.subs.extend(commands);
+    }
+
+    /// Where the `))` closing an arithmetic expression that starts at
+    /// `from` is, or `None` when the parentheses close otherwise (then
+    /// `((` or `$((` opens nested subshells). Only looks, so a failed guess
+    /// costs one scan of text that is then parsed one level deeper.
+    fn arith_end(&self, from: usize) -> Option<usize> {
+        let bytes = self.src.as_bytes();
+        let mut depth = 0usize;
+        let mut at = from;
+        loop {
+            match bytes.get(at)? {
+                b'\\' => at += 2,
+                b'\'' => at += 2 + bytes.get(at + 1..)?.iter().position(|&c| c == b'\'')?,
+                b'"' | b'`' => {
+                    let quote = *bytes.get(at)?;
+                    at += 1;
+                    loop {
+                        match bytes.get(at)? {
+                            b'\\' => at += 2,
+                            c if *c == quote => break,
+                            _ => at += 1,
+                        }
+                    }
+                    at += 1;
+                }
+                b'(' => {
+                    depth += 1;
+                    at += 1;
+                }
+                b')' if depth == 0 => {
+                    return (bytes.get(at + 1) == Some(&b')')).then_some(at);
+                }
+                b')' => {
+                    depth -= 1;
+                    at += 1;
+                }
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// Reads the arithmetic expression in `from..end` for the substitutions
+    /// in it, and moves past the closing `))`.
+    fn walk_arith(&mut self, word: &mut Word, from: usize, end: usize) {
+        self.pos = from;
+        while self.pos < end {
+            match self.byte(self.pos) {
+                Some(b'$') => self.lex_dollar(word, true),
+                Some(b'`') => self.lex_backquote(word, true),
+                Some(b'"') => self.lex_double(word),
+                Some(b'\'') => self.lex_single(word),
+                Some(b'\\') => self.pos += 2,
+                Some(_) => self.pos += 1,
+                None => break,
+            }
+        }
+        if !self.aborted && self.pos <= end {
+            self.pos = end + 2;
+        }
+    }
+
+    /// `(( … ))` where a command starts.
+    fn lex_arith_command(&mut self, at: usize, end: usize) -> Tok {
+        let mut word = Word {
+            at,
+            ..Word::default()
+        };
+        if self.enter(at) {
+            self.walk_arith(&mut word, at + 2, end);
+            self.leave();
+        }
+        word.text = self.slice(at + 2, end).trim().to_string();
+        Tok {
+            at,
+            kind: Kind::Arith(word),
+        }
+    }
+
+    // ----- heredocs ---------------------------------------------------
+
+    /// Reads the bodies of the heredocs opened on the line just ended.
+    fn read_heredocs(&mut self) {
+        let pending = std::mem::take(&mut self.heredocs);
+        for heredoc in pending {
+            let body_start = self.pos;
+            let mut body_end = self.src.len();
+            while self.pos < self.src.len() {
+                let line_start = self.pos;
+                let rest = self.rest(line_start);
+                let len = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                let line = self.slice(line_start, line_start + len);
+                self.pos = (line_start + len + 1).min(self.src.len());
+                let line = if heredoc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                if line == heredoc.delimiter {
+                    body_end = line_start;
+                    break;
+                }
+            }
+            if heredoc.expand {
+                self.scan_heredoc(body_start, body_end);
+            }
+        }
+    }
+
+    /// The substitutions in a heredoc body with an unquoted delimiter: the
+    /// shell runs them when it expands the body.
+    fn scan_heredoc(&mut self, from: usize, to: usize) {
+        let body = self.slice(from, to);
+        if !body.contains(['$', '`']) {
+            return;
+        }
+        let mut inner = Parser::new(body, self.depth, self.origin_at(from));
+        let mut scratch = Word::default();
+        while let Some(b) = inner.byte(inner.pos) {
+            match b {
+                b'\\' => {
+                    inner.pos += 1;
+                    inner.skip_char();
+                }
+                b'$' => inner.lex_dollar(&mut scratch, true),
+                b'`' => inner.lex_backquote(&mut scratch, true),
+                _ => inner.pos += 1,
+            }
+        }
+        self.merge_error(inner.error);
+        self.out.append(&mut scratch.subs);
+    }
+}
+
+/// `NAME`, `NAME+` or `NAME[…]`: what may stand before the `=` of an
+/// assignment.
+pub(super) fn is_assign_name(text: &str) -> bool {
+    let text = text.strip_suffix('+').unwrap_or(text);
+    let name = match text.split_once('[') {
+        Some((name, subscript)) if subscript.ends_with(']') => name,
+        Some(_) => return false,
+        None => text,
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+/// A short description of a token, for error messages.
+pub(super) fn describe(tok: &Tok) -> String {
+    match &tok.kind {
+        Kind::Word(word) => format!("`{}`", word.text.chars().take(24).collect::<String>()),
+        Kind::Op(op) => format!("`{}`", op.text()),
+        Kind::Redir(op) => format!("`{op}`"),
+        Kind::Arith(_) => "`((`".to_string(),
+        Kind::Newline => "newline".to_string(),
+        Kind::Eof => "end of input".to_string(),
     }
 }

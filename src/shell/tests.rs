@@ -1,410 +1,710 @@
-//! The shell view on the spellings an agent might use to get past a rule,
-//! and on the look-alikes it must leave alone.
+//! Table-driven tests of the shell view.
+//!
+//! Each case gives an input and the commands expected, each rendered on one
+//! line by [`render`]: `program flags… : operands… @wrappers redirects…
+//! {assignments}… !dyn !err: message`.
 
-use super::*;
+use super::{parse, Command, Redirect, View, MAX_DEPTH};
+use serde_json::json;
 
-/// `program flags… operands…` of each command, with `^` before each
-/// wrapper and `!` for a dynamic command: a compact picture to compare.
-fn picture(text: &str) -> Vec<String> {
-    parse(text)
-        .commands
-        .iter()
-        .map(|c| {
-            let mut parts: Vec<String> = c.wrappers.iter().map(|w| format!("^{w}")).collect();
-            if c.dynamic {
-                parts.push("!".to_string());
-            }
-            if let Some(e) = &c.error {
-                parts.push(format!("error: {e}"));
-                return parts.join(" ");
-            }
-            parts.push(c.program.clone());
-            parts.extend(c.flags.iter().cloned());
-            parts.extend(c.operands.iter().cloned());
-            for r in &c.redirects {
-                parts.push(format!("{}{}", r.op, r.target));
-            }
-            parts.join(" ")
-        })
-        .collect()
-}
-
-#[test]
-fn every_spelling_of_a_recursive_delete_is_one_rm() {
-    for text in [
-        "rm -rf /",
-        "rm  -rf /",
-        "rm\t-rf\t/",
-        "rm -rf '/'",
-        "rm -rf \"/\"",
-        "\\rm -rf /",
-        "/bin/rm -rf /",
-        "r''m -rf /",
-        "\"rm\" -rf /",
-        "rm -r\\f /",
-    ] {
-        assert_eq!(picture(text), ["rm -r -f /"], "{text}");
+/// One command on one line, for compact expectations.
+fn render(command: &Command) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !command.program.is_empty() {
+        parts.push(command.program.clone());
     }
-    assert_eq!(picture("rm -r -f /"), ["rm -r -f /"]);
-    assert_eq!(picture("rm -Rf /"), ["rm -R -f /"]);
-    assert_eq!(
-        picture("rm --recursive --force /"),
-        ["rm --recursive --force /"]
-    );
-    assert_eq!(picture("rm -v -r -f /"), ["rm -v -r -f /"]);
-    assert_eq!(picture("rm -rf -- -x /"), ["rm -r -f -x /"]);
-    assert_eq!(
-        picture("rm --no-preserve-root=x -r /"),
-        ["rm --no-preserve-root -r /"]
-    );
-}
-
-#[test]
-fn expansions_stay_as_written() {
-    assert_eq!(picture("rm -rf \"$HOME\""), ["rm -r -f $HOME"]);
-    assert_eq!(picture("rm -rf ${HOME}"), ["rm -r -f ${HOME}"]);
-    assert_eq!(picture("rm -rf ~"), ["rm -r -f ~"]);
-    assert_eq!(picture("rm -rf ~/*"), ["rm -r -f ~/*"]);
-    assert_eq!(
-        picture("rm -rf \"$HOME\"/.cache"),
-        ["rm -r -f $HOME/.cache"]
-    );
-    assert_eq!(picture("echo $((1 + 2))"), ["echo $((1 + 2))"]);
-}
-
-#[test]
-fn wrappers_are_set_aside_and_recorded() {
-    assert_eq!(picture("sudo rm -fr /"), ["^sudo rm -f -r /"]);
-    assert_eq!(picture("sudo -u root -- rm -rf /"), ["^sudo rm -r -f /"]);
-    assert_eq!(picture("sudo -Eu root rm -rf /"), ["^sudo rm -r -f /"]);
-    assert_eq!(picture("doas -u root rm -rf /"), ["^doas rm -r -f /"]);
-    assert_eq!(
-        picture("sudo env FOO=1 nice -n 5 rm -rf /"),
-        ["^sudo ^env ^nice rm -r -f /"]
-    );
-    assert_eq!(picture("env -i PATH=/bin rm -rf /"), ["^env rm -r -f /"]);
-    assert_eq!(picture("env -S 'rm -rf /'"), ["^env rm -r -f /"]);
-    assert_eq!(picture("FOO=1 BAR=\"a b\" rm -rf /"), ["rm -r -f /"]);
-    assert_eq!(parse("FOO=1 rm x").commands[0].assignments, ["FOO=1"]);
-    assert_eq!(picture("timeout 5 rm -rf /"), ["^timeout rm -r -f /"]);
-    assert_eq!(
-        picture("timeout -s KILL 5 rm -rf /"),
-        ["^timeout rm -r -f /"]
-    );
-    assert_eq!(picture("nohup rm -rf / &"), ["^nohup rm -r -f /"]);
-    assert_eq!(picture("time rm -rf /"), ["^time rm -r -f /"]);
-    assert_eq!(picture("exec rm -rf /"), ["^exec rm -r -f /"]);
-    assert_eq!(picture("command rm -rf /"), ["^command rm -r -f /"]);
-    assert_eq!(picture("busybox rm -rf /"), ["^busybox rm -r -f /"]);
-    assert_eq!(picture("xargs rm -rf < list"), ["^xargs rm -r -f <list"]);
-    assert_eq!(
-        picture("xargs -n 1 -I {} rm -rf {}"),
-        ["^xargs rm -r -f {}"]
-    );
-    assert_eq!(picture("chroot /mnt rm -rf /"), ["^chroot rm -r -f /"]);
-    // Looking a program up runs nothing; a wrapper alone is the program.
-    assert_eq!(picture("command -v rm"), ["command -v rm"]);
-    assert_eq!(picture("env"), ["env"]);
-    assert_eq!(picture("sudo -l"), ["sudo -l"]);
-}
-
-#[test]
-fn every_simple_command_of_a_list_is_seen() {
-    assert_eq!(picture("echo x; rm -rf /"), ["echo x", "rm -r -f /"]);
-    assert_eq!(picture("true && rm -rf /"), ["true", "rm -r -f /"]);
-    assert_eq!(picture("false || rm -rf /"), ["false", "rm -r -f /"]);
-    assert_eq!(picture("ls | rm -rf /"), ["ls", "rm -r -f /"]);
-    assert_eq!(picture("ls |& rm -rf /"), ["ls", "rm -r -f /"]);
-    assert_eq!(picture("ls\nrm -rf /"), ["ls", "rm -r -f /"]);
-    assert_eq!(picture("(rm -rf /)"), ["rm -r -f /"]);
-    assert_eq!(picture("(cd /tmp; rm -rf /)"), ["cd /tmp", "rm -r -f /"]);
-    assert_eq!(picture("{ rm -rf /; }"), ["rm -r -f /"]);
-    assert_eq!(picture("! rm -rf /"), ["rm -r -f /"]);
-    assert_eq!(
-        picture("if true; then rm -rf /; fi"),
-        ["true", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("for f in a b; do rm -rf \"$f\"; done"),
-        ["rm -r -f $f"]
-    );
-    assert_eq!(
-        picture("while true; do rm -rf /; done"),
-        ["true", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("case $x in a) rm -rf /;; *) ls;; esac"),
-        ["rm -r -f /", "ls"]
-    );
-    assert_eq!(picture("f() { rm -rf /; }; f"), ["rm -r -f /", "f"]);
-    assert_eq!(picture("function f { rm -rf /; }"), ["rm -r -f /"]);
-    assert_eq!(picture(":(){ :|:& };:"), [":", ":", ":"]);
-    assert_eq!(picture("ls # rm -rf /"), ["ls"]);
-    assert_eq!(picture("ls \\\n -la"), ["ls -l -a"]);
-}
-
-#[test]
-fn substitutions_run_and_are_seen() {
-    assert_eq!(
-        picture("echo $(rm -rf /)"),
-        ["echo $(rm -rf /)", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("echo `rm -rf /`"),
-        ["echo `rm -rf /`", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("echo \"$(rm -rf /)\""),
-        ["echo $(rm -rf /)", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("diff <(ls a) <(rm -rf /)"),
-        ["diff <(ls a) <(rm -rf /)", "ls a", "rm -r -f /"]
-    );
-    assert_eq!(
-        picture("echo $(echo $(rm -rf /))"),
-        ["echo $(echo $(rm -rf /))", "echo $(rm -rf /)", "rm -r -f /"]
-    );
-}
-
-#[test]
-fn shell_scripts_are_read_with_the_shell_as_a_wrapper() {
-    assert_eq!(
-        picture("bash -c \"rm -rf /\""),
-        ["bash -c rm -rf /", "^bash rm -r -f /"]
-    );
-    assert_eq!(
-        picture("sh -c 'cd / && rm -rf *'"),
-        ["sh -c cd / && rm -rf *", "^sh cd /", "^sh rm -r -f *"]
-    );
-    assert_eq!(
-        picture("sudo bash -lc 'sudo rm -rf ~'"),
-        [
-            "^sudo bash -l -c sudo rm -rf ~",
-            "^sudo ^bash ^sudo rm -r -f ~"
-        ]
-    );
-    assert_eq!(
-        picture("bash -e -o pipefail -c 'rm -rf /'"),
-        ["bash -e -o -c pipefail rm -rf /", "^bash rm -r -f /"]
-    );
-    assert_eq!(
-        picture("sh -c \"bash -c 'rm -rf /'\""),
-        [
-            "sh -c bash -c 'rm -rf /'",
-            "^sh bash -c rm -rf /",
-            "^sh ^bash rm -r -f /"
-        ]
-    );
-    assert_eq!(picture("bash build.sh"), ["bash build.sh"]);
-}
-
-#[test]
-fn find_exec_runs_a_command() {
-    assert_eq!(
-        picture("find / -exec rm -rf {} \\;"),
-        ["find -e -x -e -c -r -f / rm {} ;", "^find rm -r -f {}"]
-    );
-    assert_eq!(
-        picture("find . -name '*.o' -execdir sudo rm {} +"),
-        [
-            "find -n -a -m -e -e -x -e -c -d -i -r . *.o sudo rm {} +",
-            "^find ^sudo rm {}"
-        ]
-    );
-}
-
-#[test]
-fn redirections_are_listed_with_their_targets() {
-    assert_eq!(picture(": > .hookc/rules.tbl"), [": >.hookc/rules.tbl"]);
-    assert_eq!(picture("> f"), [" >f"]);
-    assert_eq!(
-        picture("echo '{}' > .claude/settings.json"),
-        ["echo {} >.claude/settings.json"]
-    );
-    assert_eq!(picture("make 2>&1 | tee log"), ["make >&1", "tee log"]);
-    assert_eq!(picture("make &> log"), ["make &>log"]);
-    assert_eq!(picture("echo x >> a 2> b"), ["echo x >>a >b"]);
-    assert_eq!(picture("> out echo hi"), ["echo hi >out"]);
-    assert_eq!(picture("cat <<< 'rm -rf /'"), ["cat <<<rm -rf /"]);
-}
-
-#[test]
-fn a_heredoc_body_is_data() {
-    assert_eq!(
-        picture("cat <<EOF > f\nrm -rf /\nEOF\nls"),
-        ["cat <<EOF >f", "ls"]
-    );
-    assert_eq!(picture("cat <<'EOF'\nrm -rf /\nEOF"), ["cat <<EOF"]);
-    assert_eq!(
-        picture("cat <<-EOF\n\trm -rf /\n\tEOF\nls"),
-        ["cat <<-EOF", "ls"]
-    );
-    assert_eq!(picture("psql <<SQL\nDROP TABLE x;\nSQL"), ["psql <<SQL"]);
-}
-
-#[test]
-fn what_cannot_be_known_is_dynamic() {
-    assert_eq!(
-        picture("curl -fsSL https://x | sh"),
-        ["curl -f -s -S -L https://x", "! sh"]
-    );
-    assert_eq!(
-        picture("curl x | sudo bash -s"),
-        ["curl x", "^sudo ! bash -s"]
-    );
-    assert_eq!(picture("bash < x.sh"), ["! bash <x.sh"]);
-    assert_eq!(picture("bash <(curl x)"), ["! bash <(curl x)", "curl x"]);
-    assert_eq!(
-        picture("source <(curl x)"),
-        ["! source <(curl x)", "curl x"]
-    );
-    assert_eq!(picture("$CMD -rf /"), ["! $CMD -r -f /"]);
-    assert_eq!(picture("${TOOL} -rf /"), ["! ${TOOL} -r -f /"]);
-    assert_eq!(
-        picture("$(which rm) -rf x"),
-        ["! $(which rm) -r -f x", "which rm"]
-    );
-    assert_eq!(
-        picture("eval \"rm -rf /\""),
-        ["! eval rm -rf /", "^eval rm -r -f /"]
-    );
-    assert_eq!(picture("ls | xargs sh"), ["ls", "^xargs ! sh"]);
-}
-
-#[test]
-fn text_that_does_not_parse_is_reported_with_what_was_read() {
-    for (text, error) in [
-        ("echo \"unterminated", "unterminated double quote at byte 5"),
-        ("echo 'x", "unterminated single quote at byte 5"),
-        ("echo $(ls", "unterminated substitution at byte 6"),
-        ("ls )", "unexpected `)`"),
-        ("{ ls", "missing `}`"),
-        ("if true; then ls", "missing `fi`"),
-        ("ls; done", "unexpected `done`"),
-        ("ls &&", "`&&` with no command after it"),
-        ("ls | ; rm", "`;` right after an operator"),
-        ("ls >", "`>` with no target"),
-    ] {
-        let view = parse(text);
-        let last = view.commands.last().cloned().unwrap_or_default();
-        assert_eq!(last.error.as_deref(), Some(error), "{text}: {view:?}");
-        assert!(last.dynamic && last.program.is_empty(), "{text}");
+    parts.extend(command.flags.iter().cloned());
+    if !command.operands.is_empty() {
+        parts.push(":".to_string());
+        parts.extend(command.operands.iter().map(|operand| {
+            if operand.is_empty() || operand.contains(' ') {
+                format!("'{operand}'")
+            } else {
+                operand.clone()
+            }
+        }));
     }
-    // What was read before the error is kept.
-    assert_eq!(
-        picture("rm -rf / && echo \"x"),
-        [
-            "rm -r -f /",
-            "echo",
-            "! error: unterminated double quote at byte 17"
-        ]
-    );
-    assert!(parse("").commands.is_empty());
-    assert!(parse("  # just a comment\n").commands.is_empty());
-}
-
-#[test]
-fn look_alikes_are_what_they_are() {
-    assert_eq!(picture("echo \"rm -rf /\""), ["echo rm -rf /"]);
-    assert_eq!(
-        picture("git commit -m \"rm -rf /\""),
-        ["git -m commit rm -rf /"]
-    );
-    assert_eq!(picture("man mkfs"), ["man mkfs"]);
-    assert_eq!(picture("grep -r \"rm -rf\" ."), ["grep -r rm -rf ."]);
-    assert_eq!(picture("printf 'rm -rf ~\\n'"), ["printf rm -rf ~\\n"]);
-}
-
-#[test]
-fn everyday_spellings_parse() {
-    assert_eq!(picture("FILES=(a b c); ls"), ["", "ls"]);
-    assert_eq!(
-        picture("[[ -f x && -d y ]] && ls"),
-        ["[[ -f -d x y ]]", "ls"]
-    );
-    assert_eq!(picture("echo $'a\\tb'"), ["echo a\tb"]);
-    assert_eq!(
-        picture("git log --oneline | head -n 5"),
-        ["git --oneline log", "head -n 5"]
-    );
-    assert_eq!(
-        picture("cargo build --release 2>&1 | tee build.log"),
-        ["cargo --release build >&1", "tee build.log"]
-    );
-}
-
-#[test]
-fn deep_nesting_is_bounded() {
-    let mut text = "rm -rf /".to_string();
-    for _ in 0..MAX_DEPTH + 4 {
-        text = format!("echo $({text})");
+    if !command.wrappers.is_empty() {
+        parts.push(format!("@{}", command.wrappers.join(",")));
     }
-    let view = parse(&text);
+    parts.extend(
+        command
+            .redirects
+            .iter()
+            .map(|r| format!("{}{}", r.op, r.target)),
+    );
+    parts.extend(command.assignments.iter().map(|a| format!("{{{a}}}")));
+    if command.dynamic {
+        parts.push("!dyn".to_string());
+    }
+    if let Some(error) = &command.error {
+        parts.push(format!("!err: {error}"));
+    }
+    parts.join(" ")
+}
+
+fn rendered(text: &str) -> Vec<String> {
+    parse(text).commands.iter().map(render).collect()
+}
+
+/// Checks every case and reports all mismatches at once.
+fn check(cases: &[(&str, &[&str])]) {
+    let mut failures = Vec::new();
+    for (input, expected) in cases {
+        let got = rendered(input);
+        if got != *expected {
+            failures.push(format!(
+                "input {input:?}\n  expected {expected:?}\n  got      {got:?}"
+            ));
+        }
+    }
     assert!(
-        view.commands.len() <= MAX_DEPTH + 2,
-        "{}",
-        view.commands.len()
-    );
-    assert_eq!(
-        view.commands
-            .last()
-            .and_then(|c| c.error.clone())
-            .as_deref(),
-        Some("nested more than 16 deep")
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
     );
 }
 
 #[test]
-fn pathological_input_returns() {
-    // Linear: each of these is a megabyte; the test only has to finish.
-    let big = 1 << 20;
-    for text in [
-        "(".repeat(big),
-        "$(".repeat(big / 2),
-        "`".repeat(big),
-        "\"".repeat(big),
-        "\\".repeat(big),
-        "<<A\n".repeat(big / 4),
-        "a ".repeat(big / 2),
-        "${".repeat(big / 2),
-        "'".repeat(big),
-        "$'".repeat(big / 2),
-    ] {
-        let view = parse(&text);
-        let _ = view.to_json();
+fn rm_evasions() {
+    check(&[
+        ("rm -rf /", &["rm -r -f : /"]),
+        ("rm  -rf /", &["rm -r -f : /"]),
+        ("rm -r -f /", &["rm -r -f : /"]),
+        ("rm -Rf /", &["rm -R -f : /"]),
+        ("rm --recursive --force /", &["rm --recursive --force : /"]),
+        ("rm\t-rf\t/", &["rm -r -f : /"]),
+        ("rm -v -r -f /", &["rm -v -r -f : /"]),
+        ("rm -rf '/'", &["rm -r -f : /"]),
+        ("rm -rf \"$HOME\"", &["rm -r -f : $HOME"]),
+        ("rm -rf ${HOME}", &["rm -r -f : ${HOME}"]),
+        ("rm -rf ~", &["rm -r -f : ~"]),
+        ("rm -rf *", &["rm -r -f : *"]),
+        ("sudo rm -fr /", &["rm -f -r : / @sudo"]),
+        ("sudo -u root -- rm -rf /", &["rm -r -f : / @sudo"]),
+        ("\\rm -rf /", &["rm -r -f : /"]),
+        ("/bin/rm -rf /", &["rm -r -f : /"]),
+        ("r''m -rf /", &["rm -r -f : /"]),
+        ("\"r\"m -rf /", &["rm -r -f : /"]),
+        ("\"rm\" -rf /", &["rm -r -f : /"]),
+        ("$'rm' -rf /", &["rm -r -f : /"]),
+        ("$'\\x72\\x6d' -rf /", &["rm -r -f : /"]),
+        ("rm \\\n -rf /", &["rm -r -f : /"]),
+        ("rm --force=yes -- -rf", &["rm --force : -rf"]),
+        ("rm -rf - /", &["rm -r -f : - /"]),
+        (
+            "env -i PATH=/bin rm -rf /",
+            &["rm -r -f : / @env {PATH=/bin}"],
+        ),
+        ("FOO=1 rm -rf /", &["rm -r -f : / {FOO=1}"]),
+        (
+            "sudo env FOO=1 nice -n 5 rm -rf /",
+            &["rm -r -f : / @sudo,env,nice {FOO=1}"],
+        ),
+        ("nohup rm -rf / &", &["rm -r -f : / @nohup"]),
+        ("echo x; rm -rf /", &["echo : x", "rm -r -f : /"]),
+        ("true && rm -rf /", &["true", "rm -r -f : /"]),
+        ("false || rm -rf /", &["false", "rm -r -f : /"]),
+        ("ls | rm -rf / |& cat", &["ls", "rm -r -f : /", "cat"]),
+        ("echo a\nrm -rf /", &["echo : a", "rm -r -f : /"]),
+        ("! rm -rf /", &["rm -r -f : /"]),
+        ("(rm -rf /)", &["rm -r -f : /"]),
+        ("{ rm -rf /; }", &["rm -r -f : /"]),
+        ("(cd / && (rm -rf *))", &["cd : /", "rm -r -f : *"]),
+    ]);
+}
+
+#[test]
+fn substitutions() {
+    check(&[
+        (
+            "echo $(rm -rf /)",
+            &["echo : '$(rm -rf /)'", "rm -r -f : /"],
+        ),
+        ("echo `rm -rf /`", &["echo : '`rm -rf /`'", "rm -r -f : /"]),
+        (
+            "echo \"$(rm -rf /)\"",
+            &["echo : '$(rm -rf /)'", "rm -r -f : /"],
+        ),
+        (
+            "echo \"a `rm -rf /` b\"",
+            &["echo : 'a `rm -rf /` b'", "rm -r -f : /"],
+        ),
+        (
+            "echo $(echo $(rm -rf /))",
+            &[
+                "echo : '$(echo $(rm -rf /))'",
+                "echo : '$(rm -rf /)'",
+                "rm -r -f : /",
+            ],
+        ),
+        (
+            "echo `echo \\`rm -rf /\\``",
+            &[
+                "echo : '`echo \\`rm -rf /\\``'",
+                "echo : '`rm -rf /`'",
+                "rm -r -f : /",
+            ],
+        ),
+        (
+            "diff <(ls a) >(rm -rf /)",
+            &["diff : '<(ls a)' '>(rm -rf /)'", "ls : a", "rm -r -f : /"],
+        ),
+        (
+            "echo ${x:-$(rm -rf /)}",
+            &["echo : '${x:-$(rm -rf /)}'", "rm -r -f : /"],
+        ),
+        ("echo $((1 + 2))", &["echo : '$((1 + 2))'"]),
+        (
+            "echo $(( $(rm -rf /) + 1 ))",
+            &["echo : '$(( $(rm -rf /) + 1 ))'", "rm -r -f : /"],
+        ),
+        (
+            "echo $((rm -rf /); true)",
+            &["echo : '$((rm -rf /); true)'", "rm -r -f : /", "true"],
+        ),
+        ("x=$(rm -rf /)", &["{x=$(rm -rf /)}", "rm -r -f : /"]),
+        (
+            "a=(1 2 $(rm -rf /))",
+            &["{a=(1 2 $(rm -rf /))}", "rm -r -f : /"],
+        ),
+        (
+            "echo $(case x in a) rm -rf /;; esac)",
+            &["echo : '$(case x in a) rm -rf /;; esac)'", "rm -r -f : /"],
+        ),
+        (
+            "cat <<EOF\n$(rm -rf /)\nEOF",
+            &["cat <<EOF", "rm -r -f : /"],
+        ),
+        ("cat <<'EOF'\n$(rm -rf /)\nEOF", &["cat <<EOF"]),
+        (
+            "echo $(echo # )\nrm -rf /)",
+            &["echo : '$(echo # )\nrm -rf /)'", "echo", "rm -r -f : /"],
+        ),
+        (
+            "echo \"$(echo \")\")\"",
+            &["echo : '$(echo \")\")'", "echo : )"],
+        ),
+    ]);
+}
+
+#[test]
+fn nested_shells() {
+    check(&[
+        (
+            "bash -c \"rm -rf /\"",
+            &["bash -c : 'rm -rf /'", "rm -r -f : / @bash"],
+        ),
+        (
+            "sh -c 'cd / && rm -rf *'",
+            &[
+                "sh -c : 'cd / && rm -rf *'",
+                "cd : / @sh",
+                "rm -r -f : * @sh",
+            ],
+        ),
+        (
+            "bash -lc 'sudo rm -rf ~'",
+            &["bash -l -c : 'sudo rm -rf ~'", "rm -r -f : ~ @bash,sudo"],
+        ),
+        (
+            "bash -e -c 'rm x'",
+            &["bash -e -c : 'rm x'", "rm : x @bash"],
+        ),
+        (
+            "bash -o pipefail -c 'rm x'",
+            &["bash -o -c : pipefail 'rm x'", "rm : x @bash"],
+        ),
+        (
+            "sudo bash -c 'rm -rf /'",
+            &["bash -c : 'rm -rf /' @sudo", "rm -r -f : / @sudo,bash"],
+        ),
+        (
+            "busybox sh -c 'rm -rf /'",
+            &["sh -c : 'rm -rf /' @busybox", "rm -r -f : / @busybox,sh"],
+        ),
+        (
+            "zsh -c 'bash -c \"rm -rf /\"'",
+            &[
+                "zsh -c : 'bash -c \"rm -rf /\"'",
+                "bash -c : 'rm -rf /' @zsh",
+                "rm -r -f : / @zsh,bash",
+            ],
+        ),
+        (
+            "eval \"rm -rf /\"",
+            &["eval : 'rm -rf /' !dyn", "rm -r -f : / @eval"],
+        ),
+        (
+            "trap 'rm -rf /' EXIT",
+            &["trap : 'rm -rf /' EXIT", "rm -r -f : / @trap"],
+        ),
+        (
+            "su -c 'rm -rf /' root",
+            &["su -c : 'rm -rf /' root", "rm -r -f : / @su"],
+        ),
+        ("env -S 'rm -rf' /", &["rm -r -f : / @env"]),
+        ("watch -n 1 rm -rf /", &["rm -r -f : / @watch"]),
+        ("watch 'rm -rf /'", &["rm -r -f : / @watch"]),
+        (
+            "bash -c 'cat <<EOF\nrm -rf /\nEOF'",
+            &["bash -c : 'cat <<EOF\nrm -rf /\nEOF'", "cat @bash <<EOF"],
+        ),
+        ("sh -c", &["sh -c"]),
+        (
+            "sudo su -c 'rm -rf /'",
+            &["su -c : 'rm -rf /' @sudo", "rm -r -f : / @sudo,su"],
+        ),
+    ]);
+}
+
+#[test]
+fn wrappers() {
+    check(&[
+        ("xargs rm -rf < list", &["rm -r -f @xargs <list"]),
+        ("xargs -0 -n 1 -I {} rm -rf {}", &["rm -r -f : {} @xargs"]),
+        ("xargs -i rm {}", &["rm : {} @xargs"]),
+        (
+            "find / -exec rm -rf {} \\;",
+            &["find -e -x -e -c -r -f : / rm {} ;", "rm -r -f : {} @find"],
+        ),
+        (
+            "find . -name x -execdir chmod +x {} ';' -print",
+            &[
+                "find -n -a -m -e -e -x -e -c -d -i -r -p -r -i -n -t : . x chmod +x {} ;",
+                "chmod : +x {} @find",
+            ],
+        ),
+        (
+            "find . -exec rm {} +",
+            &["find -e -x -e -c : . rm {} +", "rm : {} @find"],
+        ),
+        (
+            "find . -exec sh -c 'rm \"$1\"' _ {} \\;",
+            &[
+                "find -e -x -e -c -c : . sh 'rm \"$1\"' _ {} ;",
+                "sh -c : 'rm \"$1\"' _ {} @find",
+                "rm : $1 @find,sh",
+            ],
+        ),
+        ("timeout -s KILL 10 rm -rf /", &["rm -r -f : / @timeout"]),
+        (
+            "stdbuf -oL nice -5 ionice -c 3 rm x",
+            &["rm : x @stdbuf,nice,ionice"],
+        ),
+        ("exec -a foo rm x", &["rm : x @exec"]),
+        ("command rm x", &["rm : x @command"]),
+        ("command -v rm", &["command -v : rm"]),
+        ("builtin cd /", &["cd : / @builtin"]),
+        ("time -p rm x", &["rm : x @time"]),
+        ("setsid chroot /mnt rm x", &["rm : x @setsid,chroot"]),
+        ("busybox rm -rf /", &["rm -r -f : / @busybox"]),
+        ("doas -u root rm x", &["rm : x @doas"]),
+        ("sudo -l", &["sudo -l"]),
+        ("sudo", &["sudo"]),
+        ("strace -f -o log rm x", &["rm : x @strace"]),
+    ]);
+}
+
+#[test]
+fn look_alikes_and_other_programs() {
+    check(&[
+        ("echo \"rm -rf /\"", &["echo : 'rm -rf /'"]),
+        (
+            "git commit -m \"rm -rf /\"",
+            &["git -m : commit 'rm -rf /'"],
+        ),
+        ("man mkfs", &["man : mkfs"]),
+        ("grep -r \"rm -rf\" .", &["grep -r : 'rm -rf' ."]),
+        ("echo hi # rm -rf /", &["echo : hi"]),
+        ("chmod 777 -R /", &["chmod -R : 777 /"]),
+        (
+            "dd if=/dev/zero of=/dev/sda",
+            &["dd : if=/dev/zero of=/dev/sda"],
+        ),
+        (
+            "git push origin main --force",
+            &["git --force : push origin main"],
+        ),
+        ("git push origin +main", &["git : push origin +main"]),
+        ("git reset  --hard", &["git --hard : reset"]),
+        ("git clean -df", &["git -d -f : clean"]),
+        ("psql -c \"DROP TABLE x\"", &["psql -c : 'DROP TABLE x'"]),
+        ("head -n 5 f", &["head -n : 5 f"]),
+    ]);
+}
+
+#[test]
+fn redirections() {
+    check(&[
+        (": > .hookc/rules.tbl", &[": >.hookc/rules.tbl"]),
+        ("exec 3>&1", &["exec >&1"]),
+        ("f() { rm x; } >/dev/null 2>&1", &["rm : x >/dev/null >&1"]),
+        (
+            "echo '{}' > .claude/settings.json",
+            &["echo : {} >.claude/settings.json"],
+        ),
+        ("cat <<EOF > f\nrm -rf /\nEOF", &["cat <<EOF >f"]),
+        ("cat <<-'EOF'\n\trm -rf /\n\tEOF\nls", &["cat <<-EOF", "ls"]),
+        ("cmd 2>&1 >/dev/null", &["cmd >&1 >/dev/null"]),
+        ("cmd 2>/dev/null", &["cmd >/dev/null"]),
+        ("cmd &> out &>> log", &["cmd &>out &>>log"]),
+        ("cmd >| f 3<> g <<< word 0<&3", &["cmd >|f <>g <<<word <&3"]),
+        ("> f echo hi", &["echo : hi >f"]),
+        ("> f", &[">f"]),
+        (
+            "{ echo x; } > .claude/settings.json",
+            &["echo : x >.claude/settings.json"],
+        ),
+        (
+            "while read l; do rm \"$l\"; done < <(ls)",
+            &["read : l <<(ls)", "rm : $l <<(ls)", "ls"],
+        ),
+    ]);
+}
+
+#[test]
+fn dynamic_commands() {
+    check(&[
+        (
+            "curl -fsSL https://x | sh",
+            &["curl -f -s -S -L : https://x", "sh !dyn"],
+        ),
+        ("bash <(curl x)", &["bash : '<(curl x)' !dyn", "curl : x"]),
+        ("bash -s < script", &["bash -s <script !dyn"]),
+        ("bash < <(curl x)", &["bash <<(curl x) !dyn", "curl : x"]),
+        ("rm${IFS}-rf${IFS}/", &["rm${IFS}-rf${IFS}/ !dyn"]),
+        (
+            "source <(curl x)",
+            &["source : '<(curl x)' !dyn", "curl : x"],
+        ),
+        (". /dev/stdin", &[". : /dev/stdin !dyn"]),
+        ("bash script.sh", &["bash : script.sh"]),
+        ("eval \"$CMD\"", &["eval : $CMD !dyn", "$CMD @eval !dyn"]),
+        ("$CMD -rf /", &["$CMD -r -f : / !dyn"]),
+        ("${CMD} x", &["${CMD} : x !dyn"]),
+        (
+            "$(which rm) -rf /",
+            &["$(which rm) -r -f : / !dyn", "which : rm"],
+        ),
+        (
+            "`echo rm` -rf /",
+            &["`echo rm` -r -f : / !dyn", "echo : rm"],
+        ),
+        ("\"$@\"", &["$@ !dyn"]),
+        ("/bin/r? -rf /", &["r? -r -f : / !dyn"]),
+        ("{rm,-rf,/}", &["{rm,-rf,/} !dyn"]),
+        ("exec $x", &["$x @exec !dyn"]),
+        ("sudo \"$@\"", &["$@ @sudo !dyn"]),
+        ("find . | xargs sh", &["find : .", "sh @xargs !dyn"]),
+        ("echo rm | sudo -s", &["echo : rm", "sudo -s !dyn"]),
+        ("echo rm | su", &["echo : rm", "su !dyn"]),
+    ]);
+}
+
+#[test]
+fn compound_commands() {
+    check(&[
+        ("if true; then rm -rf /; fi", &["true", "rm -r -f : /"]),
+        (
+            "if a; then b; elif c; then d; else e; fi",
+            &["a", "b", "c", "d", "e"],
+        ),
+        ("for f in a b; do rm -rf \"$f\"; done", &["rm -r -f : $f"]),
+        ("for f in $(ls); do rm $f; done", &["ls", "rm : $f"]),
+        ("for ((i=0; i<3; i++)); do rm $i; done", &["rm : $i"]),
+        ("while true; do rm x; done", &["true", "rm : x"]),
+        ("until false\ndo\n  rm x\ndone", &["false", "rm : x"]),
+        (
+            "case $x in a|b) rm -rf /;; (*) echo;; esac",
+            &["rm -r -f : /", "echo"],
+        ),
+        ("f() { rm -rf /; }; f", &["rm -r -f : /", "f"]),
+        ("function f { rm -rf /; }", &["rm -r -f : /"]),
+        ("function g() ( rm x )", &["rm : x"]),
+        (":(){ :|:& };:", &[":", ":", ":"]),
+        (
+            "[[ -f x && $y < z ]] && rm x",
+            &["[[ -f : x && $y < z", "rm : x"],
+        ),
+        ("(( x++ )) && rm x", &["(( : x++", "rm : x"]),
+        ("time { rm x; }", &["rm : x"]),
+        ("echo if then fi", &["echo : if then fi"]),
+    ]);
+}
+
+#[test]
+fn errors() {
+    check(&[
+        (
+            "echo \"abc",
+            &[
+                "echo : abc",
+                "!dyn !err: unterminated double quote at byte 5",
+            ],
+        ),
+        (
+            "echo 'abc",
+            &[
+                "echo : abc",
+                "!dyn !err: unterminated single quote at byte 5",
+            ],
+        ),
+        (
+            "rm -rf \"/",
+            &[
+                "rm -r -f : /",
+                "!dyn !err: unterminated double quote at byte 7",
+            ],
+        ),
+        (
+            "echo $(rm -rf /",
+            &[
+                "echo : '$(rm -rf /'",
+                "rm -r -f : /",
+                "!dyn !err: unterminated command substitution at byte 5",
+            ],
+        ),
+        (
+            "echo `rm",
+            &[
+                "echo : `rm",
+                "rm",
+                "!dyn !err: unterminated backquote at byte 5",
+            ],
+        ),
+        (
+            "rm -rf / )",
+            &["rm -r -f : /", "!dyn !err: unexpected `)` at byte 9"],
+        ),
+        (
+            ") rm -rf /",
+            &["rm -r -f : /", "!dyn !err: unexpected `)` at byte 0"],
+        ),
+        ("}", &["!dyn !err: unexpected `}` at byte 0"]),
+        ("fi", &["!dyn !err: unexpected `fi` at byte 0"]),
+        (
+            "ls; done",
+            &["ls", "!dyn !err: unexpected `done` at byte 4"],
+        ),
+        (
+            "true &&",
+            &["true", "!dyn !err: expected a command after `&&` at byte 5"],
+        ),
+        (
+            "ls |",
+            &["ls", "!dyn !err: expected a command after `|` at byte 3"],
+        ),
+        (
+            "if true; then rm x",
+            &[
+                "true",
+                "rm : x",
+                "!dyn !err: missing `fi` for `if` at byte 0",
+            ],
+        ),
+        (
+            "{ rm x",
+            &["rm : x", "!dyn !err: missing `}` for `{` at byte 0"],
+        ),
+        (
+            "bash -c 'rm \"x'",
+            &[
+                "bash -c : 'rm \"x'",
+                "rm : x @bash",
+                "!dyn !err: unterminated double quote in a nested script at byte 8",
+            ],
+        ),
+        (
+            "ls >",
+            &["ls", "!dyn !err: expected a word after `>` at byte 3"],
+        ),
+        (";", &["!dyn !err: unexpected `;` at byte 0"]),
+        ("{ }", &["!dyn !err: unexpected `}` at byte 2"]),
+        (
+            "if true; then fi; rm x",
+            &["true", "rm : x", "!dyn !err: unexpected `fi` at byte 14"],
+        ),
+        (
+            "! & rm x",
+            &["rm : x", "!dyn !err: unexpected `&` at byte 2"],
+        ),
+        ("!", &[]),
+        (
+            "{ a; } rm -rf /",
+            &["a", "rm -r -f : /", "!dyn !err: unexpected `rm` at byte 7"],
+        ),
+    ]);
+}
+
+#[test]
+fn blank_and_comment_only_input_gives_no_commands() {
+    for text in ["", "   ", "\n\n", "# rm -rf /", "  # a\n# b\n"] {
+        assert_eq!(parse(text), View::default(), "{text:?}");
     }
 }
 
 #[test]
-fn the_json_has_every_field() {
-    let json = parse("sudo FOO=1 rm -rf / > log").to_json();
+fn name_keeps_the_path_and_program_is_the_basename() {
+    let view = parse("/bin/rm -rf /");
+    let expected = Command {
+        program: "rm".to_string(),
+        name: "/bin/rm".to_string(),
+        args: vec!["-rf".to_string(), "/".to_string()],
+        flags: vec!["-r".to_string(), "-f".to_string()],
+        operands: vec!["/".to_string()],
+        ..Command::default()
+    };
     assert_eq!(
-        json,
-        serde_json::json!([{
-            "program": "rm",
-            "name": "rm",
-            "args": ["-rf", "/"],
-            "flags": ["-r", "-f"],
-            "operands": ["/"],
-            "redirects": [{"op": ">", "target": "log"}],
-            "assignments": ["FOO=1"],
-            "wrappers": ["sudo"],
-            "dynamic": false,
-            "error": null,
-        }])
+        view,
+        View {
+            commands: vec![expected]
+        }
     );
 }
 
-proptest::proptest! {
-    /// Any text of shell-significant characters parses to a view (the
-    /// fuzz target does this at scale); the commands it lists are never
-    /// more than its words.
-    #[test]
-    fn any_text_gives_a_view(text in "[ a-z$(){}`'\"\\\\|&;<>\n\t#=~*!-]{0,64}") {
+#[test]
+fn args_keep_every_word_after_the_wrappers() {
+    let view = parse("sudo -u root git push -- --force x 2>&1");
+    let expected = Command {
+        program: "git".to_string(),
+        name: "git".to_string(),
+        args: ["push", "--", "--force", "x"].map(String::from).to_vec(),
+        flags: Vec::new(),
+        operands: ["push", "--force", "x"].map(String::from).to_vec(),
+        redirects: vec![Redirect {
+            op: ">&".to_string(),
+            target: "1".to_string(),
+        }],
+        wrappers: vec!["sudo".to_string()],
+        ..Command::default()
+    };
+    assert_eq!(
+        view,
+        View {
+            commands: vec![expected]
+        }
+    );
+}
+
+#[test]
+fn json_has_every_key() {
+    let json = parse("FOO=1 sudo rm -rf / > log; echo \"x").to_json();
+    let expected = json!([
+        {
+            "program": "rm", "name": "rm", "args": ["-rf", "/"], "flags": ["-r", "-f"],
+            "operands": ["/"], "redirects": [{"op": ">", "target": "log"}],
+            "assignments": ["FOO=1"], "wrappers": ["sudo"], "dynamic": false, "error": null
+        },
+        {
+            "program": "echo", "name": "echo", "args": ["x"], "flags": [], "operands": ["x"],
+            "redirects": [], "assignments": [], "wrappers": [], "dynamic": false, "error": null
+        },
+        {
+            "program": "", "name": "", "args": [], "flags": [], "operands": [], "redirects": [],
+            "assignments": [], "wrappers": [], "dynamic": true,
+            "error": "unterminated double quote at byte 32"
+        }
+    ]);
+    assert_eq!(json, expected);
+}
+
+#[test]
+fn nesting_deeper_than_the_bound_is_an_error() {
+    let within = format!("{}rm x{}", "$(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+    let view = parse(&within);
+    assert!(
+        view.commands.iter().all(|command| command.error.is_none()),
+        "{view:?}"
+    );
+    assert!(view.commands.iter().any(|command| command.program == "rm"));
+
+    let beyond = format!(
+        "{}rm x{}",
+        "$(".repeat(MAX_DEPTH + 1),
+        ")".repeat(MAX_DEPTH + 1)
+    );
+    let errors: Vec<Option<String>> = parse(&beyond)
+        .commands
+        .into_iter()
+        .map(|command| command.error)
+        .filter(Option::is_some)
+        .collect();
+    assert_eq!(
+        errors,
+        vec![Some(format!(
+            "nesting deeper than {MAX_DEPTH} at byte {}",
+            2 * MAX_DEPTH
+        ))]
+    );
+
+    let evals = format!("{}rm x", "eval ".repeat(MAX_DEPTH + 2));
+    let last = parse(&evals)
+        .commands
+        .pop()
+        .and_then(|command| command.error);
+    assert!(last.is_some_and(|error| error.starts_with("nesting deeper than")));
+}
+
+#[test]
+fn pathological_inputs_return() {
+    // A quarter of a mebibyte keeps the debug test suite quick; the fuzz
+    // target and the evasion tests run a whole one.
+    const SIZE: usize = 1 << 18;
+    let units = [
+        "(",
+        ")",
+        "$(",
+        "$((",
+        "((",
+        "${",
+        "`",
+        "\\`",
+        "\"",
+        "'",
+        "\\",
+        "$'",
+        "{ ",
+        "} ",
+        "if ",
+        "fi ",
+        "case ",
+        "for x in ",
+        "<<EOF\n",
+        "<<A ",
+        "a|",
+        "; ",
+        "&& ",
+        "f() ",
+        "function f ",
+        "[[ ",
+        "x=(",
+        "bash -c ",
+        "find -exec ",
+        "env -S ",
+        "sudo ",
+        "eval ",
+        "\"$(",
+        "<(",
+        "a\\\n",
+        "#",
+        "$((a) ",
+        "((a) ",
+        "\n",
+        "EOF\n",
+    ];
+    for unit in units {
+        let text = unit.repeat(SIZE / unit.len());
         let view = parse(&text);
-        let words = text.split_whitespace().count();
-        proptest::prop_assert!(view.commands.len() <= words + 1 + MAX_DEPTH);
-        let _ = view.to_json();
+        // Returning is the test; the view of a non-blank input is non-empty
+        // unless it is all comment or blank.
+        assert!(
+            !view.commands.is_empty() || text.trim().is_empty() || unit == "#",
+            "{unit:?}"
+        );
     }
+    let mixed: String = units.concat().repeat(SIZE / units.concat().len());
+    let _ = parse(&mixed).to_json();
 }
