@@ -633,11 +633,16 @@ pub enum Func {
     /// `len(x)`: characters of a string, elements of a list, keys of an
     /// object.
     Len,
+    /// `env(name)`: the host's environment variable, or `null`.
+    Env,
+    /// `relpath(p)`: the path relative to the host's project directory, or
+    /// `null` outside it.
+    Relpath,
 }
 
 impl Func {
     /// Every function, in a fixed order.
-    pub const ALL: [Func; 8] = [
+    pub const ALL: [Func; 10] = [
         Func::Shell,
         Func::Lower,
         Func::Upper,
@@ -646,6 +651,8 @@ impl Func {
         Func::Dirname,
         Func::Normalize,
         Func::Len,
+        Func::Env,
+        Func::Relpath,
     ];
 
     /// The name written in rules.
@@ -659,6 +666,8 @@ impl Func {
             Func::Dirname => "dirname",
             Func::Normalize => "normalize",
             Func::Len => "len",
+            Func::Env => "env",
+            Func::Relpath => "relpath",
         }
     }
 

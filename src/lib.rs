@@ -129,6 +129,7 @@ pub mod cli;
 pub use systems::claude_code::protocol as claude;
 
 pub use effects::{Effects, Handler, HookAction};
+pub use event::HostFacts;
 pub use fql::{FqlError, FqlPattern};
 pub use ir::{FailMode, LogLevel};
 pub use registry::Registry;

@@ -175,7 +175,12 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     let deadline = started.checked_add(budget);
     let left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let mut effects = Effects::new();
-    if let Some(dir) = project_dir(&event) {
+    let dir = project_dir(&event);
+    // Rules read the hook's environment (`env(…)`) and measure paths from
+    // the project (`relpath(…)`).
+    let dir_text = dir.as_deref().and_then(std::path::Path::to_str);
+    effects = effects.with_host_facts(crate::event::HostFacts::from_process(dir_text));
+    if let Some(dir) = dir {
         effects = effects.with_exec(ExecConfig::new().with_project_dir(dir));
     }
     if let Some(left) = left() {

@@ -41,13 +41,26 @@ pub(crate) struct RulesAndEvent {
 }
 
 impl RulesAndEvent {
-    /// The effects the event runs with: the process's, or recorded only.
+    /// The effects the event runs with: the process's, or recorded only;
+    /// rules read this process's environment and measure paths from the
+    /// current directory (`CLAUDE_PROJECT_DIR` when it is set), as the
+    /// hook would.
     pub(super) fn effects(&self) -> std::borrow::Cow<'static, crate::Effects> {
-        if self.no_effects {
-            std::borrow::Cow::Owned(crate::Effects::new().recording_only())
+        let base = if self.no_effects {
+            crate::Effects::new().recording_only()
         } else {
-            std::borrow::Cow::Borrowed(crate::Effects::global())
-        }
+            crate::Effects::global().clone()
+        };
+        let dir = std::env::var("CLAUDE_PROJECT_DIR")
+            .ok()
+            .filter(|d| !d.is_empty())
+            .or_else(|| {
+                std::env::current_dir()
+                    .ok()
+                    .and_then(|d| d.to_str().map(str::to_owned))
+            });
+        let facts = crate::event::HostFacts::from_process(dir.as_deref());
+        std::borrow::Cow::Owned(base.with_host_facts(facts))
     }
 }
 

@@ -308,6 +308,8 @@ pub struct Effects {
     memory: Arc<crate::store::MemoryStore>,
     /// True when effects are recorded, not run (`--no-effects`).
     recording: bool,
+    /// What rules may read of the host: environment, project directory.
+    host: crate::event::HostFacts,
 }
 
 impl fmt::Debug for Effects {
@@ -346,7 +348,21 @@ impl Effects {
             rate_store: crate::store::RateStore::Memory,
             memory: Arc::default(),
             recording: false,
+            host: crate::event::HostFacts::default(),
         }
+    }
+
+    /// Tells rules about the host: the environment `env("NAME")` reads and
+    /// the project directory `relpath(…)` measures from (none by default:
+    /// both read as `null`).
+    pub fn with_host_facts(mut self, facts: crate::event::HostFacts) -> Effects {
+        self.host = facts;
+        self
+    }
+
+    /// What rules may read of the host.
+    pub fn host_facts(&self) -> &crate::event::HostFacts {
+        &self.host
     }
 
     /// The process-wide default effects that [`Table::dispatch`] uses.

@@ -11,9 +11,11 @@
 
 mod context;
 mod decode;
+mod host;
 mod target;
 
 pub(crate) use context::walk;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use decode::{check_depth, context, parse, DecodeError, MAX_DEPTH};
+pub use host::HostFacts;
 pub use target::{Target, TargetError};

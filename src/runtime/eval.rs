@@ -212,6 +212,14 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         Func::Basename => text(|s| Val::Str(Cow::Owned(crate::paths::basename(s).to_owned()))),
         Func::Dirname => text(|s| Val::Str(Cow::Owned(crate::paths::dirname(s).to_owned()))),
         Func::Normalize => text(|s| Val::Str(Cow::Owned(crate::paths::normalize(s).into_owned()))),
+        Func::Env => match arg.as_str().and_then(|name| m.host.env(name)) {
+            Some(value) => Val::Str(Cow::Owned(value.to_owned())),
+            None => Val::Null,
+        },
+        Func::Relpath => match arg.as_str().and_then(|p| m.host.relpath(p)) {
+            Some(rel) => Val::Str(Cow::Owned(rel)),
+            None => Val::Null,
+        },
         Func::Len => match &arg {
             Val::Str(s) => Val::Int(s.chars().count() as i64),
             Val::Map(map) => Val::Int(map.len() as i64),

@@ -156,6 +156,7 @@ impl<'a> Run<'a> {
             regexes: &self.loaded.regexes,
             budget: &scratch.regex_budget,
             views: &scratch.shell_views,
+            host: self.effects.host_facts(),
         }
     }
 

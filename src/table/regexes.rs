@@ -195,6 +195,8 @@ pub(crate) struct Matching<'a> {
     pub(crate) regexes: &'a LazyRegexes,
     pub(crate) budget: &'a Budget,
     pub(crate) views: &'a crate::shell::Views,
+    /// What the host tells rules (`env(…)`, `relpath(…)`).
+    pub(crate) host: &'a crate::event::HostFacts,
 }
 
 impl Matching<'_> {

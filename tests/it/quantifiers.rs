@@ -210,3 +210,59 @@ fn a_verbose_regex_spans_lines_with_comments() {
         .expect_err("an unterminated regex is an error");
     assert!(d.to_string().contains("unterminated regex"), "{d}");
 }
+
+/// `env(…)` and `relpath(…)` read what the host gives: a library host
+/// nothing by default, `hookc claude` its environment and project.
+#[test]
+fn env_and_relpath_read_the_host() {
+    let rules = r#"schema claude-code
+hook scope on PreToolUse at claude-code::Write {
+    unless relpath(payload.tool_input.file_path) glob "src/**"
+    deny "{payload.tool_input.file_path} is outside src/ of the project"
+}
+hook ci-only on PreToolUse at claude-code::Bash {
+    when env("HOOKC_TEST_CI") == "1"
+    when any c in shell(payload.tool_input.command): c.program == "git"
+    deny "no git in CI"
+}
+"#;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("host-facts");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("proj/.hookc")).expect("dirs");
+    std::fs::write(dir.join("proj/.hookc/rules.hooks"), rules).expect("rules");
+    let project = dir.join("proj");
+    let claude = |event: &str, ci: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookc"))
+            .arg("claude")
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .env("HOOKC_TEST_CI", ci)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("hookc runs");
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(event.as_bytes())
+            .expect("event written");
+        let out = child.wait_with_output().expect("hookc ends");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let write = |path: &str| {
+        json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": path}})
+            .to_string()
+    };
+    let p = project.to_str().expect("UTF-8 path");
+    assert_eq!(claude(&write(&format!("{p}/src/a.rs")), "0"), "");
+    assert!(claude(&write(&format!("{p}/src/../a.rs")), "0")
+        .contains("\"permissionDecision\":\"deny\""));
+    assert!(claude(&write("/etc/passwd"), "0").contains("outside src/ of the project"));
+    let git = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git status"}}).to_string();
+    assert!(claude(&git, "1").contains("no git in CI"));
+    assert_eq!(claude(&git, "0"), "");
+    // A library host that says nothing: `env` and `relpath` are null.
+    let t = table("hook r on tool.pre_execute { when env(\"HOME\") == null and relpath(\"/a\") == null deny }");
+    assert_eq!(fired(&t, json!({})), ["r"]);
+}

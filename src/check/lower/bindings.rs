@@ -275,7 +275,9 @@ impl<'a> Lowerer<'a> {
             | Func::Trim
             | Func::Basename
             | Func::Dirname
-            | Func::Normalize => (ty == Ty::String, Ty::String),
+            | Func::Normalize
+            | Func::Env
+            | Func::Relpath => (ty == Ty::String, Ty::String),
             Func::Len => (matches!(ty, Ty::String | Ty::List | Ty::Object), Ty::Int),
         };
         if !accepts && ty != Ty::Any {

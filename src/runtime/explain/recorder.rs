@@ -221,6 +221,7 @@ pub(super) fn explain_action(
         regexes: &run.loaded.regexes,
         budget: &budget,
         views: &views,
+        host: run.effects.host_facts(),
     };
     let value = |e: &Expr| match eval::eval(e, ctx, matching) {
         Ok(v) => v.to_json(),
