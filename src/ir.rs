@@ -748,9 +748,10 @@ pub enum TemplatePart {
     Lit(String),
     /// A hole: the field's value (strings as is, other values as JSON).
     Path(FieldPath),
-    /// A hole: a named group an earlier condition's regex captured (see
-    /// [`Expr::Capture`]); empty when it captured nothing.
-    Capture(Expr),
+    /// A hole computed by an expression: a named group an earlier
+    /// condition's regex captured ([`Expr::Capture`]) or a `let` name's
+    /// value, shown as a path's is.
+    Expr(Expr),
 }
 
 /// Log levels of the `log` action.

@@ -347,6 +347,7 @@ fn condition_table(
             options: Vec::new(),
             conditions: vec![ast::Condition {
                 negated: false,
+                binding: None,
                 expr: c.expr.clone(),
                 span: c.span,
             }],

@@ -492,7 +492,7 @@ fn template_over_limit(
             .iter()
             .map(|p| match p {
                 TemplatePart::Lit(s) => s.len(),
-                TemplatePart::Path(_) | TemplatePart::Capture(_) => 0,
+                TemplatePart::Path(_) | TemplatePart::Expr(_) => 0,
             })
             .sum()
     };

@@ -470,11 +470,14 @@ pub(crate) fn render<'t>(
                 Some(Val::Null) | None => {}
                 Some(v) => out.push_str(&v.to_json().to_string()),
             },
-            TemplatePart::Capture(expr) => {
-                if let Ok(Val::Str(s)) = eval(expr, ctx, m) {
-                    out.push_str(&s);
+            TemplatePart::Expr(expr) => match eval(expr, ctx, m) {
+                Ok(Val::Str(s)) => out.push_str(&s),
+                Ok(Val::Int(i)) => {
+                    let _ = write!(out, "{i}");
                 }
-            }
+                Ok(Val::Null) | Err(_) => {}
+                Ok(v) => out.push_str(&v.to_json().to_string()),
+            },
         }
     }
     Cow::Owned(out)

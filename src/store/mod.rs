@@ -291,7 +291,7 @@ impl Counter<'_> {
                 }
                 // The checker keeps captures out of rate keys; a hand-made
                 // table's is hashed by its shape.
-                TemplatePart::Capture(expr) => {
+                TemplatePart::Expr(expr) => {
                     let shape = format!("{expr:?}");
                     hash.update(b"C");
                     hash.update((shape.len() as u64).to_le_bytes());

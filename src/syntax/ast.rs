@@ -209,6 +209,9 @@ pub enum HookOptionKind {
 pub struct Condition {
     /// True for `unless` (the expression is negated).
     pub negated: bool,
+    /// For `let NAME = e`: the name the line binds (the line is then a
+    /// value, not a condition).
+    pub binding: Option<Ident>,
     /// The condition.
     pub expr: Expr,
     /// The whole line.

@@ -27,6 +27,7 @@ pub(super) fn expected(rule: Rule) -> Option<(u8, String)> {
         Rule::fql => "a target such as `builtin::*`",
         Rule::hook_option => "a hook option (`priority`, `disabled`, `fail` or `timeout`)",
         Rule::condition => "a condition (`when` or `unless`)",
+        Rule::let_line => "a `let` line",
         Rule::action => "an action (`abort`, `set`, `log`, …)",
         Rule::expr | Rule::predicate | Rule::arith | Rule::operand | Rule::paren => "an expression",
         Rule::arith_op
@@ -86,6 +87,7 @@ pub(super) fn candidates(rule: Rule) -> Vec<&'static str> {
         }
         Rule::action => ACTION_KEYWORDS.to_vec(),
         Rule::condition => vec!["when", "unless"],
+        Rule::let_line => vec!["let"],
         Rule::hook_option => OPTION_KEYWORDS.to_vec(),
         Rule::kw_include => vec!["include"],
         Rule::kw_header => vec!["header"],

@@ -58,6 +58,7 @@ pub(crate) const RESERVED: &[&str] = &[
     "pattern",
     "macro",
     "override",
+    "let",
 ];
 
 /// The deepest expression nesting (brackets and prefix operators) accepted.

@@ -75,7 +75,7 @@ fn only_a_when_line_s_top_level_matches_bind() {
     .expect_err("a capture is not a rate key");
     assert!(
         err.to_string()
-            .contains("a rate key cannot use a regex capture"),
+            .contains("a rate key cannot use a capture or a `let` name"),
         "{err}"
     );
     // A group may not hide a name.
@@ -89,4 +89,42 @@ fn only_a_when_line_s_top_level_matches_bind() {
             .contains("the regex group `word` already names something else"),
         "{err}"
     );
+}
+
+#[test]
+fn a_let_names_a_value_for_later_lines_and_messages() {
+    let t = table(
+        r#"hook r on tool.pre_execute {
+            when payload.args matches /open (?P<file>\S+)/
+            let name = lower(basename(file))
+            let size = len(payload.args)
+            when name ends_with ".env" and size < 100
+            abort "refusing {name} ({size} bytes of arguments)"
+        }"#,
+    );
+    let (fired, reason) = run(&t, json!({"args": "open /p/PROD.ENV"}));
+    assert_eq!(fired, ["r"]);
+    assert_eq!(
+        reason.as_deref(),
+        Some("refusing prod.env (16 bytes of arguments)")
+    );
+    assert!(run(&t, json!({"args": "open /p/a.rs"})).0.is_empty());
+    // A `let` may not hide a name, and is known only after its line.
+    for (rules, want) in [
+        (
+            "list xs = [1]\nhook r on tool.pre_execute { let xs = 1 when payload.n in xs abort }",
+            "`xs` already names something else",
+        ),
+        (
+            "hook r on tool.pre_execute { when n == 1 let n = payload.n abort }",
+            "unknown name `n`",
+        ),
+        (
+            "hook r on tool.pre_execute { let shell = 1 abort }",
+            "`shell` already names something else",
+        ),
+    ] {
+        let err = hookc::compile_str("c.hooks", rules).expect_err(rules);
+        assert!(err.to_string().contains(want), "{rules}: {err}");
+    }
 }

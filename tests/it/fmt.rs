@@ -299,6 +299,11 @@ fn quantifiers_and_calls_are_formatted() {
             "macro m = (all x in payload.xs: x == 1) and payload.b or not (any y in [1]: y > lower( payload.s ))",
             "macro m = (all x in payload.xs: x == 1) and payload.b or not (any y in [1]: y > lower(payload.s))\n",
         ),
+        // A `let` line is a line of the rule's body.
+        (
+            "hook r on tool.pre_execute { let   x=lower(payload.a) when x == \"a\" abort \"{x}\" }",
+            "hook r on tool.pre_execute {\n    let x = lower(payload.a)\n    when x == \"a\"\n    abort \"{x}\"\n}\n",
+        ),
         // A verbose regex keeps its lines and comments as written.
         (
             "pattern p = /\n    a+   # one or more\n  | b\n/x",

@@ -610,7 +610,7 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
                         out.push_str(&p.to_string());
                         out.push('}');
                     }
-                    crate::ir::TemplatePart::Capture(e) => {
+                    crate::ir::TemplatePart::Expr(e) => {
                         out.push('{');
                         write_expr(cx, e, false, out);
                         out.push('}');

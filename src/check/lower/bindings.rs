@@ -30,13 +30,14 @@ pub(in crate::check) struct Var {
     shape: Shape,
 }
 
-/// A name a named regex group binds: `when payload.x matches
-/// /(?P<file>\S+)/` binds `file` for the rule's later lines and actions.
+/// A name a rule binds for its later lines and actions: a named regex
+/// group (`when payload.x matches /(?P<file>\S+)/` binds `file`) or a
+/// `let NAME = e` line; its value is an expression read where it is used.
 #[derive(Clone, Debug)]
 pub(in crate::check) struct Capture {
     name: String,
-    subject: Expr,
-    regex: ir::RegexId,
+    value: Expr,
+    ty: Ty,
 }
 
 /// The fields of a command of a shell view, with their types (see
@@ -326,10 +327,7 @@ impl<'a> Lowerer<'a> {
                     return;
                 };
                 for name in regex.capture_names().flatten() {
-                    if self.capture(name).is_some()
-                        || self.scope.contains_key(name)
-                        || Root::from_name(name).is_some()
-                    {
+                    if self.name_taken(name) {
                         let d = self
                             .error(
                                 "shadowed-name",
@@ -343,8 +341,8 @@ impl<'a> Lowerer<'a> {
                     }
                     self.captures.push(Capture {
                         name: name.to_string(),
-                        subject: (**subject).clone(),
-                        regex: *re,
+                        value: Expr::Capture(subject.clone(), *re, name.to_string()),
+                        ty: Ty::String,
                     });
                 }
             }
@@ -352,13 +350,41 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The capture named `name`, as an expression.
-    pub(super) fn capture(&self, name: &str) -> Option<Expr> {
+    /// True when `name` already names something where the rule is.
+    fn name_taken(&self, name: &str) -> bool {
+        self.captures.iter().any(|c| c.name == name)
+            || self.scope.contains_key(name)
+            || Root::from_name(name).is_some()
+            || ir::Func::from_name(name).is_some()
+    }
+
+    /// `let NAME = e`: binds `NAME` for the rule's later lines and actions.
+    pub(super) fn bind_let(&mut self, name: &ast::Ident, e: &ast::Expr) {
+        let Some((value, ty)) = self.expr(e, Strings::Plain) else {
+            return;
+        };
+        if self.name_taken(&name.name) {
+            let d = self
+                .error(
+                    "shadowed-name",
+                    format!("`{}` already names something else", name.name),
+                    name.span,
+                    "the `let` would hide it",
+                )
+                .with_help("choose another name");
+            self.emit(d);
+            return;
+        }
+        self.captures.push(Capture {
+            name: name.name.clone(),
+            value,
+            ty,
+        });
+    }
+
+    /// The value and type of the capture or `let` named `name`.
+    pub(super) fn capture(&self, name: &str) -> Option<(Expr, Ty)> {
         let c = self.captures.iter().find(|c| c.name == name)?;
-        Some(Expr::Capture(
-            Box::new(c.subject.clone()),
-            c.regex,
-            c.name.clone(),
-        ))
+        Some((c.value.clone(), c.ty))
     }
 }

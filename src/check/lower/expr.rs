@@ -44,7 +44,7 @@ impl<'a> Lowerer<'a> {
                     return Some(var);
                 }
                 if let Some(capture) = self.capture(&name.name) {
-                    return Some((capture, Ty::String));
+                    return Some(capture);
                 }
                 return self.name(name, strings);
             }
@@ -228,15 +228,11 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let key = self.template(&r.key)?;
-        if key
-            .parts
-            .iter()
-            .any(|p| matches!(p, TemplatePart::Capture(_)))
-        {
+        if key.parts.iter().any(|p| matches!(p, TemplatePart::Expr(_))) {
             let d = self
                 .error(
                     "invalid-template",
-                    "a rate key cannot use a regex capture",
+                    "a rate key cannot use a capture or a `let` name",
                     r.key.span,
                     "counted per capture",
                 )

@@ -184,11 +184,11 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let hole = tail.get(..close).unwrap_or("").trim();
-                if let Some(capture) = self.capture(hole) {
+                if let Some((value, _)) = self.capture(hole) {
                     if !text.is_empty() {
                         parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
                     }
-                    parts.push(TemplatePart::Capture(capture));
+                    parts.push(TemplatePart::Expr(value));
                     rest = tail.get(close + 1..).unwrap_or("");
                     continue;
                 }

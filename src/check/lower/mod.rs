@@ -229,6 +229,10 @@ impl<'a> Lowerer<'a> {
         let mut cond_spans: Option<CondSpans> = None;
         let mut conditions = Vec::new();
         for c in &hook.conditions {
+            if let Some(name) = &c.binding {
+                self.bind_let(name, &c.expr);
+                continue;
+            }
             let Some(e) = self.condition(&c.expr) else {
                 continue;
             };

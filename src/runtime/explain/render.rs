@@ -145,10 +145,10 @@ pub(super) fn template(t: &Template) -> String {
             TemplatePart::Path(p) => {
                 let _ = write!(out, "{{{p}}}");
             }
-            TemplatePart::Capture(Expr::Capture(_, _, group)) => {
+            TemplatePart::Expr(Expr::Capture(_, _, group)) => {
                 let _ = write!(out, "{{{group}}}");
             }
-            TemplatePart::Capture(_) => out.push_str("{?}"),
+            TemplatePart::Expr(_) => out.push_str("{?}"),
         }
     }
     out.push('"');

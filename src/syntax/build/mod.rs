@@ -308,13 +308,24 @@ impl AstBuilder<'_> {
             }
         }
         let mut conditions = Vec::new();
-        while let Some(cond) = kids.take_if(Rule::condition) {
+        while let Some(cond) = kids
+            .take_if(Rule::condition)
+            .or_else(|| kids.take_if(Rule::let_line))
+        {
             let span = self.span(&cond);
+            let is_let = cond.as_rule() == Rule::let_line;
             let mut ck = self.kids(cond);
             let kw = self.take_any(&mut ck)?;
+            let binding = if is_let {
+                let name = self.take(&mut ck, Rule::ident)?;
+                Some(self.ident(&name))
+            } else {
+                None
+            };
             let expr = self.take(&mut ck, Rule::expr)?;
             conditions.push(Condition {
                 negated: kw.as_rule() == Rule::kw_unless,
+                binding,
                 expr: self.expr(expr, Depth::default())?,
                 span,
             });

@@ -149,6 +149,14 @@ impl Printer<'_> {
         let indent = 1;
         let col = INDENT.len();
         match line {
+            Line::Condition(c) if c.binding.is_some() => {
+                let name = c.binding.as_ref().map_or("", |b| b.name.as_str());
+                let head = format!("let {name} = ");
+                format!(
+                    "{head}{}",
+                    self.condition(&c.expr, indent, col + head.len())
+                )
+            }
             Line::Condition(c) => {
                 let kw = if c.negated { "unless " } else { "when " };
                 format!("{kw}{}", self.condition(&c.expr, indent, col + kw.len()))
