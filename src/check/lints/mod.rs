@@ -76,6 +76,7 @@ mod empty_list;
 mod glob_never_matches;
 mod insecure_webhook;
 mod priority_tie;
+mod quadratic_quantifier;
 mod rate_without_store;
 mod regex_cost;
 mod regex_matches_empty;
@@ -92,6 +93,7 @@ pub use empty_list::EMPTY_LIST;
 pub use glob_never_matches::GLOB_NEVER_MATCHES;
 pub use insecure_webhook::INSECURE_WEBHOOK;
 pub use priority_tie::PRIORITY_TIE;
+pub use quadratic_quantifier::QUADRATIC_QUANTIFIER;
 pub use rate_without_store::RATE_WITHOUT_STORE;
 pub use regex_cost::REGEX_COST;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
@@ -113,6 +115,7 @@ pub static LINTS: &[&Lint] = &[
     &REGEX_MATCHES_EMPTY,
     &GLOB_NEVER_MATCHES,
     &TEMPLATE_IN_CONDITION,
+    &QUADRATIC_QUANTIFIER,
     &INSECURE_WEBHOOK,
     &RATE_WITHOUT_STORE,
     &BIDI_CONTROL,
