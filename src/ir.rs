@@ -34,6 +34,9 @@ pub struct Program {
     pub rates: Vec<RateSpec>,
     /// What command hooks read on stdin, from the schema.
     pub command_input: CommandInput,
+    /// The digest of the sources compiled (`load::source_digest`), hex;
+    /// empty when they were not read from files.
+    pub source_digest: String,
 }
 
 /// A point of the program's schema, as dispatch needs it even where no

@@ -35,6 +35,44 @@ pub struct LoadedSources {
     pub files: Vec<LoadedFile>,
     /// Syntax and I/O errors.
     pub diagnostics: Diagnostics,
+    /// The digest of the root sources ([`source_digest`]), which the table
+    /// records: empty for sources that were not read from paths.
+    pub digest: String,
+}
+
+/// The digest of the rule sources under `paths` by which a table is judged
+/// fresh: SHA-256 over the text of each `.hooks` file [`discover`] finds,
+/// in its order, and of the `hookc.toml` in each directory named (a
+/// different lint level or DFA budget compiles another table). It reads
+/// the files and nothing else, so it is cheap enough to take on every
+/// event; files a source imports from elsewhere are not in it.
+pub fn source_digest<P: AsRef<Path>>(paths: &[P]) -> String {
+    let mut ignored = Diagnostics::new();
+    let texts = discover(paths, &mut ignored)
+        .into_iter()
+        .map(|p| read_source(&p).unwrap_or_default())
+        .collect::<Vec<_>>();
+    digest_of(paths, &texts)
+}
+
+/// [`source_digest`] of root texts already read.
+fn digest_of<P: AsRef<Path>>(paths: &[P], texts: &[String]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"hookc sources v1\0");
+    for text in texts {
+        hash.update((text.len() as u64).to_le_bytes());
+        hash.update(text.as_bytes());
+    }
+    for path in paths {
+        let config = path.as_ref().join(CONFIG_FILE);
+        if let Ok(text) = std::fs::read_to_string(&config) {
+            hash.update(b"config");
+            hash.update((text.len() as u64).to_le_bytes());
+            hash.update(text.as_bytes());
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The `.hooks` files named by `paths`: files as given, directories searched
@@ -140,12 +178,16 @@ pub fn load_paths_with<P: AsRef<Path>>(
     let mut diagnostics = Diagnostics::new();
     let found = discover(paths, &mut diagnostics);
     let mut sources = Vec::new();
+    let mut texts = Vec::new();
     for path in found {
         match read(&path) {
-            Ok(text) => sources.push((
-                SourceFile::new(path.display().to_string(), text),
-                Some(path),
-            )),
+            Ok(text) => {
+                texts.push(text.clone());
+                sources.push((
+                    SourceFile::new(path.display().to_string(), text),
+                    Some(path),
+                ));
+            }
             Err(e) => diagnostics.push(Diagnostic::error(
                 "io",
                 format!("cannot read `{}`: {}", path.display(), io_reason(&e)),
@@ -155,6 +197,7 @@ pub fn load_paths_with<P: AsRef<Path>>(
     let mut loaded = load(sources, read);
     diagnostics.extend(std::mem::take(&mut loaded.diagnostics));
     loaded.diagnostics = diagnostics;
+    loaded.digest = digest_of(paths, &texts);
     loaded
 }
 

@@ -3,8 +3,11 @@
 //! Claude Code spawns this once per event (on every tool call, twice), so
 //! the path is short: read stdin, find and load the table, dispatch, print
 //! the answer [`crate::systems::claude_code::protocol`] builds. No logging subscriber is set up
-//! unless `HOOKC_LOG` asks for one, and a compiled table is loaded as bytes
-//! (`--rules` compiles at every run and is for trying rules out).
+//! unless `HOOKC_LOG` asks for one, and a compiled table is loaded as bytes.
+//! A table is checked against the sources beside it (`.hookc/`): changed
+//! sources are compiled into a cache keyed by their digest and used
+//! instead, so a stale table never runs silently (`--rules` goes through
+//! the same cache).
 
 use super::flush::{flush_bound, flush_webhooks, parse_duration, shown};
 use super::{io_reason, print_stderr, print_stdout, Failure, Status};
@@ -35,7 +38,8 @@ pub(crate) struct ClaudeArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "rules")]
     table: Option<PathBuf>,
 
-    /// `.hooks` files or a directory of them, compiled at every run (slower)
+    /// `.hooks` files or a directory of them, compiled once per change into
+    /// their `cache/` directory
     #[arg(long, value_name = "PATH")]
     rules: Option<PathBuf>,
 
@@ -160,12 +164,10 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     };
     let located = locate(args, &event).and_then(|source| {
         let path = source.path().to_path_buf();
-        source
-            .load(args.verify_key.as_deref())
-            .and_then(the_policy)
-            .map(|table| (table, path))
+        let (table, note) = source.load(args.verify_key.as_deref())?;
+        the_policy(table).map(|table| (table, path, note))
     });
-    let (table, rules) = match located {
+    let (table, rules, freshness) = match located {
         Ok(found) => found,
         Err(message) => return failure(Some(event.name()), &message, mode),
     };
@@ -186,7 +188,7 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     if let Some(left) = left() {
         effects = effects.with_dispatch_deadline(left);
     }
-    let mut notes = String::new();
+    let mut notes = freshness.unwrap_or_default();
     if !table.program().rates.is_empty() {
         let store = super::rate_store::for_event(args.rate_store.as_deref(), &rules, &event);
         notes.push_str(&super::rate_store::note(&store).unwrap_or_default());
@@ -316,22 +318,118 @@ impl Source {
         }
     }
 
-    /// The table, or what went wrong in one message. With a verify key
-    /// (`flag`, else the `hookc.toml` found from the source), only a table
-    /// signed by it.
-    fn load(self, flag: Option<&Path>) -> Result<Table, String> {
+    /// The table, or what went wrong in one message, with a note for
+    /// stderr. With a verify key (`flag`, else the `hookc.toml` found from
+    /// the source), only a table signed by it. `.hooks` rules, and a
+    /// `.hookc/` table whose sources changed since it was compiled, go
+    /// through the compiled cache (see [`cached`]).
+    fn load(self, flag: Option<&Path>) -> Result<(Table, Option<String>), String> {
         let key = verify_key(flag, self.path())?;
         match (self, key) {
-            (Source::Table(path), key) => load_table(&path, key.as_ref()),
+            (Source::Table(path), Some(key)) => {
+                let table = load_table(&path, Some(&key))?;
+                // A signed table is the policy as signed; changed sources
+                // beside it cannot be, but are worth a word.
+                let note = beside(&path)
+                    .filter(|dir| crate::load::source_digest(&[dir]) != table.program().source_digest)
+                    .map(|dir| {
+                        format!(
+                            "hookc: the sources in `{}` changed since the signed table `{}` was compiled; the signed table is used\n",
+                            dir.display(),
+                            path.display()
+                        )
+                    });
+                Ok((table, note))
+            }
+            (Source::Table(path), None) => {
+                let table = load_table(&path, None)?;
+                let Some(dir) = beside(&path) else {
+                    return Ok((table, None));
+                };
+                let digest = crate::load::source_digest(&[&dir]);
+                if digest == table.program().source_digest {
+                    return Ok((table, None));
+                }
+                let fresh = cached(&dir, &digest).map_err(|e| {
+                    format!("`{}` is older than the rules beside it, and {e}", path.display())
+                })?;
+                let note = format!(
+                    "hookc: `{}` is older than the rules in `{}`; they were used instead (recompile it: `hookc compile {} -o {}`)\n",
+                    path.display(),
+                    dir.display(),
+                    dir.display(),
+                    path.display()
+                );
+                Ok((fresh, Some(note)))
+            }
             (Source::Rules(path), Some(key)) => Err(format!(
                 "`{}` holds `.hooks` rules, which are not signed, and tables must be signed by key {}: compile and sign them (`hookc compile {} -o TABLE --sign KEYFILE`)",
                 path.display(),
                 key.id(),
                 path.display()
             )),
-            (Source::Rules(path), None) => compile_rules(&path),
+            (Source::Rules(path), None) => {
+                let digest = crate::load::source_digest(&[&path]);
+                let cache_dir = if path.is_dir() {
+                    path.clone()
+                } else {
+                    path.parent().map(Path::to_path_buf).unwrap_or_default()
+                };
+                cached_compile(&path, &cache_dir, &digest).map(|t| (t, None))
+            }
         }
     }
+}
+
+/// The rules directory a table was compiled from, when the table sits in
+/// it as the project layout puts it (`.hookc/rules.tbl` beside
+/// `.hookc/*.hooks`): only then are the `.hooks` files beside a table its
+/// sources.
+fn beside(table: &Path) -> Option<PathBuf> {
+    let dir = table.parent()?;
+    let named = dir.file_name().is_some_and(|n| n == PROJECT_RULES);
+    let has_rules = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .any(|e| e.path().extension().is_some_and(|x| x == "hooks"));
+    (named && has_rules).then(|| dir.to_path_buf())
+}
+
+/// The rules of `dir` compiled, from the cache when they were before.
+fn cached(dir: &Path, digest: &str) -> Result<Table, String> {
+    cached_compile(dir, dir, digest)
+}
+
+/// The directory, under a rules directory, of tables compiled from its
+/// sources, each named by the sources' digest and the table format: only
+/// the first event after an edit pays for compiling.
+const CACHE_DIR: &str = "cache";
+
+/// `rules` compiled, or the table of the same sources compiled before
+/// (`cache_dir/cache/DIGEST-vVERSION.tbl`). A table is written to the
+/// cache atomically; a cache that cannot be written costs a compile per
+/// event, not the answer.
+fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table, String> {
+    let file = cache_dir
+        .join(CACHE_DIR)
+        .join(format!("{digest}-v{}.tbl", crate::table::VERSION));
+    if let Ok(bytes) = std::fs::read(&file) {
+        if let Ok(table) = Table::from_owned_bytes(bytes) {
+            if table.program().source_digest == digest {
+                return Ok(table);
+            }
+        }
+    }
+    let table = compile_rules(rules)?;
+    let written = std::fs::create_dir_all(cache_dir.join(CACHE_DIR))
+        .and_then(|()| crate::output::write(&file, &table.to_bytes()));
+    if let Err(e) = written {
+        tracing::debug!(
+            "cannot cache the compiled rules in `{}`: {e}",
+            file.display()
+        );
+    }
+    Ok(table)
 }
 
 /// The public key tables must be signed by: `--verify-key`, else the

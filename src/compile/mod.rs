@@ -312,6 +312,7 @@ fn lower(
             files,
             rates,
             command_input,
+            source_digest: loaded.digest.clone(),
         },
         dfas.sections,
     )

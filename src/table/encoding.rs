@@ -35,7 +35,8 @@
 //! [`PointId`](crate::PointId)s index); version 10 marks field paths read
 //! as normalized file paths (`normalized`); version 11 added quantifiers,
 //! their variables, the built-in functions and regex captures to
-//! expressions and templates. A table of
+//! expressions and templates, and the digest of the sources compiled
+//! (`source_digest`). A table of
 //! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see

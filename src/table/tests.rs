@@ -57,6 +57,7 @@ fn sample() -> Program {
         files: vec!["t.hooks".into()],
         rates: Vec::new(),
         command_input: crate::schema::CommandInput::Context,
+        source_digest: String::new(),
     }
 }
 

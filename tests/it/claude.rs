@@ -825,3 +825,127 @@ fn eval_runs_a_raw_claude_code_event_as_the_hook_would() {
     let (code, report) = eval("pre_tool_use_bash_npm_test.json");
     assert_eq!((code, &report["outcome"]), (Some(0), &json!("continue")));
 }
+
+/// A project whose `.hookc/rules.tbl` is compiled from `.hookc/guard.hooks`
+/// holding `rules`.
+fn compiled_project(name: &str, rules: &str) -> PathBuf {
+    let project = tmp_dir(name);
+    let dir = project.join(".hookc");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("guard.hooks"), rules).unwrap();
+    let run = hookc(
+        &[
+            OsStr::new("compile"),
+            dir.as_os_str(),
+            OsStr::new("-o"),
+            dir.join("rules.tbl").as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    project
+}
+
+const FORCE_PUSH: &str = r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}"#;
+
+fn guard(decision: &str) -> String {
+    format!(
+        "schema claude-code\nhook no-force on PreToolUse at claude-code::Bash {{\n    when any c in shell(payload.tool_input.command): c.flags contains \"--force\"\n    {decision} \"no force pushes\"\n}}\n"
+    )
+}
+
+/// A `.hookc/rules.tbl` older than the rules beside it is never used
+/// silently: the rules are compiled (once, into the cache) and used, with a
+/// note; rules that no longer compile take the fail mode.
+#[test]
+fn a_stale_table_gives_way_to_its_sources() {
+    let project = compiled_project("stale", &guard("deny"));
+    let env = [("CLAUDE_PROJECT_DIR", project.as_os_str())];
+    let run = hookc(&[OsStr::new("claude")], FORCE_PUSH, &env);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{run:#?}"
+    );
+    assert_eq!(run.stderr, "", "a fresh table says nothing: {run:#?}");
+    // The sources change; the table does not.
+    std::fs::write(project.join(".hookc/guard.hooks"), guard("ask")).unwrap();
+    let run = hookc(&[OsStr::new("claude")], FORCE_PUSH, &env);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "ask",
+        "{run:#?}"
+    );
+    assert!(
+        run.stderr.contains("is older than the rules in"),
+        "{run:#?}"
+    );
+    let cached: Vec<_> = std::fs::read_dir(project.join(".hookc/cache"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(cached.len(), 1, "one compiled table in the cache");
+    // The next event reads the cache (the same answer, nothing compiled:
+    // a cached table whose bytes are gone would be compiled again).
+    let again = hookc(&[OsStr::new("claude")], FORCE_PUSH, &env);
+    assert_eq!(
+        again.json()["hookSpecificOutput"]["permissionDecision"],
+        "ask"
+    );
+    // Rules that no longer compile: the fail mode, with the error.
+    std::fs::write(
+        project.join(".hookc/guard.hooks"),
+        "schema claude-code\nhook x on PreToolUse {\n",
+    )
+    .unwrap();
+    let open = hookc(&[OsStr::new("claude")], FORCE_PUSH, &env);
+    open.assert_silent_ok();
+    assert!(
+        open.stderr
+            .contains("is older than the rules beside it, and the rules in"),
+        "{open:#?}"
+    );
+    let closed = hookc(
+        &[OsStr::new("claude"), OsStr::new("--fail-closed")],
+        FORCE_PUSH,
+        &env,
+    );
+    assert_eq!(closed.code, Some(2), "{closed:#?}");
+}
+
+/// `--rules` compiles through the same cache: the first event writes it.
+#[test]
+fn rules_are_compiled_once_into_the_cache() {
+    let project = compiled_project("rules-cache", &guard("deny"));
+    let dir = project.join(".hookc");
+    std::fs::remove_file(dir.join("rules.tbl")).unwrap();
+    let run = hookc(
+        &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+        FORCE_PUSH,
+        &[],
+    );
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{run:#?}"
+    );
+    let cached: Vec<_> = std::fs::read_dir(dir.join("cache"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(cached.len(), 1);
+    // A cached table is used only for the sources it was compiled from.
+    std::fs::write(dir.join("guard.hooks"), guard("ask")).unwrap();
+    let run = hookc(
+        &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+        FORCE_PUSH,
+        &[],
+    );
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "ask",
+        "{run:#?}"
+    );
+    assert_eq!(std::fs::read_dir(dir.join("cache")).unwrap().count(), 2);
+}
