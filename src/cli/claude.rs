@@ -9,6 +9,7 @@
 //! instead, so a stale table never runs silently (`--rules` goes through
 //! the same cache).
 
+use super::decision_log;
 use super::flush::{flush_bound, flush_webhooks, parse_duration, shown};
 use super::{io_reason, print_stderr, print_stdout, Failure, Status};
 use crate::effects::ExecConfig;
@@ -47,6 +48,12 @@ pub(crate) struct ClaudeArgs {
     /// of failing open (exit 0, no decision)
     #[arg(long)]
     fail_closed: bool,
+
+    /// Append one JSON line per event to this file (time, session, event,
+    /// tool, rules fired, decision, reason, duration, table digest), rotated
+    /// past 1 MiB; also `HOOKC_LOG_FILE`
+    #[arg(long, value_name = "FILE")]
+    log_file: Option<PathBuf>,
 
     /// Where `rate(…)` counts live: `file` (the project's `.hookc/state/`,
     /// the default), `memory` (this process only) or a `redis://` URL; also
@@ -90,15 +97,30 @@ fn default_deadline(event: &str) -> Duration {
 }
 
 /// Answers the event on stdin; the exit code is the answer's (0 or 2).
-pub(crate) fn run(args: ClaudeArgs) -> Result<Status, Failure> {
+/// `verbose` (`-v`, `-vv`) logs to stderr as `HOOKC_LOG` does.
+pub(crate) fn run(args: ClaudeArgs, verbose: u8) -> Result<Status, Failure> {
     let started = Instant::now();
-    init_logging();
+    init_logging(verbose);
     let mode = if args.fail_closed {
         FailMode::Closed
     } else {
         FailMode::Open
     };
-    Ok(answer(&respond(&args, mode, started)))
+    let mut entry = decision_log::Entry::now();
+    let mut response = respond(&args, mode, started, &mut entry);
+    if let Some(file) = decision_log::path(args.log_file.as_deref()) {
+        entry.exit_code = response.exit_code;
+        entry.took(started.elapsed());
+        if let Err(e) = decision_log::append(&file, &entry) {
+            let note = format!(
+                "hookc: cannot write the decision log `{}`: {}\n",
+                file.display(),
+                io_reason(&e)
+            );
+            response.stderr = Some(response.stderr.unwrap_or_default() + &note);
+        }
+    }
+    Ok(answer(&response))
 }
 
 /// Prints a response; its exit code as a status.
@@ -152,16 +174,35 @@ pub(crate) fn is_claude_command(args: &[std::ffi::OsString]) -> bool {
 }
 
 /// The whole exchange, with every failure turned into a response.
-fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
+fn respond(
+    args: &ClaudeArgs,
+    mode: FailMode,
+    started: Instant,
+    entry: &mut decision_log::Entry,
+) -> Response {
     let mut text = String::new();
     if let Err(err) = std::io::stdin().read_to_string(&mut text) {
         let message = format!("cannot read the event on stdin: {}", io_reason(&err));
+        entry.error = Some(message.clone());
         return failure(None, &message, mode);
     }
     let event = match Event::parse(&text) {
         Ok(event) => event,
-        Err(err) => return failure(None, &err.to_string(), mode),
+        Err(err) => {
+            entry.error = Some(err.to_string());
+            return failure(None, &err.to_string(), mode);
+        }
     };
+    let field = |name: &str| {
+        let payload = &event.context().payload;
+        payload
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    entry.event = Some(event.name().to_owned());
+    entry.session = field("session_id");
+    entry.tool = field("tool_name");
     let located = locate(args, &event).and_then(|source| {
         let path = source.path().to_path_buf();
         let (table, note) = source.load(args.verify_key.as_deref())?;
@@ -169,7 +210,10 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
     });
     let (table, rules, freshness) = match located {
         Ok(found) => found,
-        Err(message) => return failure(Some(event.name()), &message, mode),
+        Err(message) => {
+            entry.error = Some(message.clone());
+            return failure(Some(event.name()), &message, mode);
+        }
     };
     let budget = args
         .deadline
@@ -195,6 +239,15 @@ fn respond(args: &ClaudeArgs, mode: FailMode, started: Instant) -> Response {
         effects = effects.with_rate_store(store);
     }
     let report = event.dispatch_with(&table, &effects);
+    entry.fired.clone_from(&report.fired);
+    entry.decision = report.decision.map(|d| match d {
+        crate::runtime::Decision::Allow => "allow",
+        crate::runtime::Decision::Ask => "ask",
+        crate::runtime::Decision::Deny => "deny",
+    });
+    entry.reason.clone_from(&report.reason);
+    let digest = &table.program().source_digest;
+    entry.table = (!digest.is_empty()).then(|| digest.clone());
     let mut response = event.answer(&report);
     // The senders die with the process: wait for them, within the
     // deadline, and say what did not arrive.
@@ -498,15 +551,22 @@ fn compile_rules(path: &Path) -> Result<Table, String> {
         })
 }
 
-/// A stderr logger filtered by `HOOKC_LOG` (`info`, `hookc=debug`, …), only
-/// when it is set: setting one up costs time on every tool call.
-fn init_logging() {
+/// A stderr logger filtered by `HOOKC_LOG` (`info`, `hookc=debug`, …), or
+/// by `-v` (`info`) / `-vv` (`debug`), only when one is given: setting one
+/// up costs time on every tool call.
+fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
-    let Some(filter) = std::env::var("HOOKC_LOG")
+    let from_env = std::env::var("HOOKC_LOG")
         .ok()
         .filter(|s| !s.trim().is_empty())
-        .and_then(|s| EnvFilter::try_new(s).ok())
-    else {
+        .and_then(|s| EnvFilter::try_new(s).ok());
+    let from_flag = match verbose {
+        0 => None,
+        1 => Some(EnvFilter::new("info")),
+        2 => Some(EnvFilter::new("debug")),
+        _ => Some(EnvFilter::new("trace")),
+    };
+    let Some(filter) = from_env.or(from_flag) else {
         return;
     };
     let _ = tracing_subscriber::fmt()

@@ -12,6 +12,7 @@
 
 mod claude;
 mod compile;
+mod decision_log;
 mod eval;
 mod explain;
 mod flush;
@@ -410,7 +411,7 @@ pub fn main() -> ExitCode {
         Command::Compile(args) => compile::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Explain(args) => explain::run(args),
-        Command::Claude(args) => claude::run(args),
+        Command::Claude(args) => claude::run(args, cli.verbose),
         Command::Inspect(args) => inspect::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Test(args) => test::run(args),

@@ -949,3 +949,75 @@ fn rules_are_compiled_once_into_the_cache() {
     );
     assert_eq!(std::fs::read_dir(dir.join("cache")).unwrap().count(), 2);
 }
+
+/// `--log-file` / `HOOKC_LOG_FILE`: one JSON line per event, the errors
+/// too, rotated past 1 MiB.
+#[test]
+fn every_event_leaves_a_line_in_the_decision_log() {
+    let project = compiled_project("decision-log", &guard("deny"));
+    let log = project.join("decisions.jsonl");
+    let env = [("CLAUDE_PROJECT_DIR", project.as_os_str())];
+    let with_session = r#"{"hook_event_name": "PreToolUse", "session_id": "s-1", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}"#;
+    let args = [
+        OsStr::new("claude"),
+        OsStr::new("--log-file"),
+        log.as_os_str(),
+    ];
+    let run = hookc(&args, with_session, &env);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    let quiet = r#"{"hook_event_name": "PreToolUse", "session_id": "s-1", "tool_name": "Bash", "tool_input": {"command": "ls"}}"#;
+    hookc(&args, quiet, &env).assert_silent_ok();
+    // The variable names the file when no flag does; an unusable event is
+    // logged with its error.
+    hookc(
+        &[OsStr::new("claude")],
+        "not json",
+        &[("HOOKC_LOG_FILE", log.as_os_str())],
+    )
+    .assert_silent_ok();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["session"], "s-1");
+    assert_eq!(lines[0]["event"], "PreToolUse");
+    assert_eq!(lines[0]["tool"], "Bash");
+    assert_eq!(lines[0]["fired"], serde_json::json!(["no-force"]));
+    assert_eq!(lines[0]["decision"], "deny");
+    assert_eq!(lines[0]["reason"], "no force pushes");
+    assert_eq!(lines[0]["exit_code"], 0);
+    assert_eq!(lines[0]["table"].as_str().map(str::len), Some(64));
+    assert!(lines[0]["duration_ms"].as_f64().is_some_and(|ms| ms > 0.0));
+    assert_eq!(lines[1]["decision"], Value::Null);
+    assert_eq!(lines[1]["fired"], serde_json::json!([]));
+    assert!(
+        lines[2]["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{text}"
+    );
+    // Past the cap the log starts again beside its predecessor.
+    std::fs::write(&log, vec![b'x'; 1 << 20]).unwrap();
+    hookc(&args, quiet, &env).assert_silent_ok();
+    let rotated = project.join("decisions.jsonl.1");
+    assert_eq!(std::fs::metadata(&rotated).unwrap().len(), 1 << 20);
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
+    // A log that cannot be written is a note, not a different answer.
+    let bad = [
+        OsStr::new("claude"),
+        OsStr::new("--log-file"),
+        project.as_os_str(),
+    ];
+    let run = hookc(&bad, with_session, &env);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    assert!(
+        run.stderr.contains("cannot write the decision log"),
+        "{run:#?}"
+    );
+}
