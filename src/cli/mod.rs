@@ -18,6 +18,7 @@ mod explain;
 mod flush;
 mod fmt;
 mod import;
+mod init;
 mod inspect;
 mod keygen;
 mod lint;
@@ -299,6 +300,27 @@ enum Command {
     /// Exit status: 0 written, 2 a file exists or cannot be written.
     #[command(after_help = "Examples:\n  hookc keygen -o ~/.config/hookc/signing.key")]
     Keygen(keygen::KeygenArgs),
+
+    /// Set a project (or the user) up for Claude Code in one command
+    ///
+    /// Writes the starter pack into the policy directory (`.hookc/` in the
+    /// project; with `--user`, the platform's configuration directory),
+    /// compiles it into `rules.tbl`, and adds a hook entry running this
+    /// hookc (exec form, an absolute path, so any working directory works)
+    /// for every event the pack's rules are on to `.claude/settings.json`
+    /// (with `--user`, `~/.claude/settings.json`). Other hooks, permissions
+    /// and key order are kept, the old settings are copied to
+    /// `settings.json.bak`, and running it again changes nothing: a pack
+    /// file you edited is kept, an event with a hookc entry gets no second
+    /// one. `--dry-run` prints the changes, the settings as a unified diff.
+    ///
+    /// Exit status: 0 set up (or nothing to change), 2 a file cannot be
+    /// read or written, the settings are not JSON, or the rules there do
+    /// not compile.
+    #[command(
+        after_help = "Examples:\n  hookc init claude\n  hookc init claude --dry-run\n  hookc init claude --pack all --project ~/src/app\n  hookc init claude --user"
+    )]
+    Init(init::InitArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -418,6 +440,7 @@ pub fn main() -> ExitCode {
         Command::Watch(args) => watch::run(args),
         Command::Import(args) => import::run(args),
         Command::Keygen(args) => keygen::run(args),
+        Command::Init(args) => init::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

@@ -1021,3 +1021,143 @@ fn every_event_leaves_a_line_in_the_decision_log() {
         "{run:#?}"
     );
 }
+
+/// `hookc init claude` sets a project up in one command: the pack, its
+/// table and the hook entries, other settings kept, a backup written; a
+/// second run changes nothing; `--dry-run` writes nothing.
+#[test]
+fn init_sets_a_project_up_once() {
+    let project = tmp_dir("init");
+    let claude_dir = project.join(".claude");
+    std::fs::create_dir_all(&claude_dir).unwrap();
+    let original = "{\n    \"permissions\": {\"allow\": [\"Bash(npm test)\"]},\n    \"hooks\": {\n        \"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./check.sh\"}]}]\n    }\n}\n";
+    std::fs::write(claude_dir.join("settings.json"), original).unwrap();
+    let init = |extra: &[&str]| {
+        let mut args = vec![
+            OsStr::new("init"),
+            OsStr::new("claude"),
+            OsStr::new("--project"),
+            project.as_os_str(),
+        ];
+        args.extend(extra.iter().map(OsStr::new));
+        hookc(&args, "", &[])
+    };
+    // A dry run: the diff, and nothing written.
+    let dry = init(&["--dry-run"]);
+    assert_eq!(dry.code, Some(0), "{dry:#?}");
+    assert!(dry.stdout.starts_with("--- "), "{dry:#?}");
+    assert!(
+        dry.stdout
+            .lines()
+            .any(|l| l.starts_with('+') && l.contains("\"args\": [")),
+        "{dry:#?}"
+    );
+    assert!(dry.stderr.contains("would create"), "{dry:#?}");
+    assert!(!project.join(".hookc").exists());
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("settings.json")).unwrap(),
+        original
+    );
+    // The real run.
+    let run = init(&[]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(project.join(".hookc/guards.hooks").is_file());
+    assert!(project.join(".hookc/rules.tbl").is_file());
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("settings.json.bak")).unwrap(),
+        original
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(claude_dir.join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["permissions"]["allow"][0], "Bash(npm test)");
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./check.sh"
+    );
+    let ours = &settings["hooks"]["PreToolUse"][1]["hooks"][0];
+    assert_eq!(ours["args"], serde_json::json!(["claude"]));
+    assert!(Path::new(ours["command"].as_str().unwrap()).is_absolute());
+    assert_eq!(
+        settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["args"],
+        serde_json::json!(["claude"])
+    );
+    // The file's indentation is kept.
+    assert!(std::fs::read_to_string(claude_dir.join("settings.json"))
+        .unwrap()
+        .starts_with("{\n    \"permissions\""));
+    // The hook it wrote answers from any working directory.
+    let command = ours["command"].as_str().unwrap();
+    let out = Command::new(command)
+        .arg("claude")
+        .current_dir(std::env::temp_dir())
+        .env("CLAUDE_PROJECT_DIR", &project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(FORCE_PUSH.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    // Again: nothing changes, and an edited pack file is kept.
+    let settings_text = std::fs::read_to_string(claude_dir.join("settings.json")).unwrap();
+    std::fs::write(project.join(".hookc/guards.hooks"), guard("deny")).unwrap();
+    let again = init(&[]);
+    assert_eq!(again.code, Some(0), "{again:#?}");
+    assert!(again.stderr.contains("kept"), "{again:#?}");
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("settings.json")).unwrap(),
+        settings_text
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join(".hookc/guards.hooks")).unwrap(),
+        guard("deny")
+    );
+    // Settings that are not JSON are an error, not overwritten.
+    std::fs::write(claude_dir.join("settings.json"), "{ not json").unwrap();
+    let bad = init(&[]);
+    assert_eq!(bad.code, Some(2), "{bad:#?}");
+    assert!(bad.stderr.contains("is not JSON"), "{bad:#?}");
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("settings.json")).unwrap(),
+        "{ not json"
+    );
+}
+
+/// `hookc init claude --user`: the policy in the user's configuration
+/// directory, the hooks in `~/.claude/settings.json`, naming its table.
+#[cfg(target_os = "linux")]
+#[test]
+fn init_for_the_user() {
+    let home = tmp_dir("init-user");
+    let config = home.join(".config");
+    let run = hookc(
+        &[
+            OsStr::new("init"),
+            OsStr::new("claude"),
+            OsStr::new("--user"),
+        ],
+        "",
+        &[
+            ("HOME", home.as_os_str()),
+            ("XDG_CONFIG_HOME", config.as_os_str()),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let table = config.join("hookc/rules.tbl");
+    assert!(table.is_file(), "{run:#?}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["args"],
+        serde_json::json!(["claude", "--table", table.display().to_string()])
+    );
+}

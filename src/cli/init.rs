@@ -1,0 +1,347 @@
+//! `hookc init claude`: a project (or the user) set up for Claude Code in
+//! one command: the policy directory with a starter pack, its compiled
+//! table, and the hook entries in Claude Code's settings.
+//!
+//! Everything it writes is idempotent: a pack file that exists is kept
+//! (the user's edits win; a differing one is reported), the table is
+//! rewritten only when its bytes change, and a hook entry is added to an
+//! event only when no hookc entry is there. The settings keep their other
+//! hooks, permissions, key order and indentation (arrays written on one
+//! line are written one element a line); before they change, the old file
+//! is copied to `settings.json.bak`. `--dry-run` prints what would change,
+//! the settings as a unified diff, and writes nothing.
+
+use super::{print_stderr, print_stdout, Failure, Status};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `hookc init`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InitArgs {
+    /// What to set up (only `claude`: Claude Code)
+    #[arg(value_enum)]
+    target: InitTarget,
+
+    /// Set up for the user rather than the project: the policy in the
+    /// platform's configuration directory (`~/.config/hookc` on Linux),
+    /// the hooks in `~/.claude/settings.json`
+    #[arg(long)]
+    user: bool,
+
+    /// The starter pack: `guards` (Bash, file and MCP guards, prompt
+    /// secrets), `trace` (the agent trace of writes), or `all`
+    #[arg(long, value_enum, default_value = "guards")]
+    pack: Pack,
+
+    /// The project directory (default: the current directory)
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    project: Option<PathBuf>,
+
+    /// Print what would change (the settings as a unified diff) and write
+    /// nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// What `hookc init` sets up.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum InitTarget {
+    /// Claude Code command hooks.
+    Claude,
+}
+
+/// The starter packs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Pack {
+    /// `guards.hooks`.
+    Guards,
+    /// `trace.hooks`.
+    Trace,
+    /// Both.
+    All,
+}
+
+/// The shipped Claude Code pack, as `hookc init` writes it.
+const GUARDS: (&str, &str) = (
+    "guards.hooks",
+    include_str!("../../rules/claude-code/guards.hooks"),
+);
+const TRACE: (&str, &str) = (
+    "trace.hooks",
+    include_str!("../../rules/claude-code/trace.hooks"),
+);
+const CONFIG: (&str, &str) = (
+    "hookc.toml",
+    include_str!("../../rules/claude-code/hookc.toml"),
+);
+
+/// Where one setup goes.
+struct Layout {
+    /// The policy directory (`.hookc/`, or the user's configuration).
+    policy: PathBuf,
+    /// Claude Code's settings file.
+    settings: PathBuf,
+    /// The arguments of the hook command.
+    args: Vec<String>,
+}
+
+/// Sets up Claude Code; prints what it did (or would do).
+pub(crate) fn run(args: InitArgs) -> Result<Status, Failure> {
+    let InitTarget::Claude = args.target;
+    let layout = layout(&args)?;
+    let mut report = Vec::new();
+    let files: Vec<(&str, &str)> = match args.pack {
+        Pack::Guards => vec![CONFIG, GUARDS],
+        Pack::Trace => vec![CONFIG, TRACE],
+        Pack::All => vec![CONFIG, GUARDS, TRACE],
+    };
+    for (name, text) in &files {
+        let path = layout.policy.join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(existing) if existing == *text => {}
+            Ok(_) => report.push(format!(
+                "kept `{}` (it differs from the pack's: your edits are kept)",
+                path.display()
+            )),
+            Err(_) => {
+                report.push(format!("create `{}`", path.display()));
+                if !args.dry_run {
+                    std::fs::create_dir_all(&layout.policy)
+                        .map_err(|e| Failure::cannot_write(&layout.policy, &e))?;
+                    crate::output::write(&path, text.as_bytes())
+                        .map_err(|e| Failure::cannot_write(&path, &e))?;
+                }
+            }
+        }
+    }
+    // The events the pack's rules are on, from the pack as written (the
+    // files may not exist yet in a dry run).
+    let events = if args.dry_run && !layout.policy.is_dir() {
+        events_of(&compile_texts(&files)?)
+    } else if args.dry_run {
+        events_of(&compile_dir(&layout.policy)?)
+    } else {
+        let table = compile_dir(&layout.policy)?;
+        let path = layout.policy.join("rules.tbl");
+        let bytes = table.to_bytes();
+        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            crate::output::write(&path, &bytes).map_err(|e| Failure::cannot_write(&path, &e))?;
+            report.push(format!("compile `{}`", path.display()));
+        }
+        events_of(&table)
+    };
+    let before = match std::fs::read_to_string(&layout.settings) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Failure::cannot_read(&layout.settings, &e)),
+    };
+    let after = merged_settings(before.as_deref(), &events, &layout)?;
+    if before.as_deref() != Some(after.as_str()) {
+        if args.dry_run {
+            let diff = similar::TextDiff::from_lines(before.as_deref().unwrap_or(""), &after);
+            let shown = diff
+                .unified_diff()
+                .header(
+                    &layout.settings.display().to_string(),
+                    &format!("{} (with hookc)", layout.settings.display()),
+                )
+                .to_string();
+            print_stdout(&shown);
+        } else {
+            if let Some(old) = &before {
+                let backup = layout.settings.with_extension("json.bak");
+                crate::output::write(&backup, old.as_bytes())
+                    .map_err(|e| Failure::cannot_write(&backup, &e))?;
+                report.push(format!("back up `{}`", backup.display()));
+            }
+            if let Some(dir) = layout.settings.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| Failure::cannot_write(dir, &e))?;
+            }
+            crate::output::write(&layout.settings, after.as_bytes())
+                .map_err(|e| Failure::cannot_write(&layout.settings, &e))?;
+        }
+        report.push(format!(
+            "hook {} into `{}`",
+            events.join(", "),
+            layout.settings.display()
+        ));
+    }
+    let mut text = String::new();
+    if report.is_empty() {
+        text.push_str("hookc is set up for Claude Code; nothing to change\n");
+    }
+    for line in report {
+        let prefix = if args.dry_run { "would " } else { "" };
+        text.push_str(&format!("{prefix}{line}\n"));
+    }
+    print_stderr(&crate::diag::escape::guard(text));
+    Ok(Status::Ok)
+}
+
+/// The policy directory, the settings file and the hook's arguments.
+fn layout(args: &InitArgs) -> Result<Layout, Failure> {
+    if args.user {
+        use etcetera::BaseStrategy as _;
+        let base = etcetera::choose_base_strategy()
+            .map_err(|e| Failure::new(format!("cannot find the user's directories: {e}")))?;
+        let policy = base.config_dir().join("hookc");
+        let table = policy.join("rules.tbl");
+        return Ok(Layout {
+            settings: base.home_dir().join(".claude").join("settings.json"),
+            args: vec![
+                "claude".to_string(),
+                "--table".to_string(),
+                table.display().to_string(),
+            ],
+            policy,
+        });
+    }
+    let root = match &args.project {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| Failure::new(format!("cannot find the current directory: {e}")))?,
+    };
+    if !root.is_dir() {
+        return Err(Failure::new(format!(
+            "`{}` is not a directory",
+            root.display()
+        )));
+    }
+    Ok(Layout {
+        policy: root.join(".hookc"),
+        settings: root.join(".claude").join("settings.json"),
+        // `hookc claude` finds `.hookc/` through `CLAUDE_PROJECT_DIR`,
+        // from any working directory.
+        args: vec!["claude".to_string()],
+    })
+}
+
+fn compile_dir(dir: &Path) -> Result<crate::Table, Failure> {
+    let paths = [dir.to_path_buf()];
+    let (options, _) = super::load_config(&paths, None)?;
+    crate::compile_paths(&paths, &options)
+        .map(|c| c.table)
+        .map_err(|d| {
+            Failure::new(format!(
+                "the rules in `{}` do not compile:\n{}",
+                dir.display(),
+                crate::diag::render::human(&d, false).trim_end()
+            ))
+        })
+}
+
+fn compile_texts(files: &[(&str, &str)]) -> Result<crate::Table, Failure> {
+    let sources = files
+        .iter()
+        .filter(|(name, _)| name.ends_with(".hooks"))
+        .map(|(name, text)| crate::span::SourceFile::new(*name, *text))
+        .collect();
+    crate::compile_sources(sources, &crate::Options::default())
+        .map(|c| c.table)
+        .map_err(|d| Failure::new(format!("the pack does not compile: {d}")))
+}
+
+/// The events (points) a table has rules on, in the table's order.
+fn events_of(table: &crate::Table) -> Vec<String> {
+    table
+        .program()
+        .points
+        .iter()
+        .filter(|p| !p.rules.is_empty())
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// True for a hook command that runs hookc's Claude Code hook.
+fn is_hookc(hook: &Value) -> bool {
+    let command = hook.get("command").and_then(Value::as_str).unwrap_or("");
+    let program = command.split_whitespace().next().unwrap_or("");
+    let named = Path::new(program).file_stem().is_some_and(|s| s == "hookc");
+    let args = hook.get("args").and_then(Value::as_array);
+    let claude = args.and_then(|a| a.first()).and_then(Value::as_str) == Some("claude")
+        || command.split_whitespace().nth(1) == Some("claude");
+    named && claude
+}
+
+/// The settings text with a hookc entry for every event that has none;
+/// everything else as it was (key order kept), pretty-printed.
+fn merged_settings(
+    before: Option<&str>,
+    events: &[String],
+    layout: &Layout,
+) -> Result<String, Failure> {
+    let mut settings: Value = match before {
+        Some(text) if !text.trim().is_empty() => serde_json::from_str(text).map_err(|e| {
+            Failure::new(format!(
+                "`{}` is not JSON ({e}); fix it, then run `hookc init claude` again",
+                layout.settings.display()
+            ))
+        })?,
+        _ => Value::Object(Map::new()),
+    };
+    let Some(root) = settings.as_object_mut() else {
+        return Err(Failure::new(format!(
+            "`{}` is not a JSON object",
+            layout.settings.display()
+        )));
+    };
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| Failure::new(format!("cannot find hookc's own path: {e}")))?;
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err(Failure::new("`hooks` in the settings is not an object"));
+    };
+    let mut changed = false;
+    for event in events {
+        let entries = hooks
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(entries) = entries.as_array_mut() else {
+            return Err(Failure::new(format!(
+                "`hooks.{event}` in the settings is not a list"
+            )));
+        };
+        let present = entries.iter().any(|entry| {
+            entry
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hs| hs.iter().any(is_hookc))
+        });
+        if !present {
+            entries.push(json!({
+                "hooks": [{
+                    "type": "command",
+                    "command": exe.display().to_string(),
+                    "args": layout.args,
+                }]
+            }));
+            changed = true;
+        }
+    }
+    if !changed {
+        if let Some(text) = before {
+            return Ok(text.to_string());
+        }
+    }
+    // The file's own indentation (two spaces when it has none to go by).
+    let indent: String = before
+        .and_then(|t| t.lines().nth(1))
+        .map(|line| {
+            line.chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect()
+        })
+        .filter(|i: &String| !i.is_empty())
+        .unwrap_or_else(|| "  ".to_string());
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(&settings, &mut serializer)
+        .map_err(|e| Failure::new(format!("cannot write the settings: {e}")))?;
+    let mut text = String::from_utf8(out).map_err(|e| Failure::new(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
+}
