@@ -253,7 +253,7 @@ fn events_of(table: &crate::Table) -> Vec<String> {
 }
 
 /// True for a hook command that runs hookc's Claude Code hook.
-fn is_hookc(hook: &Value) -> bool {
+pub(super) fn is_hookc(hook: &Value) -> bool {
     let command = hook.get("command").and_then(Value::as_str).unwrap_or("");
     let program = command.split_whitespace().next().unwrap_or("");
     let named = Path::new(program).file_stem().is_some_and(|s| s == "hookc");

@@ -13,6 +13,7 @@
 mod claude;
 mod compile;
 mod decision_log;
+mod doctor;
 mod eval;
 mod explain;
 mod flush;
@@ -321,6 +322,24 @@ enum Command {
         after_help = "Examples:\n  hookc init claude\n  hookc init claude --dry-run\n  hookc init claude --pack all --project ~/src/app\n  hookc init claude --user"
     )]
     Init(init::InitArgs),
+
+    /// Check that Claude Code runs hookc, and that hookc answers
+    ///
+    /// Finds every hook entry running `hookc claude` in the project's
+    /// `.claude/settings.json` and `settings.local.json` and the user's
+    /// `~/.claude/settings.json`, checks that its command resolves to an
+    /// executable, and runs a sample event of its event through the exact
+    /// command and arguments configured (`CLAUDE_PROJECT_DIR` set and
+    /// substituted, as Claude Code does). Then reports the project's policy:
+    /// the table, its schema and rule count, whether its sources changed
+    /// since it was compiled, and who signed it. `--format json` prints one
+    /// object.
+    ///
+    /// Exit status: 0 no problem, 1 a problem (listed), 2 usage errors.
+    #[command(
+        after_help = "Examples:\n  hookc doctor\n  hookc doctor --project ~/src/app --format json"
+    )]
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -441,6 +460,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Keygen(args) => keygen::run(args),
         Command::Init(args) => init::run(args),
+        Command::Doctor(args) => doctor::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

@@ -1161,3 +1161,85 @@ fn init_for_the_user() {
         serde_json::json!(["claude", "--table", table.display().to_string()])
     );
 }
+
+/// `hookc doctor`: a project set up by `init` has no problem; a typo in
+/// the hook's arguments, a command that is not there, or no policy, are
+/// problems (exit 1), in JSON too.
+#[test]
+fn doctor_finds_a_miswired_hook() {
+    let project = tmp_dir("doctor");
+    let home = [("HOME", project.as_os_str())];
+    let init = hookc(
+        &[
+            OsStr::new("init"),
+            OsStr::new("claude"),
+            OsStr::new("--project"),
+            project.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(init.code, Some(0), "{init:#?}");
+    let doctor = |format: &str| {
+        hookc(
+            &[
+                OsStr::new("doctor"),
+                OsStr::new("--project"),
+                project.as_os_str(),
+                OsStr::new("--format"),
+                OsStr::new(format),
+            ],
+            "",
+            &home,
+        )
+    };
+    let ok = doctor("human");
+    assert_eq!(ok.code, Some(0), "{ok:#?}");
+    assert!(
+        ok.stdout
+            .contains("schema claude-code, 17 rules, fresh, unsigned"),
+        "{ok:#?}"
+    );
+    assert!(ok.stdout.contains("no problems found"), "{ok:#?}");
+    let report: Value = serde_json::from_str(&doctor("json").stdout).unwrap();
+    assert_eq!(report["problems"], serde_json::json!([]));
+    assert_eq!(report["entries"].as_array().map(Vec::len), Some(2));
+    assert_eq!(report["policy"]["fresh"], true);
+    // A typo in the arguments: hookc fails open on every event.
+    let settings_path = project.join(".claude/settings.json");
+    let settings = std::fs::read_to_string(&settings_path).unwrap();
+    std::fs::write(
+        &settings_path,
+        settings.replacen("\"claude\"", "\"claude\", \"--tabel\", \"x\"", 1),
+    )
+    .unwrap();
+    let bad = doctor("human");
+    assert_eq!(bad.code, Some(1), "{bad:#?}");
+    assert!(
+        bad.stdout
+            .contains("the hook runs but fails: the hook command's arguments cannot be used"),
+        "{bad:#?}"
+    );
+    // A command that is not there.
+    std::fs::write(
+        &settings_path,
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/no/such/hookc", "args": ["claude"]}]}]}}"#,
+    )
+    .unwrap();
+    let missing: Value = serde_json::from_str(&doctor("json").stdout).unwrap();
+    assert!(
+        missing["problems"][0]
+            .as_str()
+            .is_some_and(|p| p.contains("is not a file and not on PATH")),
+        "{missing}"
+    );
+    // Stale sources are reported, not a problem: the hook compiles them.
+    std::fs::write(&settings_path, settings.as_bytes()).unwrap();
+    std::fs::write(project.join(".hookc/guards.hooks"), guard("ask")).unwrap();
+    let stale = doctor("human");
+    assert_eq!(stale.code, Some(0), "{stale:#?}");
+    assert!(
+        stale.stdout.contains("stale (its sources changed"),
+        "{stale:#?}"
+    );
+}
