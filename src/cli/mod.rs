@@ -51,7 +51,8 @@ Exit codes: 0 ok, 1 findings or an abort outcome, 2 usage or I/O error.";
 #[derive(Debug, Parser)]
 #[command(name = "hookc", version, after_help = ROOT_AFTER_HELP)]
 struct Cli {
-    /// Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG overrides)
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (HOOKC_LOG or
+    /// RUST_LOG overrides)
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 
@@ -415,7 +416,7 @@ impl Failure {
 
 /// Runs the command line of this process and returns its exit code.
 ///
-/// Parses `std::env::args`, sets up logging to stderr (`-v` or `RUST_LOG`),
+/// Parses `std::env::args`, sets up logging to stderr (`-v`, `HOOKC_LOG` or `RUST_LOG`),
 /// runs the subcommand and maps the result to an exit code: 0 ok, 1 findings
 /// or an abort outcome, 2 usage or I/O error. It never panics on bad input.
 pub fn main() -> ExitCode {
@@ -473,11 +474,15 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Logging for every command but `claude` (which sets it up only on
+/// request): `HOOKC_LOG` (the one variable every command reads), else
+/// `RUST_LOG`, else `-v`.
 fn init_tracing(verbose: u8) {
     use tracing_subscriber::EnvFilter;
-    let from_env = std::env::var("RUST_LOG")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
+    let from_env = ["HOOKC_LOG", "RUST_LOG"]
+        .into_iter()
+        .filter_map(|var| std::env::var(var).ok())
+        .find(|s| !s.trim().is_empty())
         .and_then(|s| EnvFilter::try_new(s).ok());
     let filter = from_env.unwrap_or_else(|| {
         EnvFilter::new(match verbose {
