@@ -289,6 +289,29 @@ fn run_loaded(
                         )
                     })
                 }
+                ExpectKind::Answer(want) => {
+                    let want = crate::check::scenarios::literal_json(want).unwrap_or(Value::Null);
+                    match claude_answer(case.test, &run) {
+                        None => Some(
+                            "`expect answer` needs a raw Claude Code event (`hook_event_name`)"
+                                .to_owned(),
+                        ),
+                        Some((got, _)) if json_eq(&got, &want) => None,
+                        Some((got, _)) => Some(format!(
+                            "expected answer {}, got {}",
+                            compact(&want),
+                            compact(&got)
+                        )),
+                    }
+                }
+                ExpectKind::Exit(want) => match claude_answer(case.test, &run) {
+                    None => Some(
+                        "`expect exit` needs a raw Claude Code event (`hook_event_name`)"
+                            .to_owned(),
+                    ),
+                    Some((_, got)) if i64::from(got) == i64::from(*want) => None,
+                    Some((_, got)) => Some(format!("expected exit {want}, got {got}")),
+                },
                 kind => check_outcome(kind, &run),
             };
             if let Some(message) = failure {
@@ -477,6 +500,26 @@ fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
             let got = decision_name(run.decision);
             (got != name.name).then(|| format!("expected decision `{}`, got `{got}`", name.name))
         }
-        ExpectKind::Condition(_) => None,
+        // Checked against the hook's answer by the caller.
+        ExpectKind::Condition(_) | ExpectKind::Answer(_) | ExpectKind::Exit(_) => None,
     }
+}
+
+/// What a Claude Code hook answers a raw Claude Code event with: its
+/// stdout as JSON (`null` for nothing) and its exit code; `None` for any
+/// other event.
+fn claude_answer(test: &ast::TestDecl, run: &crate::Report) -> Option<(Value, i32)> {
+    let event = crate::check::scenarios::literal_json(&test.event).ok()?;
+    let raw = event.as_object()?;
+    if raw.contains_key("hook_point") || !raw.contains_key("hook_event_name") {
+        return None;
+    }
+    let event = crate::systems::claude_code::protocol::Event::parse(&event.to_string()).ok()?;
+    let response = event.answer(run);
+    let stdout = response
+        .stdout
+        .as_deref()
+        .map_or(Ok(Value::Null), serde_json::from_str)
+        .unwrap_or_else(|_| Value::String(response.stdout.clone().unwrap_or_default()));
+    Some((stdout, response.exit_code))
 }

@@ -320,7 +320,16 @@ impl TestChecker<'_> {
             | ExpectKind::Ask(_)
             | ExpectKind::Continue
             | ExpectKind::Skip(None)
+            | ExpectKind::Exit(_)
             | ExpectKind::Condition(_) => {}
+            ExpectKind::Answer(value) => {
+                if let Err(at) = literal_json(value) {
+                    let d = self
+                        .error("`expect answer` takes a JSON object or `null`", at, "not a JSON value")
+                        .with_help("write the JSON Claude Code reads, e.g. `expect answer {\"decision\": \"block\", \"reason\": \"…\"}`");
+                    self.diagnostics.push(d);
+                }
+            }
             ExpectKind::Skip(Some(value)) => {
                 if let Err(at) = literal_json(value) {
                     let d = self

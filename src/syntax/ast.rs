@@ -566,6 +566,11 @@ pub enum ExpectKind {
     Fired(Expr),
     /// `expect decision allow|ask|deny|none`.
     Decision(Ident),
+    /// `expect answer {…}` / `expect answer null`: what a Claude Code hook
+    /// prints (raw Claude Code events only).
+    Answer(Expr),
+    /// `expect exit N`: the exit code a Claude Code hook answers with.
+    Exit(u32),
     /// `expect <condition>` over the final context.
     Condition(Expr),
 }

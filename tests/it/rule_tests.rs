@@ -506,3 +506,81 @@ fn a_raw_claude_code_event_is_a_test_event() {
         "{text}"
     );
 }
+
+/// `expect answer` and `expect exit`: a test of a raw Claude Code event
+/// asserts exactly what Claude Code reads from the hook.
+#[test]
+fn a_test_asserts_the_answer_claude_code_reads() {
+    let report = run_one(
+        r#"schema claude-code
+hook no-force on PreToolUse at claude-code::Bash {
+    when payload.tool_input.command contains "--force"
+    deny "no force pushes"
+}
+hook finish-first on TaskCompleted {
+    abort "tests are red"
+}
+
+test "deny as Claude Code reads it" {
+    event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}
+    expect answer {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no force pushes"}}
+    expect exit 0
+}
+
+test "nothing to say is no output" {
+    event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    expect answer null
+}
+
+test "a block by exit code" {
+    event {"hook_event_name": "TaskCompleted", "task_id": "t1"}
+    expect exit 2
+}
+
+test "a wrong answer fails" {
+    event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}
+    expect answer {"decision": "block"}
+    expect exit 2
+}
+
+test "an ORCS event has no Claude Code answer" {
+    event {"hook_point": "PreToolUse", "component_id": "claude-code::Bash", "payload": {"tool_name": "Bash", "tool_input": {"command": "ls"}}}
+    expect answer null
+}
+"#,
+    );
+    let by_name = |name: &str| {
+        report
+            .tests
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no test {name}"))
+    };
+    for name in [
+        "deny as Claude Code reads it",
+        "nothing to say is no output",
+        "a block by exit code",
+    ] {
+        let t = by_name(name);
+        assert!(t.passed, "{name}: {:?}", t.failures);
+    }
+    let wrong = by_name("a wrong answer fails");
+    assert!(!wrong.passed);
+    assert!(
+        wrong.failures[0]
+            .contains("expected answer {\"decision\":\"block\"}, got {\"hookSpecificOutput\""),
+        "{:?}",
+        wrong.failures
+    );
+    assert!(
+        wrong.failures[1].contains("expected exit 2, got 0"),
+        "{:?}",
+        wrong.failures
+    );
+    let orcs = by_name("an ORCS event has no Claude Code answer");
+    assert!(
+        orcs.failures[0].contains("needs a raw Claude Code event"),
+        "{:?}",
+        orcs.failures
+    );
+}

@@ -436,6 +436,34 @@ impl AstBuilder<'_> {
                 let name = self.take(&mut k, Rule::decision_name)?;
                 ExpectKind::Decision(self.ident(&name))
             }
+            Rule::exp_answer => {
+                self.take(&mut k, Rule::kw_answer)?;
+                let value = self.take_any(&mut k)?;
+                let vspan = self.span(&value);
+                ExpectKind::Answer(match value.as_rule() {
+                    Rule::object => self.operand_inner(value, Depth::default())?,
+                    _ => Expr {
+                        kind: ExprKind::Literal(serde_json::Value::Null),
+                        span: vspan,
+                    },
+                })
+            }
+            Rule::exp_exit => {
+                self.take(&mut k, Rule::kw_exit)?;
+                let n = self.take(&mut k, Rule::index)?;
+                match n.as_str().parse::<u32>() {
+                    Ok(n) => ExpectKind::Exit(n),
+                    Err(_) => {
+                        self.diags.push(
+                            Diagnostic::error("syntax", "exit code out of range")
+                                .in_file(self.file)
+                                .with_primary(self.span(&n), "too large")
+                                .with_help("Claude Code reads 0 and 2"),
+                        );
+                        return Err(Failed);
+                    }
+                }
+            }
             Rule::exp_cond => {
                 let e = self.take(&mut k, Rule::expr)?;
                 ExpectKind::Condition(self.expr(e, Depth::default())?)
