@@ -35,9 +35,10 @@
 //! ```toml
 //! [claude]
 //! verify-key = "hookc.key.pub"   # refuse tables not signed by this key
+//! log-file = "state/decisions.jsonl"   # the decision log
 //! ```
 //!
-//! `verify-key` is relative to the file's directory. A `--verify-key` flag
+//! `verify-key` and `log-file` are relative to the file's directory. A `--verify-key` flag
 //! in the hook command takes its place.
 //!
 //! Problems in the file are diagnostics pointing into it: invalid TOML, a
@@ -70,6 +71,9 @@ pub struct Config {
     /// `hookc claude` loads must be signed by. Relative to the file's
     /// directory once loaded with [`Config::load`].
     pub verify_key: Option<PathBuf>,
+    /// `log-file` under `[claude]`: the decision log `hookc claude` appends
+    /// to. Relative to the file's directory once loaded.
+    pub log_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -118,6 +122,9 @@ impl Config {
                 config.path = Some(path.to_path_buf());
                 if let (Some(key), Some(dir)) = (&config.verify_key, path.parent()) {
                     config.verify_key = Some(dir.join(key));
+                }
+                if let (Some(log), Some(dir)) = (&config.log_file, path.parent()) {
+                    config.log_file = Some(dir.join(log));
                 }
                 (config, diags)
             }
@@ -302,7 +309,7 @@ fn rate_table(
     store
 }
 
-/// `[claude]`: `verify-key = "PATH"`.
+/// `[claude]`: `verify-key = "PATH"`, `log-file = "PATH"`.
 fn parse_claude(
     value: &toml::Spanned<toml::de::DeValue<'_>>,
     source: &SourceFile,
@@ -323,6 +330,20 @@ fn parse_claude(
     entries.sort_by_key(|(k, _)| k.span().start);
     for (key, value) in entries {
         let key_text: &str = key.get_ref();
+        if key_text == "log-file" {
+            match value.get_ref() {
+                toml::de::DeValue::String(path) if !path.is_empty() => {
+                    config.log_file = Some(PathBuf::from(path.as_ref()));
+                }
+                _ => diags.push(
+                    Diagnostic::error("invalid-config", "`log-file` must be a file name")
+                        .in_file(source)
+                        .with_primary(span(value.span()), "not a file name")
+                        .with_help("the decision log, relative to this file: `log-file = \"state/decisions.jsonl\"`"),
+                ),
+            }
+            continue;
+        }
         if key_text != "verify-key" {
             diags.push(
                 Diagnostic::warning(
@@ -331,7 +352,7 @@ fn parse_claude(
                 )
                 .in_file(source)
                 .with_primary(span(key.span()), "not a setting")
-                .with_help("`[claude]` has `verify-key`"),
+                .with_help("`[claude]` has `verify-key` and `log-file`"),
             );
             continue;
         }
@@ -446,6 +467,16 @@ mod tests {
         assert_eq!(diags.0[0].location().map(|l| (l.1, l.2)), Some((2, 9)));
         let (_, diags) = Config::parse("hookc.toml", "rate = \"file\"\n");
         assert_eq!(messages(&diags), ["error: `rate` must be a table"]);
+    }
+
+    #[test]
+    fn the_log_file_of_claude_is_read() {
+        let (config, diags) =
+            Config::parse("hookc.toml", "[claude]\nlog-file = \"state/d.jsonl\"\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(config.log_file, Some(PathBuf::from("state/d.jsonl")));
+        let (_, diags) = Config::parse("hookc.toml", "[claude]\nlog-file = 3\n");
+        assert!(diags.has_errors());
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub(crate) fn run(args: ClaudeArgs, verbose: u8) -> Result<Status, Failure> {
     };
     let mut entry = decision_log::Entry::now();
     let mut response = respond(&args, mode, started, &mut entry);
-    if let Some(file) = decision_log::path(args.log_file.as_deref()) {
+    if let Some(file) = decision_log::path(args.log_file.as_deref(), entry.configured.as_deref()) {
         entry.exit_code = response.exit_code;
         entry.took(started.elapsed());
         if let Err(e) = decision_log::append(&file, &entry) {
@@ -205,6 +205,9 @@ fn respond(
     entry.tool = field("tool_name");
     let located = locate(args, &event).and_then(|source| {
         let path = source.path().to_path_buf();
+        entry.configured = crate::config::Config::find(&path)
+            .map(|file| crate::config::Config::load(&file).0)
+            .and_then(|config| config.log_file);
         let (table, note) = source.load(args.verify_key.as_deref())?;
         the_policy(table).map(|table| (table, path, note))
     });

@@ -47,6 +47,9 @@ pub(super) struct Entry {
     pub(super) duration_ms: f64,
     /// The digest of the sources the table was compiled from.
     pub(super) table: Option<String>,
+    /// The log file the `hookc.toml` found from the rules names.
+    #[serde(skip)]
+    pub(super) configured: Option<PathBuf>,
 }
 
 impl Entry {
@@ -66,13 +69,17 @@ impl Entry {
     }
 }
 
-/// The log file: `flag`, else `HOOKC_LOG_FILE`; none when neither is set.
-pub(super) fn path(flag: Option<&Path>) -> Option<PathBuf> {
-    flag.map(Path::to_path_buf).or_else(|| {
-        std::env::var_os(LOG_FILE_VAR)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    })
+/// The log file: `flag`, else `HOOKC_LOG_FILE`, else `configured` (`log-file`
+/// under `[claude]` in the `hookc.toml` found from the rules); none when
+/// none is set.
+pub(super) fn path(flag: Option<&Path>, configured: Option<&Path>) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| {
+            std::env::var_os(LOG_FILE_VAR)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .or_else(|| configured.map(Path::to_path_buf))
 }
 
 /// Appends `entry` to `file` as one line, rotating first when the file is

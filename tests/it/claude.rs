@@ -1243,3 +1243,29 @@ fn doctor_finds_a_miswired_hook() {
         "{stale:#?}"
     );
 }
+
+/// `log-file` under `[claude]` in the rules' `hookc.toml` names the
+/// decision log, relative to the file.
+#[test]
+fn the_decision_log_can_be_configured() {
+    let project = tmp_dir("decision-log-config");
+    let dir = project.join(".hookc");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("guard.hooks"), guard("deny")).unwrap();
+    std::fs::write(
+        dir.join("hookc.toml"),
+        "[claude]\nlog-file = \"state/decisions.jsonl\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("state")).unwrap();
+    let env = [("CLAUDE_PROJECT_DIR", project.as_os_str())];
+    let run = hookc(&[OsStr::new("claude")], FORCE_PUSH, &env);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{run:#?}"
+    );
+    let log = std::fs::read_to_string(dir.join("state/decisions.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(log.trim()).unwrap();
+    assert_eq!(line["decision"], "deny");
+}
