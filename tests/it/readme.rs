@@ -1,6 +1,7 @@
-//! The README's "From a rule to a running hook" section, run as written.
+//! The README's "From a rule to a running hook" section, and the worked
+//! example of "The language", run as written.
 //!
-//! In that section, a code block after `<!-- file: PATH -->` is written to
+//! In those sections, a code block after `<!-- file: PATH -->` is written to
 //! PATH in a fresh directory; in a `console` block, each `$ ` line is run
 //! there (`hookc` is this crate's binary; `mkdir -p` makes a directory;
 //! `< FILE` feeds a file on stdin) and must exit 0 and print exactly the
@@ -18,16 +19,24 @@ use std::process::{Command, Stdio};
 
 const SECTION: &str = "## From a rule to a running hook";
 
-/// The section's text.
-fn section() -> String {
+/// The language section, whose worked example runs the same way.
+const LANGUAGE: &str = "## The language";
+
+/// The text of the README's section `title`.
+fn section_named(title: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let start = readme
-        .find(SECTION)
-        .unwrap_or_else(|| panic!("README.md has no `{SECTION}` section"));
-    let rest = &readme[start + SECTION.len()..];
+        .find(title)
+        .unwrap_or_else(|| panic!("README.md has no `{title}` section"));
+    let rest = &readme[start + title.len()..];
     let end = rest.find("\n## ").unwrap_or(rest.len());
     rest[..end].to_string()
+}
+
+/// The section's text.
+fn section() -> String {
+    section_named(SECTION)
 }
 
 /// A fenced block: its info string, its lines, and the HTML comment just
@@ -104,15 +113,13 @@ fn run(dir: &Path, command: &str) -> String {
     }
 }
 
-#[test]
-fn the_users_path_runs_as_written() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-path");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes the section's files into `dir` and runs its commands there:
+/// how many of each.
+fn run_section(text: &str, dir: &Path) -> (usize, usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut commands = 0;
     let mut files = 0;
-    for block in blocks(&section()) {
+    for block in blocks(text) {
         let text = block.lines.join("\n") + "\n";
         match block.note.as_deref() {
             Some(note) if note.starts_with("file: ") => {
@@ -156,6 +163,29 @@ fn the_users_path_runs_as_written() {
             commands += 1;
         }
     }
+    (files, commands)
+}
+
+/// The language section's worked example: the shell view, captures, `let`
+/// and pack composition, linted and tested as the README shows.
+#[test]
+fn the_language_example_runs_as_written() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-language");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (files, commands) = run_section(&section_named(LANGUAGE), &dir);
+    assert!(
+        files >= 2 && commands >= 2,
+        "{files} files, {commands} commands"
+    );
+}
+
+#[test]
+fn the_users_path_runs_as_written() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-path");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (files, commands) = run_section(&section(), &dir);
     assert!(
         files >= 3 && commands >= 6,
         "{files} files, {commands} commands"
