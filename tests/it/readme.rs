@@ -153,7 +153,7 @@ fn run_section(text: &str, dir: &Path) -> (usize, usize) {
             }
         }
         for (command, expected) in steps {
-            let stdout = run(&dir, &command);
+            let stdout = run(dir, &command);
             let expected = expected.join("\n");
             assert_eq!(
                 stdout.trim_end(),
