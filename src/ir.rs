@@ -604,6 +604,22 @@ pub enum Quantifier {
     All,
 }
 
+/// A quantifier's variable as messages show it: `$0` for the innermost
+/// element, then the path below it (`$0.flags`, `$1.redirects[0]`).
+pub fn show_var(depth: u32, segments: &[Segment]) -> String {
+    let mut out = format!("${depth}");
+    for s in segments {
+        match s {
+            Segment::Field(f) => {
+                out.push('.');
+                out.push_str(f);
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
 impl Quantifier {
     /// The keyword.
     pub fn keyword(self) -> &'static str {

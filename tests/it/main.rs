@@ -13,7 +13,7 @@
 mod common;
 
 mod architecture;
-mod captures;
+mod bindings;
 mod claude;
 mod cli;
 mod explain;
@@ -28,7 +28,6 @@ mod orcs_config;
 mod outputs;
 mod packs;
 mod point_ids;
-mod quantifiers;
 mod rate_store;
 mod rate_trace;
 mod readme;

@@ -689,18 +689,7 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
             out.push_str(": ");
             write_expr(cx, body, false, out);
         }
-        Expr::Var(depth, segments) => {
-            out.push_str(&format!("${depth}"));
-            for s in segments {
-                match s {
-                    crate::ir::Segment::Field(f) => {
-                        out.push('.');
-                        out.push_str(f);
-                    }
-                    crate::ir::Segment::Index(i) => out.push_str(&format!("[{i}]")),
-                }
-            }
-        }
+        Expr::Var(depth, segments) => out.push_str(&crate::ir::show_var(*depth, segments)),
         Expr::Capture(_, _, group) => out.push_str(group),
         Expr::Call(f, args) => {
             out.push_str(f.as_str());

@@ -82,19 +82,7 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
                 expr(body, program)
             )
         }
-        Expr::Var(depth, segments) => {
-            let mut out = format!("${depth}");
-            for s in segments {
-                match s {
-                    crate::ir::Segment::Field(f) => {
-                        out.push('.');
-                        out.push_str(f);
-                    }
-                    crate::ir::Segment::Index(i) => out.push_str(&format!("[{i}]")),
-                }
-            }
-            out
-        }
+        Expr::Var(depth, segments) => crate::ir::show_var(*depth, segments),
         Expr::Capture(_, _, group) => group.clone(),
         Expr::Call(f, args) => format!(
             "{}({})",
