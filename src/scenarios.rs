@@ -260,11 +260,19 @@ fn run_loaded(
         };
         // Rate counts must start empty for each test: effects of its own,
         // whose memory store is new.
-        let effects = if record_effects {
+        let mut effects = if record_effects {
             crate::Effects::new().recording_only()
         } else {
             crate::Effects::new()
         };
+        // A test's mocks are the only handlers `call` finds in it.
+        for mock in &case.test.mocks {
+            let action = mock_action(&mock.reply);
+            effects = effects
+                .with_handler(mock.handler.value.clone(), move |_: &mut HookContext| {
+                    action.clone()
+                });
+        }
         let table = &compiled.table;
         let repeat = case.test.repeat.map_or(1, |(n, _)| n);
         let start = ctx.clone();
@@ -502,6 +510,23 @@ fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
         }
         // Checked against the hook's answer by the caller.
         ExpectKind::Condition(_) | ExpectKind::Answer(_) | ExpectKind::Exit(_) => None,
+    }
+}
+
+/// What a mocked handler answers.
+fn mock_action(reply: &ast::MockReply) -> crate::HookAction {
+    use crate::HookAction;
+    let reason = |r: &Option<ast::StrLit>| r.as_ref().map_or_else(String::new, |s| s.value.clone());
+    match reply {
+        ast::MockReply::Continue => HookAction::Continue,
+        ast::MockReply::Abort(r) => HookAction::Abort { reason: reason(r) },
+        ast::MockReply::Ask(r) => HookAction::Ask { reason: reason(r) },
+        ast::MockReply::Skip(v) => HookAction::Skip(
+            v.as_ref()
+                .and_then(|v| crate::check::scenarios::literal_json(v).ok())
+                .unwrap_or(Value::Null),
+        ),
+        ast::MockReply::Allow => HookAction::Allow,
     }
 }
 

@@ -160,6 +160,18 @@ pub(super) fn check(
                 diagnostics: &mut *diagnostics,
             };
             let point = cx.event(test);
+            for mock in &test.mocks {
+                if let ast::MockReply::Skip(Some(value)) = &mock.reply {
+                    if let Err(at) = literal_json(value) {
+                        let d = cx
+                            .error("a mocked `skip` takes a JSON value", at, "not a JSON value")
+                            .with_help(
+                                "write the value, e.g. `mock \"h\" skip {\"cached\": true}`",
+                            );
+                        cx.diagnostics.push(d);
+                    }
+                }
+            }
             for expect in &test.expects {
                 match &expect.kind {
                     ExpectKind::Condition(cond) => {

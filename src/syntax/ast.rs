@@ -520,6 +520,8 @@ pub struct TestDecl {
     pub target_span: Option<Span>,
     /// `repeat N`: how many times the event is dispatched, and the line.
     pub repeat: Option<(u32, Span)>,
+    /// `mock "handler" REPLY`: what `call "handler"` answers in this test.
+    pub mocks: Vec<Mock>,
     /// What the outcome must be, in order.
     pub expects: Vec<Expect>,
     /// The whole test.
@@ -532,8 +534,35 @@ impl PartialEq for TestDecl {
             && self.event == other.event
             && self.target == other.target
             && self.repeat.map(|r| r.0) == other.repeat.map(|r| r.0)
+            && self.mocks == other.mocks
             && self.expects == other.expects
     }
+}
+
+/// One `mock` line of a test: a handler's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mock {
+    /// The handler's name, as `call` names it.
+    pub handler: StrLit,
+    /// What it answers.
+    pub reply: MockReply,
+    /// The whole line, `mock` included.
+    pub span: Span,
+}
+
+/// What a mocked handler answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MockReply {
+    /// `continue`.
+    Continue,
+    /// `abort` / `abort "reason"`.
+    Abort(Option<StrLit>),
+    /// `ask` / `ask "reason"`.
+    Ask(Option<StrLit>),
+    /// `skip` / `skip <json>`.
+    Skip(Option<Expr>),
+    /// `allow`.
+    Allow,
 }
 
 /// One `expect` line of a test.

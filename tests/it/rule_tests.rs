@@ -584,3 +584,50 @@ test "an ORCS event has no Claude Code answer" {
         orcs.failures
     );
 }
+
+/// `mock "handler" REPLY`: a test stubs the native handler `call` runs,
+/// through `hookc test` on a real file; formatted, and a rule's failure
+/// mode still applies to a handler no test mocks.
+#[test]
+fn a_test_mocks_the_handler_a_rule_calls() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mock-handlers");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("audit.hooks"),
+        r#"hook audit on tool.pre_execute fail closed {
+    call "audit"
+}
+
+test "the audit blocks" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm"}
+    mock "audit" abort "denied by audit"
+    expect abort "denied by audit"
+}
+
+test "the audit lets it through" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm"}
+    mock "audit" continue
+    expect continue
+    expect fired ["audit"]
+}
+
+test "the audit answers from a cache" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm"}
+    mock "audit" skip {"cached": true}
+    expect skip {"cached": true}
+}
+
+test "without a mock there is no handler, and the rule fails closed" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm"}
+    expect abort
+}
+"#,
+    )
+    .unwrap();
+    let run = hookc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("4 passed; 0 failed"), "{}", run.stdout);
+    let fmt = hookc(&["fmt", "--check", dir.to_str().unwrap()]);
+    assert_eq!(fmt.code, Some(0), "{}{}", fmt.stdout, fmt.stderr);
+}

@@ -20,8 +20,9 @@ use crate::ir::Root;
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast::{
     Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, FailMode, Hook,
-    HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, OverrideDecl, Path,
-    PatternDecl, Rate, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl, Webhook,
+    HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Mock, MockReply,
+    OverrideDecl, Path, PatternDecl, Rate, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl,
+    Webhook,
 };
 use crate::syntax::grammar::Rule;
 
@@ -384,6 +385,41 @@ impl AstBuilder<'_> {
                 ),
             }
         }
+        let mut mocks = Vec::new();
+        while let Some(m) = kids.take_if(Rule::test_mock) {
+            let line = self.span(&m);
+            let mut mk = self.kids(m);
+            self.take(&mut mk, Rule::kw_mock)?;
+            let handler = self.take(&mut mk, Rule::string)?;
+            let handler = self.string(handler);
+            let reply = self.take_any(&mut mk)?;
+            let rule = reply.as_rule();
+            let mut rk = self.kids(reply);
+            let reply = match rule {
+                Rule::exp_continue => MockReply::Continue,
+                Rule::exp_abort => {
+                    self.take(&mut rk, Rule::kw_abort)?;
+                    MockReply::Abort(rk.take_if(Rule::string).map(|s| self.string(s)))
+                }
+                Rule::exp_ask => {
+                    self.take(&mut rk, Rule::kw_ask)?;
+                    MockReply::Ask(rk.take_if(Rule::string).map(|s| self.string(s)))
+                }
+                Rule::mock_skip => {
+                    self.take(&mut rk, Rule::kw_skip)?;
+                    match rk.take_if(Rule::expr) {
+                        Some(e) => MockReply::Skip(Some(self.expr(e, Depth::default())?)),
+                        None => MockReply::Skip(None),
+                    }
+                }
+                _ => MockReply::Allow,
+            };
+            mocks.push(Mock {
+                handler,
+                reply,
+                span: line,
+            });
+        }
         let mut expects = Vec::new();
         while let Some(e) = kids.take_if(Rule::test_expect) {
             expects.push(self.expect(e)?);
@@ -392,6 +428,7 @@ impl AstBuilder<'_> {
             name,
             event,
             event_span,
+            mocks,
             target,
             target_span,
             repeat,

@@ -77,6 +77,14 @@ pub(super) fn opaque_item(item: &Item, out: &mut Vec<Span>) {
             if let Some(target) = &t.target {
                 out.push(target.span);
             }
+            for m in &t.mocks {
+                out.push(m.handler.span);
+                match &m.reply {
+                    MockReply::Abort(Some(s)) | MockReply::Ask(Some(s)) => out.push(s.span),
+                    MockReply::Skip(Some(v)) => opaque_expr(v, out),
+                    _ => {}
+                }
+            }
             for e in &t.expects {
                 match &e.kind {
                     ExpectKind::Abort(s) | ExpectKind::Ask(s) => {

@@ -114,6 +114,7 @@ impl Printer<'_> {
         if let Some((count, span)) = t.repeat {
             lines.push(Line::Repeat(count, span));
         }
+        lines.extend(t.mocks.iter().map(Line::Mock));
         lines.extend(t.expects.iter().map(Line::Expect));
         self.block(out, &head, open, close, &lines);
     }
@@ -165,6 +166,17 @@ impl Printer<'_> {
             Line::Event(e, _) => format!("event {}", self.tail(e, indent, col + 6, 0)),
             Line::Target(t, _) => format!("target {}", quote(&t.value)),
             Line::Repeat(n, _) => format!("repeat {n}"),
+            Line::Mock(m) => {
+                let reply = match &m.reply {
+                    MockReply::Continue => "continue".to_owned(),
+                    MockReply::Abort(r) => with_reason("abort", r.as_ref()),
+                    MockReply::Ask(r) => with_reason("ask", r.as_ref()),
+                    MockReply::Skip(None) => "skip".to_owned(),
+                    MockReply::Skip(Some(v)) => format!("skip {}", self.tail(v, indent, col, 0)),
+                    MockReply::Allow => "allow".to_owned(),
+                };
+                format!("mock {} {reply}", quote(&m.handler.value))
+            }
             Line::Expect(e) => {
                 let head = "expect ";
                 let col = col + head.len();
@@ -292,6 +304,7 @@ pub(super) enum Line<'a> {
     Target(&'a StrLit, Span),
     /// `repeat N` and the line's span.
     Repeat(u32, Span),
+    Mock(&'a Mock),
     Expect(&'a Expect),
 }
 
@@ -301,6 +314,7 @@ impl Line<'_> {
             Line::Condition(c) => c.span,
             Line::Action(a) => a.span,
             Line::Event(_, span) | Line::Target(_, span) | Line::Repeat(_, span) => *span,
+            Line::Mock(m) => m.span,
             Line::Expect(e) => e.span,
         }
     }

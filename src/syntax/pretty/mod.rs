@@ -57,8 +57,8 @@
 
 use super::ast::{
     Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, File, Hook,
-    HookOption, HookOptionKind, Item, Path, RegexLit, RegexRef, SchemaRef, Segment, StrLit,
-    TestDecl, UnaryOp,
+    HookOption, HookOptionKind, Item, Mock, MockReply, Path, RegexLit, RegexRef, SchemaRef,
+    Segment, StrLit, TestDecl, UnaryOp,
 };
 use crate::diag::Diagnostics;
 use crate::span::{SourceFile, Span};
