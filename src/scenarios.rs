@@ -297,16 +297,16 @@ fn run_loaded(
                         )
                     })
                 }
-                ExpectKind::Answer(want) => {
+                ExpectKind::Output(want) => {
                     let want = crate::check::scenarios::literal_json(want).unwrap_or(Value::Null);
                     match claude_answer(case.test, &run) {
                         None => Some(
-                            "`expect answer` needs a raw Claude Code event (`hook_event_name`)"
+                            "`expect output` needs a raw Claude Code event (`hook_event_name`)"
                                 .to_owned(),
                         ),
                         Some((got, _)) if json_eq(&got, &want) => None,
                         Some((got, _)) => Some(format!(
-                            "expected answer {}, got {}",
+                            "expected output {}, got {}",
                             compact(&want),
                             compact(&got)
                         )),
@@ -509,7 +509,7 @@ fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
             (got != name.name).then(|| format!("expected decision `{}`, got `{got}`", name.name))
         }
         // Checked against the hook's answer by the caller.
-        ExpectKind::Condition(_) | ExpectKind::Answer(_) | ExpectKind::Exit(_) => None,
+        ExpectKind::Condition(_) | ExpectKind::Output(_) | ExpectKind::Exit(_) => None,
     }
 }
 

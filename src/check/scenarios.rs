@@ -334,11 +334,11 @@ impl TestChecker<'_> {
             | ExpectKind::Skip(None)
             | ExpectKind::Exit(_)
             | ExpectKind::Condition(_) => {}
-            ExpectKind::Answer(value) => {
+            ExpectKind::Output(value) => {
                 if let Err(at) = literal_json(value) {
                     let d = self
-                        .error("`expect answer` takes a JSON object or `null`", at, "not a JSON value")
-                        .with_help("write the JSON Claude Code reads, e.g. `expect answer {\"decision\": \"block\", \"reason\": \"…\"}`");
+                        .error("`expect output` takes a JSON object or `null`", at, "not a JSON value")
+                        .with_help("write the JSON Claude Code reads, e.g. `expect output {\"decision\": \"block\", \"reason\": \"…\"}`");
                     self.diagnostics.push(d);
                 }
             }

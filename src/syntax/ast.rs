@@ -595,9 +595,9 @@ pub enum ExpectKind {
     Fired(Expr),
     /// `expect decision allow|ask|deny|none`.
     Decision(Ident),
-    /// `expect answer {…}` / `expect answer null`: what a Claude Code hook
+    /// `expect output {…}` / `expect output null`: what a Claude Code hook
     /// prints (raw Claude Code events only).
-    Answer(Expr),
+    Output(Expr),
     /// `expect exit N`: the exit code a Claude Code hook answers with.
     Exit(u32),
     /// `expect <condition>` over the final context.

@@ -507,7 +507,7 @@ fn a_raw_claude_code_event_is_a_test_event() {
     );
 }
 
-/// `expect answer` and `expect exit`: a test of a raw Claude Code event
+/// `expect output` and `expect exit`: a test of a raw Claude Code event
 /// asserts exactly what Claude Code reads from the hook.
 #[test]
 fn a_test_asserts_the_answer_claude_code_reads() {
@@ -523,13 +523,13 @@ hook finish-first on TaskCompleted {
 
 test "deny as Claude Code reads it" {
     event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}
-    expect answer {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no force pushes"}}
+    expect output {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no force pushes"}}
     expect exit 0
 }
 
 test "nothing to say is no output" {
     event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
-    expect answer null
+    expect output null
 }
 
 test "a block by exit code" {
@@ -539,13 +539,13 @@ test "a block by exit code" {
 
 test "a wrong answer fails" {
     event {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force"}}
-    expect answer {"decision": "block"}
+    expect output {"decision": "block"}
     expect exit 2
 }
 
 test "an ORCS event has no Claude Code answer" {
     event {"hook_point": "PreToolUse", "component_id": "claude-code::Bash", "payload": {"tool_name": "Bash", "tool_input": {"command": "ls"}}}
-    expect answer null
+    expect output null
 }
 "#,
     );
@@ -568,7 +568,7 @@ test "an ORCS event has no Claude Code answer" {
     assert!(!wrong.passed);
     assert!(
         wrong.failures[0]
-            .contains("expected answer {\"decision\":\"block\"}, got {\"hookSpecificOutput\""),
+            .contains("expected output {\"decision\":\"block\"}, got {\"hookSpecificOutput\""),
         "{:?}",
         wrong.failures
     );

@@ -473,11 +473,11 @@ impl AstBuilder<'_> {
                 let name = self.take(&mut k, Rule::decision_name)?;
                 ExpectKind::Decision(self.ident(&name))
             }
-            Rule::exp_answer => {
-                self.take(&mut k, Rule::kw_answer)?;
+            Rule::exp_output => {
+                self.take(&mut k, Rule::kw_output)?;
                 let value = self.take_any(&mut k)?;
                 let vspan = self.span(&value);
-                ExpectKind::Answer(match value.as_rule() {
+                ExpectKind::Output(match value.as_rule() {
                     Rule::object => self.operand_inner(value, Depth::default())?,
                     _ => Expr {
                         kind: ExprKind::Literal(serde_json::Value::Null),

@@ -91,7 +91,7 @@ pub(super) fn opaque_item(item: &Item, out: &mut Vec<Span>) {
                         out.extend(s.as_ref().map(|s| s.span));
                     }
                     ExpectKind::Skip(v) => v.iter().for_each(|v| opaque_expr(v, out)),
-                    ExpectKind::Fired(v) | ExpectKind::Condition(v) | ExpectKind::Answer(v) => {
+                    ExpectKind::Fired(v) | ExpectKind::Condition(v) | ExpectKind::Output(v) => {
                         opaque_expr(v, out);
                     }
                     ExpectKind::Continue | ExpectKind::Decision(_) | ExpectKind::Exit(_) => {}

@@ -191,7 +191,7 @@ impl Printer<'_> {
                     }
                     ExpectKind::Fired(v) => format!("fired {}", self.tail(v, indent, col + 6, 0)),
                     ExpectKind::Decision(d) => format!("decision {}", d.name),
-                    ExpectKind::Answer(v) => format!("answer {}", self.tail(v, indent, col + 7, 0)),
+                    ExpectKind::Output(v) => format!("output {}", self.tail(v, indent, col + 7, 0)),
                     ExpectKind::Exit(n) => format!("exit {n}"),
                     ExpectKind::Condition(c) => {
                         let text = self.expr(c, indent);
