@@ -74,6 +74,9 @@ struct Policy {
     fresh: Option<bool>,
     /// The id of the key that signed it.
     signed_by: Option<String>,
+    /// True when a rule of the policy names `.hookc` (the pack's guard
+    /// against the agent writing the policy); `None` without a table.
+    guarded: Option<bool>,
     /// What is wrong, if anything.
     problem: Option<String>,
 }
@@ -150,6 +153,13 @@ pub(crate) fn run(args: DoctorArgs) -> Result<Status, Failure> {
     if let Some(p) = &policy.problem {
         problems.push(p.clone());
     }
+    let mut warnings = Vec::new();
+    if policy.guarded == Some(false) && policy.signed_by.is_none() {
+        warnings.push(
+            "no rule of the policy keeps the agent from writing `.hookc/`: add the pack's `deny-policy-tampering-*` rules (`hookc init claude --pack all`), sign the table, or use a policy outside the project (`--user`)"
+                .to_string(),
+        );
+    }
     match args.format {
         Format::Json => {
             let report = json!({
@@ -157,10 +167,11 @@ pub(crate) fn run(args: DoctorArgs) -> Result<Status, Failure> {
                 "entries": entries,
                 "policy": policy,
                 "problems": problems,
+                "warnings": warnings,
             });
             print_stdout(&format!("{report:#}\n"));
         }
-        Format::Human => print_stdout(&human(&entries, &policy, &problems)),
+        Format::Human => print_stdout(&human(&entries, &policy, &problems, &warnings)),
     }
     Ok(if problems.is_empty() {
         Status::Ok
@@ -169,7 +180,7 @@ pub(crate) fn run(args: DoctorArgs) -> Result<Status, Failure> {
     })
 }
 
-fn human(entries: &[Entry], policy: &Policy, problems: &[String]) -> String {
+fn human(entries: &[Entry], policy: &Policy, problems: &[String], warnings: &[String]) -> String {
     let mut out = String::new();
     for e in entries {
         let mark = if e.problem.is_none() { "ok " } else { "BAD" };
@@ -204,6 +215,9 @@ fn human(entries: &[Entry], policy: &Policy, problems: &[String]) -> String {
             "        schema {schema}, {} rules, {fresh}, {signed}\n",
             policy.rules
         ));
+    }
+    for w in warnings {
+        out.push_str(&format!("warning: {w}\n"));
     }
     if problems.is_empty() {
         out.push_str("no problems found\n");
@@ -365,6 +379,9 @@ fn policy(project: &Path) -> Policy {
     policy.fresh =
         has_sources.then(|| crate::load::source_digest(&[&dir]) == program.source_digest);
     policy.signed_by = table_value.signer().map(|k| k.id());
+    // The pack's self-protection names the policy directory in its regexes;
+    // a policy without any such rule leaves it to the agent's good will.
+    policy.guarded = Some(program.regexes.iter().any(|r| r.pattern.contains("hookc")));
     if program.schema != crate::systems::claude_code::schema::NAME {
         policy.problem = Some(format!(
             "`{}` is a table of schema `{}`, not `claude-code`",

@@ -1269,3 +1269,57 @@ fn the_decision_log_can_be_configured() {
     let line: Value = serde_json::from_str(log.trim()).unwrap();
     assert_eq!(line["decision"], "deny");
 }
+
+/// `hookc doctor` warns when nothing in the policy keeps the agent from
+/// writing it (the trace pack alone has no such rule); the guards pack does.
+#[test]
+fn doctor_warns_about_a_policy_the_agent_may_write() {
+    let project = tmp_dir("doctor-guard");
+    let init = hookc(
+        &[
+            OsStr::new("init"),
+            OsStr::new("claude"),
+            OsStr::new("--pack"),
+            OsStr::new("trace"),
+            OsStr::new("--project"),
+            project.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(init.code, Some(0), "{init:#?}");
+    let args = [
+        OsStr::new("doctor"),
+        OsStr::new("--project"),
+        project.as_os_str(),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+    ];
+    let run = hookc(&args, "", &[("HOME", project.as_os_str())]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        report["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("keeps the agent from writing `.hookc/`")),
+        "{report}"
+    );
+    assert_eq!(report["policy"]["guarded"], false);
+    // With the guards, no warning.
+    let all = hookc(
+        &[
+            OsStr::new("init"),
+            OsStr::new("claude"),
+            OsStr::new("--pack"),
+            OsStr::new("all"),
+            OsStr::new("--project"),
+            project.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(all.code, Some(0), "{all:#?}");
+    let run = hookc(&args, "", &[("HOME", project.as_os_str())]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+}
