@@ -310,8 +310,12 @@ fn load(
 }
 
 fn push(loaded: &mut LoadedSources, source: SourceFile, path: Option<PathBuf>, root: bool) {
-    let (ast, diagnostics) = syntax::parse(&source);
+    let (mut ast, diagnostics) = syntax::parse(&source);
     loaded.diagnostics.extend(diagnostics);
+    if root {
+        let base = path.as_deref().and_then(Path::parent);
+        read_event_files(&mut ast, base, &source, &mut loaded.diagnostics);
+    }
     loaded.files.push(LoadedFile {
         source,
         ast,
@@ -319,6 +323,48 @@ fn push(loaded: &mut LoadedSources, source: SourceFile, path: Option<PathBuf>, r
         imports: Vec::new(),
         path,
     });
+}
+
+/// Reads the event of every `event file "…"` test of a root file, relative
+/// to the file's directory, into the test's event (a literal spanning the
+/// path); a file that cannot be read or is not JSON is an error at the path.
+fn read_event_files(
+    ast: &mut ast::File,
+    base: Option<&Path>,
+    source: &SourceFile,
+    diagnostics: &mut Diagnostics,
+) {
+    for item in &mut ast.items {
+        let ast::Item::Test(test) = item else {
+            continue;
+        };
+        let Some(file) = &test.event_file else {
+            continue;
+        };
+        let path = base.map_or_else(|| PathBuf::from(&file.value), |b| b.join(&file.value));
+        let read = std::fs::read_to_string(&path)
+            .map_err(|e| io_reason(&e))
+            .and_then(|text| crate::event::parse(&text).map_err(|e| format!("not JSON: {e}")))
+            .and_then(|value| match value {
+                serde_json::Value::Object(_) => Ok(value),
+                _ => Err("it holds JSON, but not an object".to_owned()),
+            });
+        match read {
+            Ok(value) => test.event.kind = ast::ExprKind::Literal(value),
+            Err(reason) => diagnostics.push(
+                Diagnostic::error(
+                    "invalid-test",
+                    format!("cannot read the event file `{}`: {reason}", file.value),
+                )
+                .in_file(source)
+                .with_primary(file.span, "read here")
+                .with_help(format!(
+                    "the path is relative to this file: `{}`",
+                    path.display()
+                )),
+            ),
+        }
+    }
 }
 
 /// Reports every import that closes a cycle, at the import.

@@ -27,6 +27,15 @@
 //! | `expect fired ["a", "b"]` | exactly these rules fired, in this order |
 //! | `expect decision allow\|ask\|deny\|none` | the combined decision |
 //! | `expect <condition>` | the condition holds on the final context |
+//! | `expect output {…}` / `expect output null` | a raw Claude Code event: the JSON the hook prints (or nothing) |
+//! | `expect exit N` | a raw Claude Code event: the hook's exit code |
+//!
+//! `event file "path"` reads the event from a JSON file relative to the
+//! `.hooks` file (the loader reads it). `mock` lines stand in for effects in
+//! their test ([`crate::effects::mock`]): `mock "name" REPLY` is the only
+//! handler `call "name"` finds, `mock exec|sh "glob" [exit N] [stdout …]
+//! [stderr "…"]` answers for the commands it matches, and `mock webhook
+//! "glob" [fail "reason"]` keeps a webhook from being sent.
 //!
 //! A condition is checked by the same machinery as a rule's `when`: each one
 //! is compiled as a rule at the event's point (in the test's file, so its
@@ -265,13 +274,10 @@ fn run_loaded(
         } else {
             crate::Effects::new()
         };
-        // A test's mocks are the only handlers `call` finds in it.
+        // A test's mocks are the only handlers `call` finds in it, and
+        // stand in for the commands and webhooks they match.
         for mock in &case.test.mocks {
-            let action = mock_action(&mock.reply);
-            effects = effects
-                .with_handler(mock.handler.value.clone(), move |_: &mut HookContext| {
-                    action.clone()
-                });
+            effects = with_mock(effects, mock);
         }
         let table = &compiled.table;
         let repeat = case.test.repeat.map_or(1, |(n, _)| n);
@@ -513,6 +519,60 @@ fn check_outcome(kind: &ExpectKind, run: &Report) -> Option<String> {
     }
 }
 
+/// `effects` with `mock` standing in for what it names.
+fn with_mock(effects: crate::Effects, mock: &ast::Mock) -> crate::Effects {
+    use crate::effects::{CommandMock, WebhookMock};
+    let matches = glob_matcher(&mock.subject.value);
+    match (mock.kind, &mock.reply) {
+        (ast::MockKind::Exec | ast::MockKind::Sh, ast::MockReply::Command(parts)) => {
+            let mut command = if mock.kind == ast::MockKind::Sh {
+                CommandMock::sh(matches)
+            } else {
+                CommandMock::exec(matches)
+            };
+            for part in parts {
+                command = match part {
+                    ast::CommandPart::Exit(code, _) => {
+                        command.exit(i32::try_from(*code).unwrap_or(1))
+                    }
+                    ast::CommandPart::Stdout(text) => command.stdout(match &text.kind {
+                        ExprKind::Str(s) => s.value.clone(),
+                        _ => crate::check::scenarios::literal_json(text)
+                            .map(|v| v.to_string())
+                            .unwrap_or_default(),
+                    }),
+                    ast::CommandPart::Stderr(text) => command.stderr(text.value.clone()),
+                };
+            }
+            effects.with_command_mock(command)
+        }
+        (ast::MockKind::Webhook, ast::MockReply::Webhook(fail)) => {
+            let webhook = WebhookMock::new(matches);
+            effects.with_webhook_mock(match fail {
+                Some(reason) => webhook.fail(reason.value.clone()),
+                None => webhook,
+            })
+        }
+        (_, reply) => {
+            let action = mock_action(reply);
+            effects.with_handler(mock.subject.value.clone(), move |_: &mut HookContext| {
+                action.clone()
+            })
+        }
+    }
+}
+
+/// Whether a program, script or URL matches a mock's glob: `*` matches any
+/// text, `/` included. A glob the checker rejected matches only itself.
+fn glob_matcher(glob: &str) -> impl Fn(&str) -> bool + Send + Sync + 'static {
+    let matcher = crate::check::scenarios::mock_glob(glob).ok();
+    let exact = glob.to_owned();
+    move |text: &str| match &matcher {
+        Some(m) => m.is_match(text),
+        None => text == exact,
+    }
+}
+
 /// What a mocked handler answers.
 fn mock_action(reply: &ast::MockReply) -> crate::HookAction {
     use crate::HookAction;
@@ -526,7 +586,11 @@ fn mock_action(reply: &ast::MockReply) -> crate::HookAction {
                 .and_then(|v| crate::check::scenarios::literal_json(v).ok())
                 .unwrap_or(Value::Null),
         ),
-        ast::MockReply::Allow => HookAction::Allow,
+        // Command and webhook answers belong to other kinds of mock (the
+        // checker keeps them there).
+        ast::MockReply::Allow | ast::MockReply::Command(_) | ast::MockReply::Webhook(_) => {
+            HookAction::Allow
+        }
     }
 }
 

@@ -35,6 +35,21 @@ Claude Code writes on a hook's stdin (with `hook_event_name`)";
 /// The decisions `expect decision` accepts.
 pub(crate) const DECISIONS: [&str; 4] = ["allow", "ask", "deny", "none"];
 
+/// The matcher of a `mock` line's glob: `*` matches any text, `/`
+/// included (a program path, a script, a URL); `?`, `[…]` and `{a,b}` as
+/// in globs.
+///
+/// # Errors
+///
+/// Why the glob is not valid.
+pub(crate) fn mock_glob(glob: &str) -> Result<globset::GlobMatcher, globset::Error> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+}
+
 /// The JSON value of a literal expression (strings, numbers, booleans,
 /// `null`, arrays and objects of them), or the span of the first part that
 /// is not a literal.
@@ -161,16 +176,7 @@ pub(super) fn check(
             };
             let point = cx.event(test);
             for mock in &test.mocks {
-                if let ast::MockReply::Skip(Some(value)) = &mock.reply {
-                    if let Err(at) = literal_json(value) {
-                        let d = cx
-                            .error("a mocked `skip` takes a JSON value", at, "not a JSON value")
-                            .with_help(
-                                "write the value, e.g. `mock \"h\" skip {\"cached\": true}`",
-                            );
-                        cx.diagnostics.push(d);
-                    }
-                }
+                cx.mock(mock);
             }
             for expect in &test.expects {
                 match &expect.kind {
@@ -215,6 +221,61 @@ struct TestChecker<'a> {
 }
 
 impl TestChecker<'_> {
+    /// Checks a `mock` line: a JSON `skip` value, a valid glob, each part of
+    /// a command's answer at most once.
+    fn mock(&mut self, mock: &ast::Mock) {
+        if mock.kind != ast::MockKind::Call {
+            if let Err(e) = mock_glob(&mock.subject.value) {
+                let d = self
+                    .error(
+                        format!("`{}` is not a valid glob: {}", mock.subject.value, e.kind()),
+                        mock.subject.span,
+                        "not a glob",
+                    )
+                    .with_help("`*` matches any text, e.g. `mock sh \"npm test*\" exit 2`");
+                self.diagnostics.push(d);
+            }
+        }
+        match &mock.reply {
+            ast::MockReply::Skip(Some(value)) => {
+                if let Err(at) = literal_json(value) {
+                    let d = self
+                        .error("a mocked `skip` takes a JSON value", at, "not a JSON value")
+                        .with_help("write the value, e.g. `mock \"h\" skip {\"cached\": true}`");
+                    self.diagnostics.push(d);
+                }
+            }
+            ast::MockReply::Command(parts) => {
+                let mut seen: Vec<(&str, Span)> = Vec::new();
+                for part in parts {
+                    let (name, span) = match part {
+                        ast::CommandPart::Exit(_, span) => ("exit", *span),
+                        ast::CommandPart::Stdout(value) => {
+                            if let Err(at) = literal_json(value) {
+                                let d = self
+                                    .error("`stdout` takes text or a JSON object", at, "not JSON")
+                                    .with_help("e.g. `stdout {\"decision\": \"block\", \"reason\": \"no\"}`");
+                                self.diagnostics.push(d);
+                            }
+                            ("stdout", value.span)
+                        }
+                        ast::CommandPart::Stderr(text) => ("stderr", text.span),
+                    };
+                    if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                        let d = self
+                            .error(format!("`{name}` is given twice"), span, "given again here")
+                            .with_secondary(*first, "first given here")
+                            .with_help(format!("a mocked command has one `{name}`: keep one"));
+                        self.diagnostics.push(d);
+                    } else {
+                        seen.push((name, span));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn error(&mut self, message: impl Into<String>, span: Span, label: &str) -> Diagnostic {
         Diagnostic::error("invalid-test", message)
             .in_file(self.source)

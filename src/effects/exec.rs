@@ -28,7 +28,7 @@
 //!   - `CLAUDE_PROJECT_DIR`: the same as `HOOKC_PROJECT_DIR`, only when the
 //!     host's environment has none (so scripts written for Claude Code find
 //!     the project; under Claude Code its own value is kept).
-//! - **exit 0**: stdout is the reply ([`reply::parse`](super::reply::parse)):
+//! - **exit 0**: stdout is the reply ([`reply::parse`]):
 //!   empty is continue; text that does not start with `{` is ignored
 //!   (continue); a JSON object is a decision in hookc's outcome form or with
 //!   Claude Code's fields (`decision: "block"`, `continue: false`,
@@ -80,7 +80,7 @@
 //! On platforms other than Unix, `exec` and `sh` fail with
 //! [`EffectError::Unsupported`].
 
-use super::{EffectError, Reply};
+use super::{reply, EffectError, HookAction, Reply};
 use crate::event::HookContext;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -176,10 +176,71 @@ pub(crate) fn run(
     }
 }
 
+/// The most characters of stderr kept in a failure message.
+const STDERR_EXCERPT: usize = 500;
+/// The most characters of stderr kept as the reason of an exit 2 (Claude
+/// Code's cap on hook output strings).
+const MAX_REASON: usize = 10_000;
+
+/// How a command ended: its exit code, or the signal that killed it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Status {
+    /// The exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// The signal, when `code` is `None` (-1 when unknown).
+    pub signal: i32,
+}
+
+/// What the exit status and output mean (for a real command and a mocked
+/// one alike).
+pub(crate) fn interpret(
+    label: &str,
+    status: Status,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Result<Reply, EffectError> {
+    match status.code {
+        Some(0) => reply::parse(stdout).map_err(|message| EffectError::BadReply {
+            program: label.to_string(),
+            message,
+        }),
+        Some(2) => {
+            let mut reason = excerpt(stderr, MAX_REASON);
+            if reason.is_empty() {
+                reason = format!("`{label}` exited with code 2");
+            }
+            Ok(Reply {
+                action: Some(HookAction::Abort { reason }),
+                ..Reply::default()
+            })
+        }
+        Some(code) => Err(EffectError::Exit {
+            program: label.to_string(),
+            code,
+            stderr: excerpt(stderr, STDERR_EXCERPT),
+        }),
+        None => Err(EffectError::Signal {
+            program: label.to_string(),
+            signal: status.signal,
+            stderr: excerpt(stderr, STDERR_EXCERPT),
+        }),
+    }
+}
+
+/// The trimmed text of `bytes`, at most `max` characters.
+fn excerpt(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or(text).trim_end()),
+        None => text.to_string(),
+    }
+}
+
 #[cfg(unix)]
 mod unix {
     use super::{Command, ExecConfig, Input};
-    use crate::effects::{reply, Cutoff, EffectError, HookAction, Reply};
+    use crate::effects::{Cutoff, EffectError, Reply};
     use crate::event::HookContext;
     use rustix::process::{kill_process_group, Pid, Signal};
     use std::io::{self, Read, Write};
@@ -191,11 +252,6 @@ mod unix {
     use std::thread::{self, JoinHandle};
     use std::time::{Duration, Instant};
 
-    /// The most characters of stderr kept in a failure message.
-    const STDERR_EXCERPT: usize = 500;
-    /// The most characters of stderr kept as the reason of an exit 2 (Claude
-    /// Code's cap on hook output strings).
-    const MAX_REASON: usize = 10_000;
     /// How long the pipe threads get to finish once the group is dead.
     const GRACE: Duration = Duration::from_secs(1);
     /// The first and the longest sleep between two looks at the command:
@@ -313,44 +369,13 @@ mod unix {
         let stdout = output.stdout.map_err(io_error)?;
         let stderr = output.stderr.map_err(io_error)?;
         output.stdin.map_err(io_error)?;
-        interpret(label, status, &stdout, &stderr)
-    }
-
-    /// What the exit status and output mean.
-    fn interpret(
-        label: &str,
-        status: ExitStatus,
-        stdout: &[u8],
-        stderr: &[u8],
-    ) -> Result<Reply, EffectError> {
-        match status.code() {
-            Some(0) => reply::parse(stdout).map_err(|message| EffectError::BadReply {
-                program: label.to_string(),
-                message,
-            }),
-            Some(2) => {
-                let mut reason = excerpt(stderr, MAX_REASON);
-                if reason.is_empty() {
-                    reason = format!("`{label}` exited with code 2");
-                }
-                Ok(Reply {
-                    action: Some(HookAction::Abort { reason }),
-                    ..Reply::default()
-                })
-            }
-            Some(code) => Err(EffectError::Exit {
-                program: label.to_string(),
-                code,
-                stderr: excerpt(stderr, STDERR_EXCERPT),
-            }),
-            None => Err(EffectError::Signal {
-                program: label.to_string(),
-                // A status with neither a code nor a signal (stopped) cannot
-                // come from a reaped process; -1 rather than a panic.
-                signal: status.signal().unwrap_or(-1),
-                stderr: excerpt(stderr, STDERR_EXCERPT),
-            }),
-        }
+        let status = super::Status {
+            code: status.code(),
+            // A status with neither a code nor a signal (stopped) cannot
+            // come from a reaped process; -1 rather than a panic.
+            signal: status.signal().unwrap_or(-1),
+        };
+        super::interpret(label, status, &stdout, &stderr)
     }
 
     /// The program to start: a relative path (`./bin/check`,
@@ -382,16 +407,6 @@ mod unix {
             ));
         }
         Ok(dir)
-    }
-
-    /// The trimmed text of `bytes`, at most `max` characters.
-    fn excerpt(bytes: &[u8], max: usize) -> String {
-        let text = String::from_utf8_lossy(bytes);
-        let text = text.trim();
-        match text.char_indices().nth(max) {
-            Some((end, _)) => format!("{}…", text.get(..end).unwrap_or(text).trim_end()),
-            None => text.to_string(),
-        }
     }
 
     /// A running command: its process group, led by `child`.
@@ -609,6 +624,7 @@ mod unix {
 
     #[cfg(test)]
     mod tests {
+        use super::super::excerpt;
         use super::*;
 
         #[test]

@@ -39,11 +39,13 @@
 pub mod exec;
 #[cfg(feature = "lua")]
 pub(crate) mod lua;
+pub mod mock;
 pub mod reply;
 pub(crate) mod trace;
 pub mod webhook;
 
 pub use exec::ExecConfig;
+pub use mock::{CommandMock, WebhookMock};
 pub use reply::Reply;
 pub use webhook::{FlushReport, Undelivered, WebhookConfig, WebhookPool, WebhookStats};
 
@@ -308,6 +310,8 @@ pub struct Effects {
     memory: Arc<crate::store::MemoryStore>,
     /// True when effects are recorded, not run (`--no-effects`).
     recording: bool,
+    /// Commands and webhooks that answer as scripted (tests).
+    mocks: mock::Mocks,
     /// What rules may read of the host: environment, project directory.
     host: crate::event::HostFacts,
 }
@@ -322,6 +326,8 @@ impl fmt::Debug for Effects {
             .field("handlers", &handlers)
             .field("rate_store", &self.rate_store)
             .field("dispatch_deadline", &self.dispatch_deadline)
+            .field("recording", &self.recording)
+            .field("mocks", &self.mocks)
             .finish_non_exhaustive()
     }
 }
@@ -348,6 +354,7 @@ impl Effects {
             rate_store: crate::store::RateStore::Memory,
             memory: Arc::default(),
             recording: false,
+            mocks: mock::Mocks::default(),
             host: crate::event::HostFacts::default(),
         }
     }
@@ -481,6 +488,47 @@ impl Effects {
     pub fn recording_only(mut self) -> Effects {
         self.recording = true;
         self
+    }
+
+    /// Lets `mock` answer for the `exec` or `sh` commands it matches: they
+    /// do not run (see [`mock`]). The first mock added that matches answers.
+    ///
+    /// ```
+    /// use hookc::effects::CommandMock;
+    /// let table = hookc::compile_str(
+    ///     "a.hooks",
+    ///     "hook gate on tool.pre_execute { sh \"npm test --silent\" }",
+    /// )?
+    /// .table;
+    /// let mut ctx = hookc::HookContext::new("tool.pre_execute", "a::b", serde_json::json!({}));
+    /// let red = CommandMock::sh(|script| script.starts_with("npm test")).exit(2).stderr("red");
+    /// let effects = hookc::Effects::new().with_command_mock(red);
+    /// let report = table.dispatch_context_with(&mut ctx, &effects);
+    /// assert_eq!(report.reason.as_deref(), Some("red"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_command_mock(mut self, mock: CommandMock) -> Effects {
+        self.mocks.commands.push(mock);
+        self
+    }
+
+    /// Lets `mock` stand in for the webhooks it matches: they are not sent.
+    #[must_use]
+    pub fn with_webhook_mock(mut self, mock: WebhookMock) -> Effects {
+        self.mocks.webhooks.push(mock);
+        self
+    }
+
+    /// The mocked commands and webhooks.
+    pub(crate) fn mocks(&self) -> &mock::Mocks {
+        &self.mocks
+    }
+
+    /// True when an effect may not run as written: it is recorded only, or
+    /// something is mocked. One test on the dispatch's path.
+    pub(crate) fn intercepts(&self) -> bool {
+        self.recording || !self.mocks.is_empty()
     }
 
     /// True for [`recording_only`](Self::recording_only) effects.

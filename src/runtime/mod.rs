@@ -33,6 +33,7 @@ mod actions;
 mod chain;
 mod dispatch;
 mod edits;
+mod effect_runs;
 mod eval;
 mod explain;
 mod matchers;

@@ -509,9 +509,14 @@ impl PartialEq for Condition {
 pub struct TestDecl {
     /// The test's name.
     pub name: StrLit,
-    /// The event: an object literal (a HookContext in JSON).
+    /// The event: an object literal (a HookContext in JSON). For `event
+    /// file "…"` the loader puts the file's JSON here (a literal spanning
+    /// the path); until then, and when the file cannot be read, `null`.
     pub event: Expr,
-    /// The `event {…}` line, keyword included.
+    /// `event file "path"`: where the event was read from, relative to the
+    /// `.hooks` file.
+    pub event_file: Option<StrLit>,
+    /// The `event …` line, keyword included.
     pub event_span: Span,
     /// `target "scope::name/child#instance"`: the component to dispatch
     /// for, instead of the event's `component_id`, `child_id` and `instance`.
@@ -520,7 +525,7 @@ pub struct TestDecl {
     pub target_span: Option<Span>,
     /// `repeat N`: how many times the event is dispatched, and the line.
     pub repeat: Option<(u32, Span)>,
-    /// `mock "handler" REPLY`: what `call "handler"` answers in this test.
+    /// `mock …` lines: effects that answer as scripted in this test.
     pub mocks: Vec<Mock>,
     /// What the outcome must be, in order.
     pub expects: Vec<Expect>,
@@ -531,7 +536,8 @@ pub struct TestDecl {
 impl PartialEq for TestDecl {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
-            && self.event == other.event
+            && self.event_file == other.event_file
+            && (self.event_file.is_some() || self.event == other.event)
             && self.target == other.target
             && self.repeat.map(|r| r.0) == other.repeat.map(|r| r.0)
             && self.mocks == other.mocks
@@ -539,18 +545,35 @@ impl PartialEq for TestDecl {
     }
 }
 
-/// One `mock` line of a test: a handler's answer.
+/// One `mock` line of a test: an effect that does not run in the test but
+/// answers as scripted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mock {
-    /// The handler's name, as `call` names it.
-    pub handler: StrLit,
+    /// What it stands in for.
+    pub kind: MockKind,
+    /// The handler's name (`call`), or the glob a command's program
+    /// (`exec`), a script (`sh`) or a URL (`webhook`) must match.
+    pub subject: StrLit,
     /// What it answers.
     pub reply: MockReply,
     /// The whole line, `mock` included.
     pub span: Span,
 }
 
-/// What a mocked handler answers.
+/// The effect a `mock` line stands in for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MockKind {
+    /// `mock "name" …` / `mock call "name" …`: a native handler.
+    Call,
+    /// `mock exec "glob" …`: a program run by `exec`.
+    Exec,
+    /// `mock sh "glob" …`: a script run by `sh`.
+    Sh,
+    /// `mock webhook "glob" …`: a webhook.
+    Webhook,
+}
+
+/// What a mocked effect answers.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MockReply {
     /// `continue`.
@@ -563,6 +586,22 @@ pub enum MockReply {
     Skip(Option<Expr>),
     /// `allow`.
     Allow,
+    /// A command's exit: `[exit N] [stdout …] [stderr "…"]`, in the order
+    /// written (the checker rejects a part given twice).
+    Command(Vec<CommandPart>),
+    /// A webhook: sent nowhere, or refused with `fail "reason"`.
+    Webhook(Option<StrLit>),
+}
+
+/// One part of a mocked command's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandPart {
+    /// `exit N`.
+    Exit(u32, Span),
+    /// `stdout "text"` or `stdout {…}` (printed as JSON).
+    Stdout(Expr),
+    /// `stderr "text"`.
+    Stderr(StrLit),
 }
 
 /// One `expect` line of a test.

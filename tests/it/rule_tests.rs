@@ -631,3 +631,228 @@ test "without a mock there is no handler, and the rule fails closed" {
     let fmt = hookc(&["fmt", "--check", dir.to_str().unwrap()]);
     assert_eq!(fmt.code, Some(0), "{}{}", fmt.stdout, fmt.stderr);
 }
+
+/// `mock exec|sh|webhook`: in a test, a command answers as scripted (read
+/// as a real exit would be: exit 2 blocks with stderr, a JSON stdout is a
+/// reply, another code is a failure the rule's mode handles) and a webhook
+/// is not sent; nothing runs. Through `hookc test` on a real file, which
+/// `hookc fmt --check` leaves as written.
+#[test]
+fn a_test_mocks_the_commands_and_webhooks_a_rule_runs() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mock-effects");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = dir.join("ran");
+    let rules = format!(
+        r#"hook gate on tool.pre_execute {{
+    when payload.step == "test"
+    sh "touch {marker}; npm test --silent"
+}}
+
+hook lint on tool.pre_execute fail closed {{
+    when payload.step == "lint"
+    exec "./no/such/linter" "--fix"
+}}
+
+hook notify on tool.pre_execute {{
+    when payload.step == "notify"
+    webhook "https://hooks.example.com/T0/B0"
+}}
+
+test "the tests are red" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "test"}}}}
+    mock sh "*npm test*" exit 2 stderr "3 tests fail"
+    expect abort "3 tests fail"
+}}
+
+test "the tests are green" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "test"}}}}
+    mock sh "*npm test*"
+    expect continue
+    expect fired ["gate"]
+}}
+
+test "the linter replies in JSON" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "lint"}}}}
+    mock exec "./no/such/*" stdout {{"decision": "block", "reason": "lint errors"}}
+    expect abort "lint errors"
+}}
+
+test "a crashing linter fails closed" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "lint"}}}}
+    mock exec "./no/such/linter" stderr "segfault" exit 139
+    expect abort "rule `lint` failed closed: `./no/such/linter` exited with code 139: segfault"
+}}
+
+test "a mock of another program does not stand in" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "lint"}}}}
+    mock exec "./other" exit 0
+    mock sh "*" exit 0
+    expect abort
+}}
+
+test "the webhook is not sent" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "notify"}}}}
+    mock webhook "https://hooks.example.com/*"
+    expect continue
+    expect fired ["notify"]
+}}
+
+test "a refused webhook is a warning, never a block" {{
+    event {{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {{"step": "notify"}}}}
+    mock webhook "https://hooks.example.com/*" fail "queue full"
+    expect abort
+}}
+"#,
+        marker = marker.display()
+    );
+    std::fs::write(dir.join("effects.hooks"), rules).unwrap();
+    let run = hookc(&["test", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(
+        run.code,
+        Some(1),
+        "one test fails on purpose: {}{}",
+        run.stdout,
+        run.stderr
+    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let tests = report["tests"].as_array().unwrap();
+    for t in tests {
+        let name = t["name"].as_str().unwrap();
+        let failures = t["failures"].to_string();
+        if name == "a refused webhook is a warning, never a block" {
+            assert_eq!(t["passed"], false);
+            assert!(
+                failures.contains("expected `abort`, the outcome is `continue`")
+                    && failures.contains("webhook to https://hooks.example.com/T0/B0 queue full"),
+                "{failures}"
+            );
+        } else {
+            assert_eq!(t["passed"], true, "{name}: {failures}");
+        }
+    }
+    assert_eq!(tests.len(), 7);
+    assert!(!marker.exists(), "a mocked `sh` ran");
+    // Formatting keeps every mock line as written, and the tests as they were.
+    let fmt = hookc(&["fmt", dir.to_str().unwrap()]);
+    assert_eq!(fmt.code, Some(0), "{}{}", fmt.stdout, fmt.stderr);
+    let formatted = std::fs::read_to_string(dir.join("effects.hooks")).unwrap();
+    for line in [
+        "mock sh \"*npm test*\" exit 2 stderr \"3 tests fail\"",
+        "mock exec \"./no/such/*\" stdout {\"decision\": \"block\", \"reason\": \"lint errors\"}",
+        "mock exec \"./no/such/linter\" stderr \"segfault\" exit 139",
+        "mock webhook \"https://hooks.example.com/*\" fail \"queue full\"",
+        "mock sh \"*npm test*\"\n",
+    ] {
+        assert!(formatted.contains(line), "{line:?} lost in:\n{formatted}");
+    }
+    let outcomes = |stdout: &str| {
+        let report: serde_json::Value = serde_json::from_str(stdout).unwrap();
+        report["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].to_string(), t["passed"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let again = hookc(&["test", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(
+        outcomes(&again.stdout),
+        outcomes(&run.stdout),
+        "formatting changed the tests"
+    );
+}
+
+/// `mock` lines the checker refuses: a part given twice, a glob that is
+/// not one, a `stdout` that is not JSON.
+#[test]
+fn malformed_mocks_are_errors() {
+    let text = r#"hook a on tool.pre_execute { sh "x" }
+test "t" {
+    event {"hook_point": "tool.pre_execute", "component_id": "builtin::llm"}
+    mock sh "x" exit 1 exit 2
+    mock exec "[unclosed" exit 0
+    mock sh "y" stdout {"a": payload.x}
+}
+"#;
+    let Err(d) = run_test_sources(vec![SourceFile::new("t.hooks", text)]) else {
+        panic!("malformed mocks must not run")
+    };
+    let text = hookc::diag::render::human(&d, false);
+    for needle in [
+        "`exit` is given twice",
+        "`[unclosed` is not a valid glob",
+        "`stdout` takes text or a JSON object",
+        "t.hooks:4:",
+        "t.hooks:5:",
+        "t.hooks:6:",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+/// `event file "…"`: a test reads its event from a file beside the rules
+/// (a raw Claude Code event as Claude Code writes it), through `hookc
+/// test` on real files; a missing file is an error at the path.
+#[test]
+fn a_test_reads_its_event_from_a_file() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("event-file");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("events")).unwrap();
+    std::fs::copy(
+        root().join("tests/fixtures/claude/events/pre_tool_use_bash_rm.json"),
+        dir.join("events/rm.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("guard.hooks"),
+        r#"schema claude-code
+
+hook no-rm on PreToolUse at claude-code::Bash {
+    when payload.tool_input.command contains "rm -rf"
+    deny "no recursive deletes"
+}
+
+test "the sample rm is denied" {
+    event file "events/rm.json"
+    expect decision deny
+    expect output {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no recursive deletes"}}
+    expect exit 0
+}
+"#,
+    )
+    .unwrap();
+    let run = hookc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("1 passed; 0 failed"), "{}", run.stdout);
+    let fmt = hookc(&["fmt", dir.to_str().unwrap()]);
+    assert_eq!(fmt.code, Some(0), "{}{}", fmt.stdout, fmt.stderr);
+    let formatted = std::fs::read_to_string(dir.join("guard.hooks")).unwrap();
+    assert!(
+        formatted.contains("    event file \"events/rm.json\"\n"),
+        "{formatted}"
+    );
+
+    std::fs::write(dir.join("events/rm.json"), "[1, 2]").unwrap();
+    std::fs::write(dir.join("events/bad.json"), "{not json").unwrap();
+    std::fs::write(
+        dir.join("more.hooks"),
+        "schema claude-code\ntest \"gone\" {\n    event file \"events/none.json\"\n}\ntest \"bad\" {\n    event file \"events/bad.json\"\n}\n",
+    )
+    .unwrap();
+    let run = hookc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    for needle in [
+        "cannot read the event file `events/none.json`",
+        "more.hooks:3:16",
+        "cannot read the event file `events/bad.json`: not JSON",
+        "cannot read the event file `events/rm.json`: it holds JSON, but not an object",
+        "guard.hooks:9:16",
+    ] {
+        assert!(
+            run.stderr.contains(needle),
+            "missing {needle:?} in:\n{}",
+            run.stderr
+        );
+    }
+}

@@ -19,10 +19,10 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Root;
 use crate::span::{SourceFile, Span};
 use crate::syntax::ast::{
-    Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, FailMode, Hook,
-    HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Mock, MockReply,
-    OverrideDecl, Path, PatternDecl, Rate, SchemaDecl, SchemaRef, Segment, StrLit, TestDecl,
-    Webhook,
+    Action, ActionKind, BinaryOp, CommandPart, Condition, Expect, ExpectKind, Expr, ExprKind,
+    FailMode, Hook, HookOption, HookOptionKind, Ident, Import, Item, ListDecl, MacroDecl, Mock,
+    MockKind, MockReply, OverrideDecl, Path, PatternDecl, Rate, SchemaDecl, SchemaRef, Segment,
+    StrLit, TestDecl, Webhook,
 };
 use crate::syntax::grammar::Rule;
 
@@ -358,8 +358,26 @@ impl AstBuilder<'_> {
         let event_span = self.span(&event);
         let mut ek = self.kids(event);
         self.take(&mut ek, Rule::kw_event)?;
-        let object = self.take(&mut ek, Rule::object)?;
-        let event = self.operand_inner(object, Depth::default())?;
+        let mut event_file = None;
+        let event = match ek.take_if(Rule::event_file) {
+            Some(file) => {
+                let mut fk = self.kids(file);
+                self.take(&mut fk, Rule::kw_file)?;
+                let path = self.take(&mut fk, Rule::string)?;
+                let path = self.string(path);
+                // The loader reads the file into the event.
+                let event = Expr {
+                    kind: ExprKind::Literal(serde_json::Value::Null),
+                    span: path.span,
+                };
+                event_file = Some(path);
+                event
+            }
+            None => {
+                let object = self.take(&mut ek, Rule::object)?;
+                self.operand_inner(object, Depth::default())?
+            }
+        };
         let mut target = None;
         let mut target_span = None;
         if let Some(t) = kids.take_if(Rule::test_target) {
@@ -390,32 +408,102 @@ impl AstBuilder<'_> {
             let line = self.span(&m);
             let mut mk = self.kids(m);
             self.take(&mut mk, Rule::kw_mock)?;
-            let handler = self.take(&mut mk, Rule::string)?;
-            let handler = self.string(handler);
-            let reply = self.take_any(&mut mk)?;
-            let rule = reply.as_rule();
-            let mut rk = self.kids(reply);
-            let reply = match rule {
-                Rule::exp_continue => MockReply::Continue,
-                Rule::exp_abort => {
-                    self.take(&mut rk, Rule::kw_abort)?;
-                    MockReply::Abort(rk.take_if(Rule::string).map(|s| self.string(s)))
+            let form = self.take_any(&mut mk)?;
+            let form_rule = form.as_rule();
+            let mut fk = self.kids(form);
+            let kind = match form_rule {
+                Rule::mock_command if fk.take_if(Rule::kw_exec).is_some() => MockKind::Exec,
+                Rule::mock_command => {
+                    self.take(&mut fk, Rule::kw_sh)?;
+                    MockKind::Sh
                 }
-                Rule::exp_ask => {
-                    self.take(&mut rk, Rule::kw_ask)?;
-                    MockReply::Ask(rk.take_if(Rule::string).map(|s| self.string(s)))
+                Rule::mock_webhook => {
+                    self.take(&mut fk, Rule::kw_webhook)?;
+                    MockKind::Webhook
                 }
-                Rule::mock_skip => {
-                    self.take(&mut rk, Rule::kw_skip)?;
-                    match rk.take_if(Rule::expr) {
-                        Some(e) => MockReply::Skip(Some(self.expr(e, Depth::default())?)),
-                        None => MockReply::Skip(None),
+                _ => {
+                    fk.take_if(Rule::kw_call);
+                    MockKind::Call
+                }
+            };
+            let subject = self.take(&mut fk, Rule::string)?;
+            let subject = self.string(subject);
+            let reply = match kind {
+                MockKind::Exec | MockKind::Sh => {
+                    let mut parts = Vec::new();
+                    while let Some(part) = fk.next() {
+                        let part_rule = part.as_rule();
+                        let at = self.span(&part);
+                        let mut pk = self.kids(part);
+                        self.take_any(&mut pk)?;
+                        let value = self.take_any(&mut pk)?;
+                        parts.push(match part_rule {
+                            Rule::mock_exit => match value.as_str().parse::<u32>() {
+                                Ok(code) if code <= 255 => CommandPart::Exit(code, at),
+                                _ => {
+                                    self.diags.push(
+                                        Diagnostic::error(
+                                            "syntax",
+                                            format!("`exit {}` is out of range", value.as_str()),
+                                        )
+                                        .in_file(self.file)
+                                        .with_primary(self.span(&value), "not between 0 and 255")
+                                        .with_help("an exit code is between 0 and 255"),
+                                    );
+                                    CommandPart::Exit(1, at)
+                                }
+                            },
+                            Rule::mock_stdout if value.as_rule() == Rule::object => {
+                                CommandPart::Stdout(self.operand_inner(value, Depth::default())?)
+                            }
+                            Rule::mock_stdout => {
+                                let text = self.string(value);
+                                CommandPart::Stdout(Expr {
+                                    span: text.span,
+                                    kind: ExprKind::Str(text),
+                                })
+                            }
+                            _ => CommandPart::Stderr(self.string(value)),
+                        });
+                    }
+                    MockReply::Command(parts)
+                }
+                MockKind::Webhook => {
+                    let fail = fk.take_if(Rule::mock_fail).and_then(|f| {
+                        let mut k = self.kids(f);
+                        k.take_if(Rule::kw_fail);
+                        k.take_if(Rule::string).map(|s| self.string(s))
+                    });
+                    MockReply::Webhook(fail)
+                }
+                MockKind::Call => {
+                    let reply = self.take_any(&mut fk)?;
+                    let rule = reply.as_rule();
+                    let mut rk = self.kids(reply);
+                    match rule {
+                        Rule::exp_continue => MockReply::Continue,
+                        Rule::exp_abort => {
+                            self.take(&mut rk, Rule::kw_abort)?;
+                            MockReply::Abort(rk.take_if(Rule::string).map(|s| self.string(s)))
+                        }
+                        Rule::exp_ask => {
+                            self.take(&mut rk, Rule::kw_ask)?;
+                            MockReply::Ask(rk.take_if(Rule::string).map(|s| self.string(s)))
+                        }
+                        Rule::mock_skip => {
+                            self.take(&mut rk, Rule::kw_skip)?;
+                            match rk.take_if(Rule::expr) {
+                                Some(e) => MockReply::Skip(Some(self.expr(e, Depth::default())?)),
+                                None => MockReply::Skip(None),
+                            }
+                        }
+                        _ => MockReply::Allow,
                     }
                 }
-                _ => MockReply::Allow,
             };
             mocks.push(Mock {
-                handler,
+                kind,
+                subject,
                 reply,
                 span: line,
             });
@@ -427,6 +515,7 @@ impl AstBuilder<'_> {
         Ok(TestDecl {
             name,
             event,
+            event_file,
             event_span,
             mocks,
             target,

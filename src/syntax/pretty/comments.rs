@@ -73,15 +73,28 @@ pub(super) fn opaque_item(item: &Item, out: &mut Vec<Span>) {
         }
         Item::Test(t) => {
             out.push(t.name.span);
-            opaque_expr(&t.event, out);
+            match &t.event_file {
+                Some(file) => out.push(file.span),
+                None => opaque_expr(&t.event, out),
+            }
             if let Some(target) = &t.target {
                 out.push(target.span);
             }
             for m in &t.mocks {
-                out.push(m.handler.span);
+                out.push(m.subject.span);
                 match &m.reply {
                     MockReply::Abort(Some(s)) | MockReply::Ask(Some(s)) => out.push(s.span),
                     MockReply::Skip(Some(v)) => opaque_expr(v, out),
+                    MockReply::Webhook(Some(s)) => out.push(s.span),
+                    MockReply::Command(parts) => {
+                        for part in parts {
+                            match part {
+                                CommandPart::Stdout(v) => opaque_expr(v, out),
+                                CommandPart::Stderr(s) => out.push(s.span),
+                                CommandPart::Exit(..) => {}
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }

@@ -107,7 +107,7 @@ impl Printer<'_> {
         let head = format!("test {}", quote(&t.name.value));
         let open = self.brace(end(t.name.span));
         let close = end(t.span).saturating_sub(1);
-        let mut lines = vec![Line::Event(&t.event, t.event_span)];
+        let mut lines = vec![Line::Event(&t.event, t.event_span, t.event_file.as_ref())];
         if let Some(target) = &t.target {
             lines.push(Line::Target(target, t.target_span.unwrap_or(target.span)));
         }
@@ -163,7 +163,8 @@ impl Printer<'_> {
                 format!("{kw}{}", self.condition(&c.expr, indent, col + kw.len()))
             }
             Line::Action(a) => self.action(a, indent, col),
-            Line::Event(e, _) => format!("event {}", self.tail(e, indent, col + 6, 0)),
+            Line::Event(_, _, Some(file)) => format!("event file {}", quote(&file.value)),
+            Line::Event(e, _, None) => format!("event {}", self.tail(e, indent, col + 6, 0)),
             Line::Target(t, _) => format!("target {}", quote(&t.value)),
             Line::Repeat(n, _) => format!("repeat {n}"),
             Line::Mock(m) => {
@@ -174,8 +175,30 @@ impl Printer<'_> {
                     MockReply::Skip(None) => "skip".to_owned(),
                     MockReply::Skip(Some(v)) => format!("skip {}", self.tail(v, indent, col, 0)),
                     MockReply::Allow => "allow".to_owned(),
+                    MockReply::Command(parts) => parts
+                        .iter()
+                        .map(|part| match part {
+                            CommandPart::Exit(code, _) => format!("exit {code}"),
+                            CommandPart::Stdout(v) => {
+                                format!("stdout {}", self.tail(v, indent, col, 0))
+                            }
+                            CommandPart::Stderr(s) => format!("stderr {}", quote(&s.value)),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    MockReply::Webhook(fail) => fail
+                        .as_ref()
+                        .map(|r| format!("fail {}", quote(&r.value)))
+                        .unwrap_or_default(),
                 };
-                format!("mock {} {reply}", quote(&m.handler.value))
+                let kind = match m.kind {
+                    MockKind::Call => "",
+                    MockKind::Exec => "exec ",
+                    MockKind::Sh => "sh ",
+                    MockKind::Webhook => "webhook ",
+                };
+                let line = format!("mock {kind}{} {reply}", quote(&m.subject.value));
+                line.trim_end().to_owned()
             }
             Line::Expect(e) => {
                 let head = "expect ";
@@ -299,7 +322,7 @@ pub(super) enum Line<'a> {
     Condition(&'a Condition),
     Action(&'a Action),
     /// The event and the line's span.
-    Event(&'a Expr, Span),
+    Event(&'a Expr, Span, Option<&'a StrLit>),
     /// The target and the line's span.
     Target(&'a StrLit, Span),
     /// `repeat N` and the line's span.
@@ -313,7 +336,7 @@ impl Line<'_> {
         match self {
             Line::Condition(c) => c.span,
             Line::Action(a) => a.span,
-            Line::Event(_, span) | Line::Target(_, span) | Line::Repeat(_, span) => *span,
+            Line::Event(_, span, _) | Line::Target(_, span) | Line::Repeat(_, span) => *span,
             Line::Mock(m) => m.span,
             Line::Expect(e) => e.span,
         }

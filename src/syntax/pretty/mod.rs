@@ -56,9 +56,9 @@
 //! removed).
 
 use super::ast::{
-    Action, ActionKind, BinaryOp, Condition, Expect, ExpectKind, Expr, ExprKind, File, Hook,
-    HookOption, HookOptionKind, Item, Mock, MockReply, Path, RegexLit, RegexRef, SchemaRef,
-    Segment, StrLit, TestDecl, UnaryOp,
+    Action, ActionKind, BinaryOp, CommandPart, Condition, Expect, ExpectKind, Expr, ExprKind, File,
+    Hook, HookOption, HookOptionKind, Item, Mock, MockKind, MockReply, Path, RegexLit, RegexRef,
+    SchemaRef, Segment, StrLit, TestDecl, UnaryOp,
 };
 use crate::diag::Diagnostics;
 use crate::span::{SourceFile, Span};
