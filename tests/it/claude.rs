@@ -281,6 +281,87 @@ fn every_sample_event_gets_its_answer() {
     }
 }
 
+/// The sample events run as-is through `hookc test` (`event file`, with
+/// the answer `hookc claude` gives as `expect output`), `eval` and
+/// `explain`: the three agree with the hook on every one.
+#[test]
+fn every_sample_event_runs_as_is_in_test_eval_and_explain() {
+    let dir = tmp_dir("sample-events-as-tests");
+    let mut names: Vec<String> = std::fs::read_dir(root().join(EVENTS))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut tests = String::from("schema claude-code\n");
+    for name in &names {
+        let output = expected(name).map_or_else(|| "null".to_owned(), |v| v.to_string());
+        let path = root().join(EVENTS).join(name);
+        tests.push_str(&format!(
+            "\ntest {name:?} {{\n    event file {:?}\n    expect output {output}\n    expect exit 0\n}}\n",
+            path.display().to_string()
+        ));
+    }
+    let samples = dir.join("samples.hooks");
+    std::fs::write(&samples, tests).unwrap();
+    let run = hookc(
+        &[OsStr::new("test"), OsStr::new(POLICY), samples.as_os_str()],
+        "",
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains(&format!("{} passed; 0 failed", names.len())),
+        "{}",
+        run.stdout
+    );
+
+    for name in &names {
+        let path = root().join(EVENTS).join(name);
+        let verdict = |command: &str| {
+            let run = hookc(
+                &[
+                    OsStr::new(command),
+                    OsStr::new(POLICY),
+                    OsStr::new("--event"),
+                    path.as_os_str(),
+                    OsStr::new("--format"),
+                    OsStr::new("json"),
+                ],
+                "",
+                &[],
+            );
+            let report: Value = serde_json::from_str(&run.stdout)
+                .unwrap_or_else(|e| panic!("{command} {name}: {e}: {}{}", run.stdout, run.stderr));
+            report
+        };
+        let eval = verdict("eval");
+        let explain = verdict("explain");
+        assert_eq!(
+            eval["outcome"], explain["outcome"]["outcome"],
+            "{name}: eval and explain disagree"
+        );
+        let blocked = expected(name).is_some_and(|answer| {
+            answer["decision"] == "block"
+                || answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+                || answer["hookSpecificOutput"]["decision"]["behavior"] == "deny"
+        });
+        // An ask where nobody can be asked is the hook's block too.
+        let stops = eval["outcome"] == "abort" || eval["outcome"] == "ask";
+        assert!(
+            if blocked {
+                stops
+            } else {
+                eval["outcome"] != "abort"
+            },
+            "{name}: eval says {} where the hook {}",
+            eval["outcome"],
+            if blocked { "blocks" } else { "does not block" }
+        );
+    }
+}
+
 #[test]
 fn hook_specific_output_names_the_event() {
     for name in ["pre_tool_use_bash_rm.json", "session_start_startup.json"] {
