@@ -875,6 +875,9 @@ pub enum Action {
         /// The fields whose SHA-256 goes in the line.
         fields: Vec<FieldPath>,
     },
+    /// Set a field of the host's answer (`output systemMessage = …`): the
+    /// dotted name the point's schema declares, and its value.
+    Output(String, Expr),
 }
 
 /// Where a Lua handler's code is.

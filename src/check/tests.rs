@@ -446,3 +446,56 @@ fn functions_are_checked_by_name_arity_and_argument_type() {
         Some("`len` measures strings, lists and objects")
     );
 }
+
+#[test]
+fn outputs_are_the_ones_the_point_reads_with_their_types() {
+    let (d, at) = one(
+        "schema claude-code\nhook h on SessionStart { output sesionTitle = \"x\" }",
+        "unknown-output",
+    );
+    assert_eq!(at, (2, 33));
+    assert!(d
+        .message
+        .contains("`SessionStart` takes no output `sesionTitle`"));
+    assert_eq!(d.help.as_deref(), Some("did you mean `sessionTitle`?"));
+
+    let (d, _) = one(
+        "schema claude-code\nhook h on SessionEnd { output systemMessage = \"x\" }",
+        "unknown-output",
+    );
+    assert!(
+        d.help
+            .as_deref()
+            .is_some_and(|h| h.contains("gives `SessionEnd` no outputs")),
+        "{:?}",
+        d.help
+    );
+    // Every point of a rule must read it.
+    let (d, _) = one(
+        "schema claude-code\nhook h on SessionStart, Stop { output sessionTitle = \"x\" }",
+        "unknown-output",
+    );
+    assert!(
+        d.message.contains("`Stop` takes no output"),
+        "{}",
+        d.message
+    );
+    let (d, _) = one(
+        "schema claude-code\nhook h on PermissionDenied { output retry = \"yes\" }",
+        "type-mismatch",
+    );
+    assert!(
+        d.message
+            .contains("output `retry` takes a bool, not a string"),
+        "{}",
+        d.message
+    );
+    one(
+        "hook h on tool.pre_execute { output systemMessage = \"x\" }",
+        "unknown-output",
+    );
+    assert!(diagnostics(
+        "schema claude-code\nhook h on PermissionRequest { allow\n output decision.interrupt = true\n output systemMessage = \"{payload.tool_name}\" }"
+    )
+    .is_empty());
+}

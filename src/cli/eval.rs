@@ -342,6 +342,11 @@ fn human_summary(report: &Value, before: &Value) -> String {
             line(key, &item);
         }
     }
+    if let Some(Value::Object(outputs)) = report.get("outputs") {
+        for (name, value) in outputs {
+            line("output", &format!("{name} = {value}"));
+        }
+    }
     out
 }
 

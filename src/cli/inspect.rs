@@ -137,6 +137,7 @@ fn action_keyword(action: &Action) -> &'static str {
         Action::Prepend(..) => "prepend",
         Action::Append(..) => "append",
         Action::Meta(..) => "meta",
+        Action::Output(..) => "output",
         Action::Log(..) => "log",
         Action::Ask(_) => "ask",
         Action::Allow => "allow",

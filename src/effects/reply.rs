@@ -42,8 +42,15 @@
 //! | `hookSpecificOutput.updatedInput`, `hookSpecificOutput.decision.updatedInput` | new `payload.tool_input` |
 //! | `hookSpecificOutput.additionalContext` | additional context |
 //!
-//! `systemMessage`, `suppressOutput`, `hookEventName` and the other
-//! event-specific fields are accepted and ignored.
+//! The other fields of Claude Code's answer are kept as the reply's
+//! [`outputs`](Reply::outputs), which reach the host's answer as an `output`
+//! action's would: the top-level `continue`, `stopReason`, `systemMessage`,
+//! `suppressOutput` and `terminalSequence` (a `continue: false` is also an
+//! abort, above), every other `hookSpecificOutput` field by its name
+//! (`sessionTitle`, `watchPaths`, `retry`, a `permissionDecision` of
+//! `defer`, …), and the other fields of `hookSpecificOutput.decision` as
+//! `decision.NAME` (`decision.updatedPermissions`, `decision.interrupt`).
+//! hookc's outcome form carries them as `outputs: {name: value}`.
 //!
 //! When a reply holds several decisions the strictest wins: abort (deny)
 //! over skip over ask over allow. Among several abort reasons, `continue:
@@ -68,7 +75,32 @@ pub struct Reply {
     pub payload: Option<Value>,
     /// Metadata keys to set (hookc's reply form).
     pub metadata: Map<String, Value>,
+    /// The fields of the host's answer the reply sets besides its decision
+    /// (Claude Code's `systemMessage`, `sessionTitle`, `decision.interrupt`,
+    /// …), named as `output` names them, in the order written.
+    pub outputs: Vec<(String, Value)>,
 }
+
+/// Claude Code's top-level answer fields that are not a decision: kept as
+/// outputs.
+const UNIVERSAL: [&str; 5] = [
+    "continue",
+    "stopReason",
+    "systemMessage",
+    "suppressOutput",
+    "terminalSequence",
+];
+
+/// The `hookSpecificOutput` fields a reply reads as its decision, edits and
+/// context; every other one is an output.
+const READ_SPECIFIC: [&str; 6] = [
+    "hookEventName",
+    "permissionDecision",
+    "permissionDecisionReason",
+    "updatedInput",
+    "additionalContext",
+    "decision",
+];
 
 /// The reason of an abort whose reply gives none.
 const BLOCKED: &str = "blocked by the hook command";
@@ -209,6 +241,20 @@ fn from_object(mut object: Map<String, Value>) -> Result<Reply, String> {
         Some(other) => return Err(type_error("hookSpecificOutput", "an object", &other)),
     }
 
+    // The rest of the answer, for the host's.
+    for key in UNIVERSAL {
+        if let Some(value) = object.remove(key) {
+            if !value.is_null() {
+                reply.outputs.push((key.to_string(), value));
+            }
+        }
+    }
+    match object.remove("outputs") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(outputs)) => reply.outputs.extend(outputs),
+        Some(other) => return Err(type_error("outputs", "an object", &other)),
+    }
+
     reply.action = verdicts.action();
     Ok(reply)
 }
@@ -229,9 +275,12 @@ fn hook_specific(
     let why = string(&specific, "permissionDecisionReason", WHERE)?;
     let why = why.as_deref().or(reason);
     match decision.as_deref() {
+        None => {}
         // `defer` (headless Claude Code) hands the call back to the normal
-        // permission flow: no decision.
-        None | Some("defer") => {}
+        // permission flow: no decision here, but the host's answer says it.
+        Some("defer") => reply
+            .outputs
+            .push(("permissionDecision".into(), Value::from("defer"))),
         Some("allow") => verdicts.allow = true,
         Some("ask") => verdicts.ask(why),
         Some("deny") => verdicts.abort(why, BLOCKED),
@@ -296,6 +345,11 @@ fn hook_specific(
                     ))
                 }
             }
+            for (key, value) in decision {
+                if !matches!(key.as_str(), "behavior" | "message") && !value.is_null() {
+                    reply.outputs.push((format!("decision.{key}"), value));
+                }
+            }
         }
         Some(other) => {
             return Err(type_error(
@@ -303,6 +357,11 @@ fn hook_specific(
                 "an object",
                 &other,
             ))
+        }
+    }
+    for (key, value) in specific {
+        if !READ_SPECIFIC.contains(&key.as_str()) && !value.is_null() {
+            reply.outputs.push((key, value));
         }
     }
     Ok(())
@@ -435,6 +494,56 @@ mod tests {
             action(r#"{"outcome": "continue", "decision": "deny", "reason": "r"}"#),
             abort("r")
         );
+    }
+
+    /// What the reply does not read as a decision, context or edit is kept
+    /// for the host's answer, named as `output` names it.
+    #[test]
+    fn the_rest_of_claude_codes_answer_is_kept_as_outputs() {
+        let r = reply(
+            &json!({
+                "continue": false,
+                "stopReason": "build broken",
+                "systemMessage": "heads up",
+                "suppressOutput": null,
+                "hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "additionalContext": "ctx",
+                    "decision": {
+                        "behavior": "allow",
+                        "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits"}],
+                        "interrupt": false
+                    },
+                    "sessionTitle": "auth"
+                }
+            })
+            .to_string(),
+        );
+        assert_eq!(r.action, abort("build broken"));
+        assert_eq!(r.additional_context, ["ctx"]);
+        let names: Vec<&str> = r.outputs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "decision.updatedPermissions",
+                "decision.interrupt",
+                "sessionTitle",
+                "continue",
+                "stopReason",
+                "systemMessage",
+            ]
+        );
+        let deferred = reply(
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}"#,
+        );
+        assert_eq!(deferred.action, None);
+        assert_eq!(
+            deferred.outputs,
+            [("permissionDecision".to_owned(), json!("defer"))]
+        );
+        let passed_on = reply(r#"{"outcome": "continue", "outputs": {"retry": true}}"#);
+        assert_eq!(passed_on.outputs, [("retry".to_owned(), json!(true))]);
+        assert!(parse(br#"{"outputs": [1]}"#).is_err());
     }
 
     #[test]

@@ -161,6 +161,14 @@ impl<'a> Run<'a> {
                     let text = eval::render(text, ctx, self.matching(scratch)).into_owned();
                     scratch.additional_context.push(text);
                 }
+                Action::Output(name, value) => {
+                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
+                        Ok(v) => scratch.outputs.push((name.clone(), v)),
+                        Err(e) => scratch
+                            .warnings
+                            .push(format!("rule `{}`: output `{name}`: {e}", rule.id)),
+                    }
+                }
                 effect => {
                     if let Some(stop) = self.effect(rule, effect, scratch, ctx) {
                         return Some(stop);
@@ -209,6 +217,7 @@ impl<'a> Run<'a> {
             scratch.invalidate();
         }
         scratch.additional_context.extend(reply.additional_context);
+        scratch.outputs.extend(reply.outputs);
         match reply.action {
             Some(action) => self.act(&rule.id, action, scratch, ctx),
             None => None,

@@ -127,6 +127,12 @@ impl<'a> Outcome<'a> {
         &self.scratch.additional_context
     }
 
+    /// Fields of the host's answer set by `output` actions and command
+    /// replies, in the order set (a later one of a name wins).
+    pub fn outputs(&self) -> &'a [(String, Value)] {
+        &self.scratch.outputs
+    }
+
     /// An owned report: the outcome JSON of `hookc eval`, with the final
     /// context.
     pub fn report(&self, ctx: &HookContext) -> Report {
@@ -140,6 +146,12 @@ impl<'a> Outcome<'a> {
             warnings: self.scratch.warnings.clone(),
             logs: self.scratch.logs.clone(),
             additional_context: self.scratch.additional_context.clone(),
+            outputs: self
+                .scratch
+                .outputs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             generation: None,
         }
     }
@@ -174,6 +186,10 @@ pub struct Report {
     /// Text added by `context` actions.
     #[serde(default)]
     pub additional_context: Vec<String>,
+    /// Fields of the host's answer (`output` actions, command replies): the
+    /// last value set for each name, in the order first set.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub outputs: serde_json::Map<String, Value>,
     /// The generation of the table a [`Registry`](crate::Registry) ran it
     /// on (see [`Registry::generation`](crate::Registry::generation));
     /// `None` for a plain table's dispatch.

@@ -32,6 +32,8 @@ pub struct Scratch {
     pub(super) warnings: Vec<String>,
     pub(super) logs: Vec<LogLine>,
     pub(super) additional_context: Vec<String>,
+    /// Fields of the host's answer (`output`), in the order set.
+    pub(super) outputs: Vec<(String, Value)>,
     pub(super) backup: Option<HookContext>,
     /// Bumped per dispatch: a `rate(…)` counter counts an event once.
     pub(super) dispatch: u32,
@@ -122,6 +124,7 @@ impl Scratch {
         self.warnings.clear();
         self.logs.clear();
         self.additional_context.clear();
+        self.outputs.clear();
         self.candidates.clear();
         self.backup = None;
         self.rate_failure = None;

@@ -22,6 +22,9 @@
 //! "job.retries" = "int?"            # `?`: events may lack it
 //! "job.labels" = "list?"
 //! "job.env" = "any"                 # anything below `job.env` is accepted
+//!
+//! [points.outputs]                  # fields of the host's answer rules set
+//! "banner" = "string"               # with `output banner = "…"`
 //! ```
 //!
 //! Types are `string`, `path` (a file name, read lexically normalized: see
@@ -70,6 +73,8 @@ struct PointDe {
     description: Option<String>,
     #[serde(default)]
     fields: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    outputs: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 const FORMAT_HELP: &str = "a schema file has `name = \"…\"` and `[[points]]` tables with `name`, \
@@ -87,6 +92,15 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
         Diagnostic::error(code, message)
             .in_file(source)
             .with_primary(Span::new(span.start, span.end), label)
+    };
+    let unknown_type = |ty: &Spanned<String>| {
+        let d = error(
+            "invalid-schema",
+            format!("unknown field type `{}`", ty.get_ref()),
+            ty.span(),
+            "not a type",
+        );
+        type_help(d, ty)
     };
     let file: FileDe = match toml::from_str(&source.text) {
         Ok(file) => file,
@@ -224,24 +238,17 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
                 continue;
             }
             let Some(def) = FieldDef::parse(path_text, ty.get_ref()) else {
-                let written = ty.get_ref().trim().trim_end_matches('?').trim_end();
-                let mut d = error(
-                    "invalid-schema",
-                    format!("unknown field type `{}`", ty.get_ref()),
-                    ty.span(),
-                    "not a type",
-                );
-                d = match crate::diag::suggest::suggest(written, FieldType::NAMES) {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                    None => d.with_help(format!(
-                        "types are {}; add `?` for an optional field",
-                        FieldType::NAMES.join(", ")
-                    )),
-                };
-                diagnostics.push(d);
+                diagnostics.push(unknown_type(ty));
                 continue;
             };
             payload.push(def);
+        }
+        let mut outputs = Vec::new();
+        for (name, ty) in &point.outputs {
+            match FieldDef::parse(name.get_ref(), ty.get_ref()) {
+                Some(def) => outputs.push(def),
+                None => diagnostics.push(unknown_type(ty)),
+            }
         }
         // Parents come first (the map is sorted); declare missing ones as
         // objects, and refuse fields below scalars.
@@ -293,6 +300,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
             blocking,
             payload: complete,
             edits: EditApplication::AsEdited,
+            outputs,
         });
         spans.push(point.name.span());
     }
@@ -329,6 +337,18 @@ fn lowercase_first(text: &str) -> String {
     match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+/// The help of an unknown field type: the closest name, or the list.
+fn type_help(d: Diagnostic, ty: &Spanned<String>) -> Diagnostic {
+    let written = ty.get_ref().trim().trim_end_matches('?').trim_end();
+    match crate::diag::suggest::suggest(written, FieldType::NAMES) {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d.with_help(format!(
+            "types are {}; add `?` for an optional field",
+            FieldType::NAMES.join(", ")
+        )),
     }
 }
 

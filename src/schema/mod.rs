@@ -239,6 +239,10 @@ pub struct PointDef {
     pub payload: Vec<FieldDef>,
     /// How the host applies an edit before the next rule runs.
     pub edits: EditApplication,
+    /// The fields of the host's answer a rule may set here with `output
+    /// NAME = value`, beyond what its outcome says (dotted below an object:
+    /// `decision.interrupt`). Empty: none.
+    pub outputs: Vec<FieldDef>,
 }
 
 /// What a schema says about a payload path at one point.

@@ -6,7 +6,7 @@
 //! for [`Table`](super::Table) to validate. Nothing outside this module
 //! knows an offset.
 //!
-//! # Format (version 11)
+//! # Format (version 12)
 //!
 //! ```text
 //! offset  size  field
@@ -36,7 +36,8 @@
 //! as normalized file paths (`normalized`); version 11 added quantifiers,
 //! their variables, the built-in functions and regex captures to
 //! expressions and templates, and the digest of the sources compiled
-//! (`source_digest`). A table of
+//! (`source_digest`); version 12 the `output` action (a field of the
+//! host's answer). A table of
 //! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see
@@ -58,7 +59,7 @@ use regex_automata::dfa::{dense, sparse};
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 11;
+pub const VERSION: u32 = 12;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

@@ -1404,3 +1404,212 @@ fn doctor_warns_about_a_policy_the_agent_may_write() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
 }
+
+// ---------------------------------------------------------------- outputs
+
+/// A value of the type an output takes, for the tests.
+fn output_value(name: &str, ty: hookc::schema::FieldType) -> Value {
+    use hookc::schema::FieldType;
+    match ty {
+        FieldType::Bool => json!(false),
+        FieldType::List => json!([format!("/home/dev/{name}")]),
+        FieldType::Any | FieldType::Object => json!({ "set-by": name }),
+        _ => json!(format!("v-{name}")),
+    }
+}
+
+/// Every output the `claude-code` schema declares, at every event, set by
+/// a rule and answered by `hookc claude`: each value arrives where the
+/// protocol reads it (top level, `hookSpecificOutput`, its `decision`, or
+/// stdout alone for `WorktreeCreate`'s path).
+#[test]
+fn every_output_field_of_every_event_reaches_claude_code() {
+    let schema = hookc::systems::builtin_schema("claude-code").unwrap();
+    let mut rules = String::from("schema claude-code\n");
+    let mut checked = 0;
+    for point in &schema.points {
+        if point.outputs.is_empty() {
+            continue;
+        }
+        let id = point.name.to_lowercase();
+        rules.push_str(&format!("\nhook out-{id} on {} {{\n", point.name));
+        // `decision.*` goes along with a decision.
+        if point.name == "PermissionRequest" {
+            rules.push_str("    allow\n");
+        }
+        for out in &point.outputs {
+            let value = output_value(&out.path, out.ty);
+            rules.push_str(&format!("    output {} = {value}\n", out.path));
+        }
+        rules.push_str("}\n");
+    }
+    let dir = tmp_dir("every-output");
+    std::fs::write(dir.join("outputs.hooks"), &rules).unwrap();
+    for point in &schema.points {
+        if point.outputs.is_empty() {
+            continue;
+        }
+        let event = json!({
+            "session_id": "s", "transcript_path": "/t", "cwd": "/home/dev",
+            "hook_event_name": point.name, "tool_name": "Bash", "tool_input": {"command": "ls"},
+        });
+        let run = hookc(
+            &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+            &event.to_string(),
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{}: {run:#?}", point.name);
+        if point.name == "WorktreeCreate" {
+            assert_eq!(run.stdout, "v-worktreePath\n", "{run:#?}");
+            checked += 1;
+            continue;
+        }
+        let answer = run.json();
+        for out in &point.outputs {
+            let want = output_value(&out.path, out.ty);
+            let got = match out.path.as_str() {
+                "continue" | "stopReason" | "systemMessage" | "terminalSequence" => {
+                    &answer[&out.path]
+                }
+                name => match name.strip_prefix("decision.") {
+                    Some(key) => &answer["hookSpecificOutput"]["decision"][key],
+                    None => &answer["hookSpecificOutput"][name],
+                },
+            };
+            assert_eq!(
+                got, &want,
+                "{} output `{}` in {answer}",
+                point.name, out.path
+            );
+            checked += 1;
+        }
+        if answer.get("hookSpecificOutput").is_some() {
+            assert_eq!(answer["hookSpecificOutput"]["hookEventName"], point.name);
+        }
+    }
+    assert!(checked >= 60, "only {checked} outputs checked");
+}
+
+/// A command hook's reply keeps its event-specific fields: what Claude
+/// Code would have read from the command reaches it through `hookc
+/// claude`, merged with the rules' own answer.
+#[test]
+fn a_command_hooks_reply_keeps_its_event_specific_fields() {
+    let dir = tmp_dir("reply-fields");
+    std::fs::write(
+        dir.join("start.hooks"),
+        r#"schema claude-code
+
+hook banner on SessionStart {
+    sh "printf '%s' '{\"systemMessage\": \"welcome\", \"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", \"sessionTitle\": \"from-the-hook\", \"watchPaths\": [\"/home/dev/.env\"], \"additionalContext\": \"read CONTRIBUTING.md\"}}'"
+    context "branch main"
+}
+"#,
+    )
+    .unwrap();
+    let run = hookc(
+        &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+        &event_text("session_start_startup.json"),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(
+        run.json(),
+        json!({
+            "systemMessage": "welcome",
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": "read CONTRIBUTING.md\nbranch main",
+                "sessionTitle": "from-the-hook",
+                "watchPaths": ["/home/dev/.env"],
+            }
+        })
+    );
+    // `eval` and `explain` show the outputs too.
+    let event = root().join(EVENTS).join("session_start_startup.json");
+    for command in ["eval", "explain"] {
+        let run = hookc(
+            &[
+                OsStr::new(command),
+                dir.as_os_str(),
+                OsStr::new("--event"),
+                event.as_os_str(),
+                OsStr::new("--format"),
+                OsStr::new("human"),
+            ],
+            "",
+            &[],
+        );
+        assert!(
+            run.stdout
+                .contains("output    sessionTitle = \"from-the-hook\"")
+                && run.stdout.contains("output    systemMessage = \"welcome\""),
+            "{command}: {run:#?}"
+        );
+    }
+}
+
+/// What an event cannot take is dropped with a note on stderr, never sent:
+/// an output the outcome already set, a `decision.*` without a decision,
+/// anything beside an exit-2 block.
+#[test]
+fn outputs_an_event_cannot_take_are_noted_not_sent() {
+    let dir = tmp_dir("outputs-dropped");
+    std::fs::write(
+        dir.join("drop.hooks"),
+        r#"schema claude-code
+
+hook deny-and-defer on PreToolUse {
+    output permissionDecision = "defer"
+    deny "no"
+}
+
+hook bare on PermissionRequest {
+    output decision.interrupt = true
+}
+
+hook red on TaskCompleted {
+    output systemMessage = "fix them"
+    abort "tests are red"
+}
+"#,
+    )
+    .unwrap();
+    let claude_on = |event: Value| {
+        hookc(
+            &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+            &event.to_string(),
+            &[],
+        )
+    };
+    let base = |name: &str| {
+        json!({"session_id": "s", "transcript_path": "/t", "cwd": "/", "hook_event_name": name,
+               "tool_name": "Bash", "tool_input": {"command": "ls"}, "task_id": "t"})
+    };
+    let pre = claude_on(base("PreToolUse"));
+    assert_eq!(
+        pre.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{pre:#?}"
+    );
+    assert!(
+        pre.stderr
+            .contains("`permissionDecision` is kept as the outcome set it"),
+        "{pre:#?}"
+    );
+    let request = claude_on(base("PermissionRequest"));
+    assert_eq!(request.stdout, "", "{request:#?}");
+    assert!(
+        request
+            .stderr
+            .contains("PermissionRequest sends `decision.interrupt` only with an allow or a deny"),
+        "{request:#?}"
+    );
+    let task = claude_on(base("TaskCompleted"));
+    assert_eq!(
+        (task.code, task.stdout.as_str()),
+        (Some(2), ""),
+        "{task:#?}"
+    );
+    assert_eq!(task.stderr, "tests are red\n");
+}

@@ -200,6 +200,49 @@ test "r" {
     assert_eq!(a, b);
 }
 
+/// `output` actions, `event file` and the `mock` lines of tests.
+#[test]
+fn outputs_event_files_and_mocks_are_formatted() {
+    let messy = r#"schema claude-code
+hook t on SessionStart { output   sessionTitle="x {payload.cwd}"
+  output watchPaths  =[ payload.cwd ] }
+hook p on PermissionRequest { allow output decision.interrupt=true }
+test "f" { event   file   "e.json"
+ mock  sh   "npm *"  exit 2   stderr "red"
+ mock exec "./a" stdout {"decision":"block"}
+ mock   webhook "https://x/*"  fail "full"
+ mock call "h" continue
+ mock webhook "https://y/*"
+ expect continue }
+"#;
+    let out = check_formatting("new.hooks", messy);
+    assert_eq!(
+        out,
+        r#"schema claude-code
+
+hook t on SessionStart {
+    output sessionTitle = "x {payload.cwd}"
+    output watchPaths = [payload.cwd]
+}
+
+hook p on PermissionRequest {
+    allow
+    output decision.interrupt = true
+}
+
+test "f" {
+    event file "e.json"
+    mock sh "npm *" exit 2 stderr "red"
+    mock exec "./a" stdout {"decision": "block"}
+    mock webhook "https://x/*" fail "full"
+    mock "h" continue
+    mock webhook "https://y/*"
+    expect continue
+}
+"#
+    );
+}
+
 #[test]
 fn formatted_fixture_compiles_to_the_same_program() {
     let text = std::fs::read_to_string(root().join("tests/fixtures/fmt/compiles.hooks")).unwrap();

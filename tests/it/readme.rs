@@ -180,6 +180,20 @@ fn the_language_example_runs_as_written() {
     );
 }
 
+/// The Claude Code section's `output` example: the rules, an event and
+/// the answer, as the README shows them.
+#[test]
+fn the_claude_code_outputs_example_runs_as_written() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-outputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (files, commands) = run_section(&section_named("## Claude Code"), &dir);
+    assert!(
+        files >= 2 && commands >= 1,
+        "{files} files, {commands} commands"
+    );
+}
+
 #[test]
 fn the_users_path_runs_as_written() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-path");

@@ -34,7 +34,8 @@ pub(crate) fn hook_exprs(hook: &ast::Hook) -> Vec<&ast::Expr> {
             ast::ActionKind::Skip(Some(e))
             | ast::ActionKind::Replace(e)
             | ast::ActionKind::Set(_, e)
-            | ast::ActionKind::Meta(_, e) => out.push(e),
+            | ast::ActionKind::Meta(_, e)
+            | ast::ActionKind::Output(_, e) => out.push(e),
             _ => {}
         }
     }

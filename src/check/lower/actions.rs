@@ -52,6 +52,74 @@ impl<'a> Lowerer<'a> {
         None
     }
 
+    /// Refuses an `output` the rule's points do not read, or a value of
+    /// another type than the schema gives it.
+    pub(super) fn check_output(
+        &mut self,
+        name: &ast::Ident,
+        value: &ast::Expr,
+        vty: Ty,
+    ) -> Option<()> {
+        let mut ty = None;
+        for (point, _) in self.points.clone() {
+            let outputs = self
+                .schema
+                .point(&point)
+                .map_or(&[][..], |p| p.outputs.as_slice());
+            let Some(def) = outputs.iter().find(|o| o.path == name.name) else {
+                let names: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
+                let help = match crate::diag::suggest::suggest(&name.name, names.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None if names.is_empty() => format!(
+                        "the `{}` schema gives `{point}` no outputs: its answer is the outcome alone",
+                        self.schema.name
+                    ),
+                    None => format!("`{point}` reads {}", quoted_list(&names)),
+                };
+                let d = self
+                    .error(
+                        "unknown-output",
+                        format!("`{point}` takes no output `{}`", name.name),
+                        name.span,
+                        "not an output of this point",
+                    )
+                    .with_help(help);
+                self.emit(d);
+                return None;
+            };
+            ty = Some((def.ty, point));
+        }
+        let (fty, point) = ty?;
+        let expected = Ty::from_field(fty);
+        let fits = fty == FieldType::Any
+            || match vty {
+                Ty::Any => true,
+                Ty::Int => expected.is_number(),
+                other => other == expected,
+            };
+        if fits {
+            return Some(());
+        }
+        let d = self
+            .error(
+                "type-mismatch",
+                format!(
+                    "output `{}` takes {}, not {}",
+                    name.name,
+                    expected.name(),
+                    vty.name()
+                ),
+                value.span,
+                format!("this is {}", vty.name()),
+            )
+            .with_help(format!(
+                "the `{}` schema types output `{}` as `{fty}` at `{point}`",
+                self.schema.name, name.name
+            ));
+        self.emit(d);
+        None
+    }
+
     /// Refuses a string edit (`rewrite`, `prepend`, `append`) of a field the
     /// schema types as something else.
     pub(super) fn check_string_edit(
@@ -209,6 +277,11 @@ impl<'a> Lowerer<'a> {
             A::Meta(key, value) => {
                 Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?.0)
             }
+            A::Output(name, value) => {
+                let (v, vty) = self.expr(value, Strings::Templates)?;
+                self.check_output(name, value, vty)?;
+                Action::Output(name.name.clone(), v)
+            }
             A::Log(level, message) => {
                 let Some(lvl) = LogLevel::from_name(&level.name) else {
                     let d = self
@@ -276,5 +349,14 @@ impl<'a> Lowerer<'a> {
                 }
             }
         })
+    }
+}
+
+/// `a`, `b` and `c`, each in backticks.
+fn quoted_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.join(""),
     }
 }

@@ -263,6 +263,10 @@ pub(super) fn explain_action(
         Action::Ask(t) => (format!("ask {}", template(t)), Some(text(t))),
         Action::Allow => ("allow".to_string(), None),
         Action::Context(t) => (format!("context {}", template(t)), Some(text(t))),
+        Action::Output(name, e) => (
+            format!("output {name} = {}", expr(e, program)),
+            Some(value(e)),
+        ),
         Action::Exec {
             program: prog,
             args,

@@ -330,6 +330,9 @@ impl fmt::Display for Explanation {
         for text in &o.additional_context {
             writeln!(f, "context   {}", line(text))?;
         }
+        for (name, value) in &o.outputs {
+            writeln!(f, "output    {} = {}", line(name), line(&value.to_string()))?;
+        }
         for warning in &o.warnings {
             writeln!(f, "warning   {}", line(warning))?;
         }

@@ -723,6 +723,12 @@ impl AstBuilder<'_> {
                 let e = self.take(&mut k, Rule::expr)?;
                 ActionKind::Meta(key, self.expr(e, Depth::default())?)
             }
+            Rule::act_output => {
+                let name = self.take(&mut k, Rule::output_name)?;
+                let name = self.ident(&name);
+                let e = self.take(&mut k, Rule::expr)?;
+                ActionKind::Output(name, self.expr(e, Depth::default())?)
+            }
             Rule::act_log => {
                 let level = self.take(&mut k, Rule::log_level)?;
                 let level = self.ident(&level);

@@ -138,6 +138,7 @@ pub(super) fn opaque_action(a: &Action, out: &mut Vec<Span>) {
             out.push(k.span);
             opaque_expr(e, out);
         }
+        ActionKind::Output(_, e) => opaque_expr(e, out),
         ActionKind::Log(_, s)
         | ActionKind::Context(s)
         | ActionKind::Sh(s)

@@ -265,6 +265,11 @@ impl Printer<'_> {
                 let text = self.tail(v, indent, col + head.len(), 0);
                 format!("{head}{text}")
             }
+            ActionKind::Output(name, v) => {
+                let head = format!("output {} = ", name.name);
+                let text = self.tail(v, indent, col + head.len(), 0);
+                format!("{head}{text}")
+            }
             ActionKind::Log(level, s) => format!("log {} {}", level.name, quote(&s.value)),
             ActionKind::Ask(r) => with_reason("ask", r.as_ref()),
             ActionKind::Allow => "allow".to_owned(),

@@ -8,5 +8,6 @@
 
 #[cfg(feature = "compiler")]
 pub mod import;
+pub mod outputs;
 pub mod protocol;
 pub mod schema;

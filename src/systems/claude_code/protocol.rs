@@ -42,6 +42,13 @@
 //! | `MessageDisplay` | — | — | — | `delta` → `displayContent` | — |
 //! | the others (`Notification`, `SessionEnd`, …) | — | — | — | — | — |
 //!
+//! Every other field Claude Code reads is an *output*: a rule's `output
+//! NAME = value` (or a command hook's reply) sets it, and [`super::outputs`]
+//! says, per event, which names exist and where each goes (top level,
+//! `hookSpecificOutput`, its `decision`, or stdout alone for
+//! `WorktreeCreate`'s path). A field the outcome already set keeps the
+//! outcome's value.
+//!
 //! `hookSpecificOutput` always carries `hookEventName` equal to the event.
 //! What an event cannot take (an ask where nobody can be asked is read as a
 //! block, the safe side; context or edits an event has no field for are
@@ -78,6 +85,7 @@
 //! blocks: exit 2 with the message on stderr, except at `PermissionRequest`
 //! (where Claude Code ignores exit 2) which gets a JSON deny.
 
+use super::outputs::{self, Place};
 use crate::ir::FailMode;
 use crate::runtime::{Decision, HookContext, OutcomeKind, Report, Target};
 use crate::table::Table;
@@ -279,6 +287,7 @@ impl Event {
             Some(Shape::Silent) => answer.silent(),
             None => answer.unknown(),
         }
+        answer.outputs();
         answer.finish()
     }
 }
@@ -409,6 +418,8 @@ struct Answer<'a> {
     notes: Vec<String>,
     /// Set for an exit-2 block: the reason, which is all stderr carries.
     exit_2: Option<String>,
+    /// Text that is the whole of stdout (`WorktreeCreate`'s path).
+    stdout_text: Option<String>,
 }
 
 impl<'a> Answer<'a> {
@@ -433,6 +444,51 @@ impl<'a> Answer<'a> {
             specific: Map::new(),
             notes,
             exit_2: None,
+            stdout_text: None,
+        }
+    }
+
+    /// The rules' `output` fields (and those of command replies), each
+    /// where the event reads it ([`super::outputs`]). What the outcome
+    /// already says is kept; what the event does not read is dropped with a
+    /// note.
+    fn outputs(&mut self) {
+        let report = self.report;
+        let event = self.event.name().to_string();
+        for (name, value) in &report.outputs {
+            if self.exit_2.is_some() {
+                self.notes.push(format!(
+                    "an exit-2 block carries only its reason; output `{name}` dropped"
+                ));
+                continue;
+            }
+            let kept = match outputs::place(&event, name) {
+                None => Err(format!("{event} takes no output `{name}`; dropped")),
+                Some(Place::Top) => insert_new(&mut self.top, name, value),
+                Some(Place::Specific) => insert_new(&mut self.specific, name, value),
+                Some(Place::Decision) => match self.specific.get_mut("decision") {
+                    Some(Value::Object(decision)) => {
+                        let key = name.strip_prefix("decision.").unwrap_or(name);
+                        insert_new(decision, key, value)
+                    }
+                    _ => Err(format!(
+                        "{event} sends `{name}` only with an allow or a deny; dropped"
+                    )),
+                },
+                Some(Place::Stdout) => match value {
+                    Value::String(text) => {
+                        self.stdout_text = Some(text.clone());
+                        Ok(())
+                    }
+                    other => Err(format!(
+                        "output `{name}` must be a string, not {}; dropped",
+                        line(other).trim_end()
+                    )),
+                },
+            };
+            if let Err(note) = kept {
+                self.notes.push(note);
+            }
         }
     }
 
@@ -697,6 +753,22 @@ impl<'a> Answer<'a> {
                 exit_code: 2,
             };
         }
+        if let Some(text) = self.stdout_text {
+            // The protocol reads this text alone: no JSON beside it.
+            let mut notes = self.notes;
+            if !self.top.is_empty() || !self.specific.is_empty() {
+                notes.push(format!(
+                    "{} reads only the path on stdout; the rest of the answer is dropped",
+                    self.event.name()
+                ));
+            }
+            return Response {
+                stdout: Some(format!("{text}\n")),
+                stderr: (!notes.is_empty())
+                    .then(|| notes.iter().map(|n| format!("hookc: {n}\n")).collect()),
+                exit_code: 0,
+            };
+        }
         let mut object = self.top;
         if !self.specific.is_empty() {
             let mut specific = Map::new();
@@ -720,6 +792,17 @@ impl<'a> Answer<'a> {
             exit_code: 0,
         }
     }
+}
+
+/// Puts `value` at `key` unless the outcome already set it.
+fn insert_new(map: &mut Map<String, Value>, key: &str, value: &Value) -> Result<(), String> {
+    if map.contains_key(key) {
+        return Err(format!(
+            "`{key}` is kept as the outcome set it; the output of the same name is dropped"
+        ));
+    }
+    map.insert(key.to_string(), value.clone());
+    Ok(())
 }
 
 /// The verdict of a report (a `skip` is a block whose reason is its value;
@@ -789,6 +872,7 @@ mod tests {
             warnings: Vec::new(),
             logs: Vec::new(),
             additional_context: Vec::new(),
+            outputs: Map::new(),
             generation: None,
         }
     }

@@ -515,6 +515,7 @@ pub fn schema() -> Schema {
                 blocking: event.blocking,
                 payload,
                 edits: EditApplication::AsEdited,
+                outputs: super::outputs::declared(event.name),
             }
         })
         .collect();

@@ -160,6 +160,7 @@ pub fn schema() -> Schema {
                 .filter_map(|(path, ty)| FieldDef::parse(path, ty))
                 .collect(),
             edits: content.edits(),
+            outputs: Vec::new(),
         })
         .collect();
     Schema {

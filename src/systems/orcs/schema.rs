@@ -209,6 +209,7 @@ pub fn schema() -> Schema {
                 blocking: true,
                 payload: p.payload(),
                 edits: EditApplication::AsEdited,
+                outputs: Vec::new(),
             })
             .collect(),
         command_input: CommandInput::Context,
