@@ -6,9 +6,9 @@
 //! (the user's edits win; a differing one is reported), the table is
 //! rewritten only when its bytes change, and a hook entry is added to an
 //! event only when no hookc entry is there. The settings keep their other
-//! hooks, permissions, key order and indentation (arrays written on one
-//! line are written one element a line); before they change, the old file
-//! is copied to `settings.json.bak`. `--dry-run` prints what would change,
+//! hooks, permissions, key order, indentation and every other byte: the
+//! entries are added through the file's concrete syntax tree; before they
+//! change, the old file is copied to `settings.json.bak`. `--dry-run` prints what would change,
 //! the settings as a unified diff, and writes nothing.
 
 use super::{print_stderr, print_stdout, Failure, Status};
@@ -263,46 +263,45 @@ pub(super) fn is_hookc(hook: &Value) -> bool {
     named && claude
 }
 
-/// The settings text with a hookc entry for every event that has none;
-/// everything else as it was (key order kept), pretty-printed.
+/// The settings text with a hookc entry for every event that has none.
+/// An existing file is edited in place through its concrete syntax tree:
+/// every byte outside the entries added (other hooks, permissions, key
+/// order, indentation, arrays on one line) stays as it was. A new file is
+/// pretty-printed.
 fn merged_settings(
     before: Option<&str>,
     events: &[String],
     layout: &Layout,
 ) -> Result<String, Failure> {
-    let mut settings: Value = match before {
-        Some(text) if !text.trim().is_empty() => serde_json::from_str(text).map_err(|e| {
+    let name = layout.settings.display();
+    let text = before.filter(|t| !t.trim().is_empty());
+    // Claude Code reads strict JSON: the file must be that before we touch it.
+    let settings: Value = match text {
+        Some(text) => serde_json::from_str(text).map_err(|e| {
             Failure::new(format!(
-                "`{}` is not JSON ({e}); fix it, then run `hookc init claude` again",
-                layout.settings.display()
+                "`{name}` is not JSON ({e}); fix it, then run `hookc init claude` again"
             ))
         })?,
-        _ => Value::Object(Map::new()),
+        None => Value::Object(Map::new()),
     };
-    let Some(root) = settings.as_object_mut() else {
-        return Err(Failure::new(format!(
-            "`{}` is not a JSON object",
-            layout.settings.display()
-        )));
+    let Some(root) = settings.as_object() else {
+        return Err(Failure::new(format!("`{name}` is not a JSON object")));
     };
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .map_err(|e| Failure::new(format!("cannot find hookc's own path: {e}")))?;
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err(Failure::new("`hooks` in the settings is not an object"));
+    let hooks = match root.get("hooks") {
+        None => None,
+        Some(Value::Object(hooks)) => Some(hooks),
+        Some(_) => return Err(Failure::new("`hooks` in the settings is not an object")),
     };
-    let mut changed = false;
+    let mut missing = Vec::new();
     for event in events {
-        let entries = hooks
-            .entry(event.clone())
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Some(entries) = entries.as_array_mut() else {
-            return Err(Failure::new(format!(
-                "`hooks.{event}` in the settings is not a list"
-            )));
+        let entries = match hooks.and_then(|h| h.get(event)) {
+            None => &[][..],
+            Some(Value::Array(entries)) => entries.as_slice(),
+            Some(_) => {
+                return Err(Failure::new(format!(
+                    "`hooks.{event}` in the settings is not a list"
+                )))
+            }
         };
         let present = entries.iter().any(|entry| {
             entry
@@ -311,37 +310,68 @@ fn merged_settings(
                 .is_some_and(|hs| hs.iter().any(is_hookc))
         });
         if !present {
-            entries.push(json!({
-                "hooks": [{
-                    "type": "command",
-                    "command": exe.display().to_string(),
-                    "args": layout.args,
-                }]
-            }));
-            changed = true;
+            missing.push(event.as_str());
         }
     }
-    if !changed {
-        if let Some(text) = before {
-            return Ok(text.to_string());
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| Failure::new(format!("cannot find hookc's own path: {e}")))?;
+    let entry = json!({
+        "hooks": [{
+            "type": "command",
+            "command": exe.display().to_string(),
+            "args": layout.args,
+        }]
+    });
+    match text {
+        _ if missing.is_empty() && before.is_some() => Ok(before.unwrap_or_default().to_string()),
+        Some(text) => edit_in_place(text, &missing, &entry),
+        None => {
+            let mut settings = Map::new();
+            let hooks: Map<String, Value> = missing
+                .iter()
+                .map(|event| (event.to_string(), json!([entry.clone()])))
+                .collect();
+            settings.insert("hooks".into(), Value::Object(hooks));
+            let mut text = serde_json::to_string_pretty(&settings)
+                .map_err(|e| Failure::new(format!("cannot write the settings: {e}")))?;
+            text.push('\n');
+            Ok(text)
         }
     }
-    // The file's own indentation (two spaces when it has none to go by).
-    let indent: String = before
-        .and_then(|t| t.lines().nth(1))
-        .map(|line| {
-            line.chars()
-                .take_while(|c| *c == ' ' || *c == '\t')
-                .collect()
-        })
-        .filter(|i: &String| !i.is_empty())
-        .unwrap_or_else(|| "  ".to_string());
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    serde::Serialize::serialize(&settings, &mut serializer)
-        .map_err(|e| Failure::new(format!("cannot write the settings: {e}")))?;
-    let mut text = String::from_utf8(out).map_err(|e| Failure::new(e.to_string()))?;
-    text.push('\n');
-    Ok(text)
+}
+
+/// `text` with `entry` appended to `hooks.EVENT` for each event in
+/// `missing`, through the file's concrete syntax tree.
+fn edit_in_place(text: &str, missing: &[&str], entry: &Value) -> Result<String, Failure> {
+    use jsonc_parser::cst::CstRootNode;
+    let tree = CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .map_err(|e| Failure::new(format!("cannot edit the settings: {e}")))?;
+    let not_an_object = || Failure::new("the settings are not a JSON object");
+    let root = tree.object_value().ok_or_else(not_an_object)?;
+    let hooks = root
+        .object_value_or_create("hooks")
+        .ok_or_else(|| Failure::new("`hooks` in the settings is not an object"))?;
+    for event in missing {
+        let entries = hooks.array_value_or_create(event).ok_or_else(|| {
+            Failure::new(format!("`hooks.{event}` in the settings is not a list"))
+        })?;
+        entries.append(cst_value(entry));
+    }
+    Ok(tree.to_string())
+}
+
+/// A JSON value as the syntax tree takes it.
+fn cst_value(value: &Value) -> jsonc_parser::cst::CstInputValue {
+    use jsonc_parser::cst::CstInputValue;
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), cst_value(v))).collect())
+        }
+    }
 }

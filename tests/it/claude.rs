@@ -1163,10 +1163,14 @@ fn init_sets_a_project_up_once() {
         settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["args"],
         serde_json::json!(["claude"])
     );
-    // The file's indentation is kept.
-    assert!(std::fs::read_to_string(claude_dir.join("settings.json"))
-        .unwrap()
-        .starts_with("{\n    \"permissions\""));
+    // Every byte it did not add is kept: indentation, the one-line
+    // `permissions` object, the other hook as written.
+    let written = std::fs::read_to_string(claude_dir.join("settings.json")).unwrap();
+    assert!(
+        written.starts_with("{\n    \"permissions\": {\"allow\": [\"Bash(npm test)\"]},\n    \"hooks\": {\n        \"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./check.sh\"}]},"),
+        "{written}"
+    );
+    assert!(written.ends_with("    }\n}\n"), "{written}");
     // The hook it wrote answers from any working directory.
     let command = ours["command"].as_str().unwrap();
     let out = Command::new(command)
