@@ -495,6 +495,34 @@ fn a_corrupt_table_fails_open() {
     );
 }
 
+/// A table cut short (a copy interrupted, a disk full) is refused, never
+/// half read: open without a decision, or closed with exit 2.
+#[test]
+fn a_truncated_table_fails_by_the_mode() {
+    let bytes = std::fs::read(policy_table()).unwrap();
+    for keep in [0, 16, 40, bytes.len() / 2, bytes.len() - 1] {
+        let path = tmp_dir("truncated").join(format!("cut-{keep}.tbl"));
+        std::fs::write(&path, &bytes[..keep]).unwrap();
+        let event = event_text("pre_tool_use_bash_rm.json");
+        let open = claude_with(&path, &[], &event);
+        open.assert_silent_ok();
+        assert!(
+            open.stderr.contains("cannot load table `"),
+            "{keep}: {open:#?}"
+        );
+        let closed = claude_with(&path, &["--fail-closed"], &event);
+        assert_eq!(
+            (closed.code, closed.stdout.as_str()),
+            (Some(2), ""),
+            "{keep}: {closed:#?}"
+        );
+        assert!(
+            closed.stderr.contains("failing closed"),
+            "{keep}: {closed:#?}"
+        );
+    }
+}
+
 #[test]
 fn a_corrupt_table_with_fail_closed_blocks() {
     let table = corrupt_table("corrupt-closed");
