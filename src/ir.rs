@@ -657,11 +657,19 @@ pub enum Func {
     /// `relpath(p)`: the path relative to the host's project directory, or
     /// `null` outside it.
     Relpath,
+    /// `stem(p)`: the last segment of a path without its extension.
+    Stem,
+    /// `extension(p)`: the extension of a path, without its dot; empty
+    /// when it has none.
+    Extension,
+    /// `replace(s, from, to)`: every `from` in `s` replaced by `to`
+    /// (literal text; `rewrite` takes regexes).
+    Replace,
 }
 
 impl Func {
     /// Every function, in a fixed order.
-    pub const ALL: [Func; 10] = [
+    pub const ALL: [Func; 13] = [
         Func::Shell,
         Func::Lower,
         Func::Upper,
@@ -672,6 +680,9 @@ impl Func {
         Func::Len,
         Func::Env,
         Func::Relpath,
+        Func::Stem,
+        Func::Extension,
+        Func::Replace,
     ];
 
     /// The name written in rules.
@@ -687,6 +698,17 @@ impl Func {
             Func::Len => "len",
             Func::Env => "env",
             Func::Relpath => "relpath",
+            Func::Stem => "stem",
+            Func::Extension => "extension",
+            Func::Replace => "replace",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Replace => 3,
+            _ => 1,
         }
     }
 

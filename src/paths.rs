@@ -61,6 +61,40 @@ pub fn basename(path: &str) -> String {
     }
 }
 
+/// The last segment of `path` without its extension: `stem("/a/b.tar.gz")`
+/// is `b.tar`; a name with no dot, or whose only dot starts it (`.env`),
+/// is its own stem.
+///
+/// ```
+/// use hookc::paths::{extension, stem};
+/// assert_eq!(stem("/proj/src/main.rs"), "main");
+/// assert_eq!(stem("C:\\proj\\.env"), ".env");
+/// assert_eq!(extension("/a/b.tar.gz"), "gz");
+/// assert_eq!(extension("Makefile"), "");
+/// ```
+pub fn stem(path: &str) -> String {
+    let name = basename(path);
+    match split_extension(&name) {
+        Some((stem, _)) => stem.to_owned(),
+        None => name,
+    }
+}
+
+/// The extension of the last segment of `path`, without its dot (`gz` for
+/// `b.tar.gz`); empty when it has none (see [`stem`]).
+pub fn extension(path: &str) -> String {
+    let name = basename(path);
+    split_extension(&name).map_or_else(String::new, |(_, ext)| ext.to_owned())
+}
+
+/// `name` split at its last dot, unless that dot starts the name.
+fn split_extension(name: &str) -> Option<(&str, &str)> {
+    match name.rsplit_once('.') {
+        Some(("", _)) | None => None,
+        Some(split) => Some(split),
+    }
+}
+
 /// `path` without its last segment, normalized first: `dirname("/a/b")` is
 /// `/a`, `dirname("b")` is `.`, `dirname("/a")` and `dirname("/")` are `/`.
 ///

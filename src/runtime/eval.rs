@@ -220,6 +220,10 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
             Some(rel) => Val::Str(Cow::Owned(rel)),
             None => Val::Null,
         },
+        Func::Stem => text(|s| Val::Str(Cow::Owned(crate::paths::stem(s)))),
+        Func::Extension => text(|s| Val::Str(Cow::Owned(crate::paths::extension(s)))),
+        // Three arguments: evaluated by the caller.
+        Func::Replace => Val::Null,
         Func::Len => match &arg {
             Val::Str(s) => Val::Int(s.chars().count() as i64),
             Val::Map(map) => Val::Int(map.len() as i64),
@@ -302,6 +306,16 @@ fn eval_in<'a>(
         Expr::Var(depth, segments) => var(vars, *depth, segments),
         Expr::Call(func, args) => match args.as_slice() {
             [arg] => call(*func, eval(arg, ctx, m)?, m),
+            [text, from, to] if *func == Func::Replace => {
+                let (text, from, to) =
+                    (eval(text, ctx, m)?, eval(from, ctx, m)?, eval(to, ctx, m)?);
+                match (text.as_str(), from.as_str(), to.as_str()) {
+                    // An empty `from` would put `to` between every character.
+                    (Some(t), Some(""), Some(_)) => Val::Str(Cow::Owned(t.to_owned())),
+                    (Some(t), Some(f), Some(r)) => Val::Str(Cow::Owned(t.replace(f, r))),
+                    _ => Val::Null,
+                }
+            }
             _ => Val::Null,
         },
         Expr::Capture(subject, re, group) => {

@@ -240,6 +240,27 @@ fn inconsistent_programs_are_rejected() {
     let table = Table::from_program(bad_regex).unwrap();
     assert!(table.loaded().regexes.get(0).is_none());
 
+    // A function called with another number of arguments than it takes,
+    // in a condition or in an action's value.
+    let call = |args: usize| {
+        crate::ir::Expr::Call(
+            crate::ir::Func::Replace,
+            vec![crate::ir::Expr::Const(serde_json::json!("a")); args],
+        )
+    };
+    let mut bad_call = sample();
+    bad_call.points[0].atoms[0] = crate::ir::Atom::Expr(call(1));
+    assert!(matches!(
+        Table::from_program(bad_call).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("`replace` called with 1 arguments, not 3")
+    ));
+    let mut bad_output = sample();
+    bad_output.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(2))];
+    assert!(Table::from_program(bad_output).is_err());
+    let mut good_call = sample();
+    good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
+    assert!(Table::from_program(good_call).is_ok());
+
     let mut unsorted = sample();
     let copy = unsorted.points[0].clone();
     unsorted.points.push(copy);

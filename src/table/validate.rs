@@ -240,9 +240,11 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         cond(&rule.cond, atoms, 0)?;
         for action in &rule.actions {
             match action {
-                Action::Skip(e) | Action::Replace(e) | Action::Set(_, e) | Action::Meta(_, e) => {
-                    expr(e, regexes, 0, 0)?
-                }
+                Action::Skip(e)
+                | Action::Replace(e)
+                | Action::Set(_, e)
+                | Action::Meta(_, e)
+                | Action::Output(_, e) => expr(e, regexes, 0, 0)?,
                 Action::Rewrite(_, re, _) => regex(*re, regexes)?,
                 _ => {}
             }
@@ -311,10 +313,15 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             regex(*re, regexes)?;
             expr(subject, regexes, d, bound)
         }
-        Expr::Call(_, args) => match args.as_slice() {
-            [arg] => expr(arg, regexes, d, bound),
-            _ => Err(LoadError::invalid("a function call without one argument")),
-        },
+        Expr::Call(func, args) if args.len() == func.arity() => {
+            args.iter().try_for_each(|arg| expr(arg, regexes, d, bound))
+        }
+        Expr::Call(func, args) => Err(LoadError::invalid(format!(
+            "`{}` called with {} arguments, not {}",
+            func.as_str(),
+            args.len(),
+            func.arity()
+        ))),
     }
 }
 

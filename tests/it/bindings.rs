@@ -127,6 +127,41 @@ fn functions_compute_strings_and_lengths() {
         (r#"len(payload.s) == 3"#, json!({"s": "héé"}), true),
         (r#"len(payload.s) == 2"#, json!({"s": [1, 2]}), true),
         (r#"len(payload.s) == 1"#, json!({"s": {"k": 1}}), true),
+        (
+            r#"stem(payload.s) == "b.tar""#,
+            json!({"s": "/a/b.tar.gz"}),
+            true,
+        ),
+        (
+            r#"stem(payload.s) == ".env""#,
+            json!({"s": "C:\\p\\.env"}),
+            true,
+        ),
+        (
+            r#"extension(payload.s) == "gz""#,
+            json!({"s": "/a/b.tar.gz"}),
+            true,
+        ),
+        (
+            r#"extension(payload.s) == """#,
+            json!({"s": "/a/Makefile"}),
+            true,
+        ),
+        (
+            r#"replace(payload.s, "--force", "") == "git push  origin""#,
+            json!({"s": "git push --force origin"}),
+            true,
+        ),
+        (
+            r#"replace(payload.s, "", "x") == "ab""#,
+            json!({"s": "ab"}),
+            true,
+        ),
+        (
+            r#"replace(payload.s, "a", "b") == null"#,
+            json!({"s": 1}),
+            true,
+        ),
         // A value of a type a function does not take gives null.
         (r#"lower(payload.s) == null"#, json!({"s": 7}), true),
         (r#"len(payload.s) == null"#, json!({}), true),
@@ -378,5 +413,31 @@ fn a_let_names_a_value_for_later_lines_and_messages() {
     ] {
         let err = hookc::compile_str("q.hooks", rules).expect_err(rules);
         assert!(err.to_string().contains(want), "{rules}: {err}");
+    }
+}
+
+/// `replace` takes three strings; every other function one.
+#[test]
+fn a_function_takes_its_number_of_arguments() {
+    for (cond, message) in [
+        (
+            r#"replace(payload.s, "a") == "b""#,
+            "`replace` takes three arguments, not 2",
+        ),
+        (
+            r#"stem(payload.s, "a") == "b""#,
+            "`stem` takes one argument, not 2",
+        ),
+        (
+            r#"replace(payload.s, 1, "b") == "b""#,
+            "`replace` cannot apply to an int",
+        ),
+    ] {
+        let text = format!("hook r on tool.pre_execute {{ when {cond} deny }}");
+        let Err(d) = hookc::compile_str("t.hooks", &text) else {
+            panic!("{cond} compiled")
+        };
+        let rendered = hookc::diag::render::human(&d, false);
+        assert!(rendered.contains(message), "{cond}:\n{rendered}");
     }
 }

@@ -256,16 +256,31 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         };
-        let [arg] = args else {
+        if args.len() != func.arity() {
+            let (count, example) = match func {
+                Func::Replace => ("three arguments", "replace(payload.x, \"from\", \"to\")"),
+                _ => ("one argument", ""),
+            };
+            let example = if example.is_empty() {
+                format!("{}(payload.x)", func.as_str())
+            } else {
+                example.to_owned()
+            };
             let d = self
                 .error(
                     "type-mismatch",
-                    format!("`{}` takes one argument, not {}", func.as_str(), args.len()),
+                    format!("`{}` takes {count}, not {}", func.as_str(), args.len()),
                     span,
                     "wrong number of arguments",
                 )
-                .with_help(format!("e.g. `{}(payload.x)`", func.as_str()));
+                .with_help(format!("e.g. `{example}`"));
             self.emit(d);
+            return None;
+        }
+        if func == Func::Replace {
+            return self.replace_call(args, strings);
+        }
+        let [arg] = args else {
             return None;
         };
         let (x, ty) = self.expr(arg, strings)?;
@@ -278,7 +293,10 @@ impl<'a> Lowerer<'a> {
             | Func::Dirname
             | Func::Normalize
             | Func::Env
-            | Func::Relpath => (ty == Ty::String, Ty::String),
+            | Func::Relpath
+            | Func::Stem
+            | Func::Extension
+            | Func::Replace => (ty == Ty::String, Ty::String),
             Func::Len => (matches!(ty, Ty::String | Ty::List | Ty::Object), Ty::Int),
         };
         if !accepts && ty != Ty::Any {
@@ -297,6 +315,30 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         Some((Expr::Call(func, vec![x]), result))
+    }
+
+    /// `replace(s, from, to)`: three strings.
+    fn replace_call(&mut self, args: &[ast::Expr], strings: Strings) -> Option<(Expr, Ty)> {
+        let mut lowered = Vec::new();
+        for arg in args {
+            let (x, ty) = self.expr(arg, strings)?;
+            if ty != Ty::String && ty != Ty::Any {
+                let d = self
+                    .error(
+                        "type-mismatch",
+                        format!("`replace` cannot apply to {}", ty.name()),
+                        arg.span,
+                        format!("this is {}", ty.name()),
+                    )
+                    .with_help(
+                        "it takes three strings: the text, what to find, what to put instead",
+                    );
+                self.emit(d);
+                return None;
+            }
+            lowered.push(x);
+        }
+        Some((Expr::Call(Func::Replace, lowered), Ty::String))
     }
 
     /// Lowers a macro body with no variable or capture in scope: a macro

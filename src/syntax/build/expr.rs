@@ -340,7 +340,7 @@ impl AstBuilder<'_> {
             Rule::call => {
                 let depth = self.enter(depth, span)?;
                 let mut k = self.kids(inner);
-                let name = self.take(&mut k, Rule::ident)?;
+                let name = self.take(&mut k, Rule::call_name)?;
                 let name = self.ident(&name);
                 let mut args = Vec::new();
                 while let Some(arg) = k.take_if(Rule::expr) {
