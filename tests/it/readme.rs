@@ -337,3 +337,49 @@ fn definitions_in(text: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Every `text` example of the README is valid hookc: definitions and
+/// rules compile (conditions alone inside a rule), and the composed pack
+/// compiles with the pack it adapts, as the README says to run it.
+#[test]
+fn every_text_example_of_the_readme_compiles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-text");
+    let _ = std::fs::remove_dir_all(&dir);
+    let pack = dir.join("rules/claude-code");
+    std::fs::create_dir_all(&pack).unwrap();
+    for entry in std::fs::read_dir(root.join("rules/claude-code")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, pack.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let mut checked = 0;
+    for block in blocks(&readme).into_iter().filter(|b| b.info == "text") {
+        let text = block.lines.join("\n") + "\n";
+        let claude = ["PreToolUse", "PostToolUse", "claude-code::"]
+            .iter()
+            .any(|w| text.contains(w));
+        let schema = if claude { "schema claude-code\n" } else { "" };
+        if text.contains("import \"../rules/claude-code/") {
+            std::fs::create_dir_all(dir.join("local")).unwrap();
+            std::fs::write(dir.join("local/local.hooks"), &text).unwrap();
+            run(&dir, "hookc lint rules/claude-code/ local/");
+        } else {
+            let source = if text.starts_with("when ") {
+                format!("{schema}hook readme-example on tool.pre_execute {{\n{text}    deny\n}}\n")
+            } else {
+                format!("{schema}{text}")
+            };
+            if let Err(d) = hookc::compile_str("README.md", &source) {
+                panic!(
+                    "a README example does not compile:\n{source}\n{}",
+                    hookc::diag::render::human(&d, false)
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} text examples found");
+}
