@@ -18,9 +18,17 @@
 //!
 //! It is lexical only: nothing is read from the file system, so a symbolic
 //! link is not followed (a link inside the project that points out of it
-//! still looks inside), and the case of the rest of a Windows path is kept
-//! (Windows compares names without case; a rule about Windows paths must
-//! spell the names as the agent does, or use a case-insensitive regex).
+//! still looks inside).
+//!
+//! **Case.** Windows compares file names without case, so a condition on a
+//! path field whose value is Windows-shaped matches without case too:
+//! `==`, `in`, `starts_with`, `ends_with`, `contains`, `glob` and `matches`
+//! on `C:\Proj\.CLAUDE\Settings.json` hold as they would on
+//! `c:/proj/.claude/settings.json` (the table's automata are built for
+//! exact case, so such a value is matched atom by atom, with case-folded
+//! text and case-insensitive regexes). A POSIX path keeps exact case, as
+//! Linux does. What a function returns (`normalize(…)`, `basename(…)`) and
+//! what a message quotes keep the case the agent wrote.
 //! A path that is already normal is returned as it is, borrowed: reading
 //! an ordinary path allocates nothing.
 
@@ -116,8 +124,9 @@ pub fn dirname(path: &str) -> String {
 }
 
 /// True for a path written the Windows way: a drive letter, a UNC start,
-/// or a `\` and no `/`.
-fn is_windows_shaped(path: &str) -> bool {
+/// or a `\` and no `/`. Conditions match such a path without regard to
+/// case (see the [module docs](self)).
+pub fn is_windows_shaped(path: &str) -> bool {
     let bytes = path.as_bytes();
     let drive = matches!(bytes, [letter, b':', ..] if letter.is_ascii_alphabetic());
     drive || path.starts_with(r"\\") || (path.contains('\\') && !path.contains('/'))

@@ -52,6 +52,13 @@ pub enum EvalError {
 /// Evaluates a field atom or an expression atom; `Err` when a regex it
 /// needs is more than the dispatch's regex budget can pay for.
 pub(crate) fn atom(atom: &Atom, ctx: &HookContext, m: Matching<'_>) -> Result<bool, RegexOverrun> {
+    if let Some(path) = atom.field().filter(|p| p.normalized) {
+        if let Some(Val::Str(text)) = ctx.get(path) {
+            if crate::paths::is_windows_shaped(&text) {
+                return windows_path_atom(atom, &text, m);
+            }
+        }
+    }
     Ok(match atom {
         Atom::Eq(path, value) => match ctx.get(path) {
             Some(v) => v.eq_json(value),
@@ -90,6 +97,28 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, m: Matching<'_>) -> Result<bo
             Err(EvalError::RegexBudget(overrun)) => return Err(overrun),
             _ => false,
         },
+    })
+}
+
+/// A field atom on a Windows path, decided without regard to case (see
+/// [`crate::paths`]): the text and each constant compared lower-cased, a
+/// regex or glob matched case-insensitively.
+fn windows_path_atom(atom: &Atom, text: &str, m: Matching<'_>) -> Result<bool, RegexOverrun> {
+    let folded = text.to_lowercase();
+    let fold = |v: &Value| v.as_str().map(str::to_lowercase);
+    Ok(match atom {
+        Atom::Eq(_, value) => fold(value).is_some_and(|v| v == folded),
+        Atom::In(_, values) => values.iter().any(|v| fold(v).is_some_and(|v| v == folded)),
+        Atom::Contains(_, needle) => fold(needle).is_some_and(|n| folded.contains(&n)),
+        Atom::ContainsAny(_, needles) => needles
+            .iter()
+            .any(|n| fold(n).is_some_and(|n| folded.contains(&n))),
+        Atom::StartsWith(_, prefix) => folded.starts_with(&prefix.to_lowercase()),
+        Atom::EndsWith(_, suffix) => folded.ends_with(&suffix.to_lowercase()),
+        Atom::Matches(_, re) => m.is_match_any_case(re.0, text)?,
+        Atom::Cmp(..) => false,
+        Atom::Exists(_) => true,
+        Atom::Rate(_) | Atom::Expr(_) => false,
     })
 }
 

@@ -65,6 +65,16 @@ impl<'a> Run<'a> {
             *g = generation;
         }
         let value = ctx.get(&field.path);
+        // A Windows path matches without case, which the automata (built
+        // for exact case) do not: its atoms are decided one by one.
+        let value = match value {
+            Some(Val::Str(text))
+                if field.path.normalized && crate::paths::is_windows_shaped(&text) =>
+            {
+                None
+            }
+            other => other,
+        };
         let Some(Val::Str(text)) = value else {
             if let Some(d) = scratch.field_direct.get_mut(f) {
                 *d = true;

@@ -208,6 +208,15 @@ impl Matching<'_> {
             None => Ok(false),
         }
     }
+
+    /// [`is_match`](Self::is_match) without regard to case (a Windows
+    /// path: see [`crate::paths`]).
+    pub(crate) fn is_match_any_case(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
+        match self.regexes.matcher_any_case(id as usize) {
+            Some(m) => m.is_match(id, text, self.budget),
+            None => Ok(false),
+        }
+    }
 }
 
 /// The table's regexes, each compiled on first use: loading a table with
@@ -218,6 +227,9 @@ pub(crate) struct LazyRegexes {
     sources: Vec<String>,
     /// For `matches`: the bounded engines.
     matchers: Vec<OnceLock<Option<Matcher>>>,
+    /// The same, case-insensitive, for Windows paths; compiled only for a
+    /// regex that meets one.
+    any_case: Vec<OnceLock<Option<Matcher>>>,
     /// For `rewrite`: the `regex` crate, which finds and replaces.
     rewriters: Vec<OnceLock<Option<Regex>>>,
 }
@@ -228,6 +240,7 @@ impl LazyRegexes {
         LazyRegexes {
             sources: program.regexes.iter().map(RegexSource::to_inline).collect(),
             matchers: program.regexes.iter().map(|_| OnceLock::new()).collect(),
+            any_case: program.regexes.iter().map(|_| OnceLock::new()).collect(),
             rewriters: program.regexes.iter().map(|_| OnceLock::new()).collect(),
         }
     }
@@ -251,6 +264,14 @@ impl LazyRegexes {
     fn matcher(&self, id: usize) -> Option<&Matcher> {
         let cell = self.matchers.get(id)?;
         cell.get_or_init(|| Matcher::new(self.sources.get(id)?))
+            .as_ref()
+    }
+
+    /// Regex `id` for `matches`, case-insensitive.
+    fn matcher_any_case(&self, id: usize) -> Option<&Matcher> {
+        let cell = self.any_case.get(id)?;
+        // A prefix, not a group: a verbose regex may end in a comment.
+        cell.get_or_init(|| Matcher::new(&format!("(?i){}", self.sources.get(id)?)))
             .as_ref()
     }
 }

@@ -704,3 +704,71 @@ hook labelled on file.pre_write priority 200 {
         (Abort, Some("the label is read as written".to_string()))
     );
 }
+
+/// A Windows path matches without regard to case, every kind of condition
+/// on it (Windows compares file names so); a POSIX path keeps exact case.
+/// Functions and messages see the path as the agent wrote it.
+#[test]
+fn windows_paths_match_without_regard_to_case() {
+    let rules = r#"schema claude-code
+
+hook settings on PreToolUse at claude-code::Write {
+    when payload.tool_input.file_path glob "**/.claude/settings*.json"
+    deny "settings: {payload.tool_input.file_path}"
+}
+
+hook exact on PreToolUse at claude-code::Write {
+    when payload.tool_input.file_path == "c:/proj/secret.txt"
+        or payload.tool_input.file_path in ["/proj/secret.txt", "D:/Keys/ID_RSA"]
+    deny "exact"
+}
+
+hook prefix on PreToolUse at claude-code::Write {
+    when payload.tool_input.file_path starts_with "c:/windows/"
+        or payload.tool_input.file_path ends_with ".PS1"
+        or payload.tool_input.file_path contains "/system32/"
+        or payload.tool_input.file_path matches /\/node_modules\//
+    deny "prefix"
+}
+
+hook keeps-case on PreToolUse at claude-code::Write priority 200 {
+    when basename(payload.tool_input.file_path) == "Mixed.TXT"
+    deny "functions see the case as written"
+}
+"#;
+    let table = hookc::compile_str("w.hooks", rules)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .table;
+    let decide = |path: &str| {
+        let event = serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "x"},
+        });
+        let event = hookc::claude::Event::parse(&event.to_string()).unwrap();
+        event.dispatch(&table).reason
+    };
+    let denied = |path: &str, reason: &str| {
+        assert_eq!(decide(path).as_deref(), Some(reason), "{path}");
+    };
+    denied(
+        r"C:\Users\Dev\.CLAUDE\Settings.Local.JSON",
+        r"settings: C:\Users\Dev\.CLAUDE\Settings.Local.JSON",
+    );
+    denied(r"C:\Proj\SECRET.txt", "exact");
+    denied(r"d:\keys\id_rsa", "exact");
+    denied(r"C:\WINDOWS\notepad.exe", "prefix");
+    denied(r"C:\tools\deploy.ps1", "prefix");
+    denied(r"E:\x\System32\y.dll", "prefix");
+    denied(r"C:\app\Node_Modules\left-pad\index.js", "prefix");
+    denied(r"C:\x\Mixed.TXT", "functions see the case as written");
+    assert_eq!(decide(r"C:\x\mixed.txt"), None);
+    assert_eq!(decide(r"C:\Users\Dev\.claudex\settings.json"), None);
+    // POSIX paths: exact case.
+    denied(
+        "/home/dev/.claude/settings.json",
+        "settings: /home/dev/.claude/settings.json",
+    );
+    assert_eq!(decide("/home/dev/.CLAUDE/settings.json"), None);
+    assert_eq!(decide("/proj/SECRET.txt"), None);
+    denied("/proj/secret.txt", "exact");
+}
