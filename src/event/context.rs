@@ -2,6 +2,7 @@
 //! use to read and edit it.
 
 use crate::ir::{FieldPath, Root, Segment};
+use crate::shell::{Command, Redirect};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -321,7 +322,14 @@ pub(crate) fn walk<'a>(mut cur: &'a Value, segments: &[Segment]) -> Option<&'a V
 
 /// A value read from the context or computed by an expression, borrowed when
 /// it can be so that matching does not allocate.
+///
+/// A shell view (`shell(…)`, [`crate::shell`]) is read typed, in place: its
+/// commands, their word lists and redirections are variants of their own,
+/// which rules see as the lists and objects [`View::to_json`] describes.
+///
+/// [`View::to_json`]: crate::shell::View::to_json
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Val<'a> {
     /// `null`.
     Null,
@@ -341,6 +349,16 @@ pub enum Val<'a> {
     Principal(&'a Principal),
     /// A computed array or object.
     Owned(Value),
+    /// The simple commands of a shell view: a list.
+    Commands(&'a [Command]),
+    /// One simple command: an object.
+    Command(&'a Command),
+    /// A command's words (`args`, `flags`, …): a list of strings.
+    Words(&'a [String]),
+    /// A command's redirections: a list.
+    Redirects(&'a [Redirect]),
+    /// One redirection: an object with `op` and `target`.
+    Redirect(&'a Redirect),
 }
 
 impl<'a> Val<'a> {
@@ -408,6 +426,70 @@ impl<'a> Val<'a> {
         }
     }
 
+    /// Field `name` of an object, or `None` when there is no such field.
+    pub fn field(&self, name: &str) -> Option<Val<'a>> {
+        match *self {
+            Val::Command(c) => Some(match name {
+                "program" => Val::Str(Cow::Borrowed(&c.program)),
+                "name" => Val::Str(Cow::Borrowed(&c.name)),
+                "args" => Val::Words(&c.args),
+                "flags" => Val::Words(&c.flags),
+                "operands" => Val::Words(&c.operands),
+                "assignments" => Val::Words(&c.assignments),
+                "wrappers" => Val::Words(&c.wrappers),
+                "redirects" => Val::Redirects(&c.redirects),
+                "dynamic" => Val::Bool(c.dynamic),
+                "error" => match &c.error {
+                    Some(e) => Val::Str(Cow::Borrowed(e)),
+                    None => Val::Null,
+                },
+                _ => return None,
+            }),
+            Val::Redirect(r) => match name {
+                "op" => Some(Val::Str(Cow::Borrowed(&r.op))),
+                "target" => Some(Val::Str(Cow::Borrowed(&r.target))),
+                _ => None,
+            },
+            Val::Json(Value::Object(map)) => map.get(name).map(Val::from_json),
+            Val::Map(map) => map.get(name).map(Val::from_json),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of a list, or `None` past its end.
+    pub fn index(&self, i: usize) -> Option<Val<'a>> {
+        match *self {
+            Val::Commands(cs) => cs.get(i).map(Val::Command),
+            Val::Words(ws) => ws.get(i).map(|w| Val::Str(Cow::Borrowed(w))),
+            Val::Redirects(rs) => rs.get(i).map(Val::Redirect),
+            Val::Json(Value::Array(items)) => items.get(i).map(Val::from_json),
+            _ => None,
+        }
+    }
+
+    /// How many elements a list has; `None` for anything else.
+    pub fn list_len(&self) -> Option<usize> {
+        match self {
+            Val::Commands(cs) => Some(cs.len()),
+            Val::Words(ws) => Some(ws.len()),
+            Val::Redirects(rs) => Some(rs.len()),
+            other => other.as_array().map(<[Value]>::len),
+        }
+    }
+
+    /// True when some element of a list satisfies `f` (false for anything
+    /// that is not a list); stops at the first.
+    pub fn any_element(&self, mut f: impl FnMut(&Val<'_>) -> bool) -> bool {
+        match self {
+            Val::Commands(cs) => cs.iter().any(|c| f(&Val::Command(c))),
+            Val::Words(ws) => ws.iter().any(|w| f(&Val::Str(Cow::Borrowed(w)))),
+            Val::Redirects(rs) => rs.iter().any(|r| f(&Val::Redirect(r))),
+            other => other
+                .as_array()
+                .is_some_and(|items| items.iter().any(|item| f(&Val::from_json(item)))),
+        }
+    }
+
     /// The elements, if this is an array.
     pub fn as_array(&self) -> Option<&[Value]> {
         match self {
@@ -428,6 +510,11 @@ impl<'a> Val<'a> {
             Val::Map(m) => Value::Object((*m).clone()),
             Val::Principal(p) => serde_json::to_value(p).unwrap_or(Value::Null),
             Val::Owned(v) => v.clone(),
+            Val::Commands(cs) => Value::Array(cs.iter().map(Command::to_json).collect()),
+            Val::Command(c) => c.to_json(),
+            Val::Words(ws) => crate::shell::strings(ws),
+            Val::Redirects(rs) => Value::Array(rs.iter().map(Redirect::to_json).collect()),
+            Val::Redirect(r) => r.to_json(),
         }
     }
 
@@ -459,6 +546,12 @@ impl<'a> Val<'a> {
             (Val::Str(a), Value::String(b)) => a == b,
             (Val::Json(a), b) => json_eq(a, b),
             (Val::Owned(a), b) => json_eq(a, b),
+            (Val::Words(ws), Value::Array(items)) => {
+                ws.len() == items.len() && ws.iter().zip(items).all(|(w, v)| v.as_str() == Some(w))
+            }
+            (Val::Commands(_) | Val::Command(_) | Val::Redirects(_) | Val::Redirect(_), b) => {
+                json_eq(&self.to_json(), b)
+            }
             _ => false,
         }
     }
@@ -467,7 +560,13 @@ impl<'a> Val<'a> {
         match self {
             Val::Json(v) => Some(Cow::Borrowed(*v)),
             Val::Owned(v) => Some(Cow::Borrowed(v)),
-            Val::Map(_) | Val::Principal(_) => Some(Cow::Owned(self.to_json())),
+            Val::Map(_)
+            | Val::Principal(_)
+            | Val::Commands(_)
+            | Val::Command(_)
+            | Val::Words(_)
+            | Val::Redirects(_)
+            | Val::Redirect(_) => Some(Cow::Owned(self.to_json())),
             _ => None,
         }
     }
@@ -480,8 +579,17 @@ impl<'a> Val<'a> {
             Val::Int(_) => "int",
             Val::Float(_) => "float",
             Val::Str(_) => "string",
-            Val::Json(Value::Array(_)) | Val::Owned(Value::Array(_)) => "list",
-            Val::Json(_) | Val::Owned(_) | Val::Map(_) | Val::Principal(_) => "object",
+            Val::Json(Value::Array(_))
+            | Val::Owned(Value::Array(_))
+            | Val::Commands(_)
+            | Val::Words(_)
+            | Val::Redirects(_) => "list",
+            Val::Json(_)
+            | Val::Owned(_)
+            | Val::Map(_)
+            | Val::Principal(_)
+            | Val::Command(_)
+            | Val::Redirect(_) => "object",
         }
     }
 }

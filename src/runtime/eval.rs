@@ -129,9 +129,12 @@ fn contains(haystack: &Val<'_>, needle: &Value) -> bool {
         (Val::Str(s), Value::String(n)) => s.contains(n.as_str()),
         (Val::Json(Value::Object(map)), Value::String(n)) => map.contains_key(n),
         (Val::Map(map), Value::String(n)) => map.contains_key(n),
-        _ => haystack
-            .as_array()
-            .is_some_and(|items| items.iter().any(|item| crate::event::json_eq(item, needle))),
+        (Val::Words(words), Value::String(n)) => words.iter().any(|w| w == n),
+        (Val::Command(_) | Val::Redirect(_), Value::String(n)) => haystack.field(n).is_some(),
+        _ => match haystack.as_array() {
+            Some(items) => items.iter().any(|item| crate::event::json_eq(item, needle)),
+            None => haystack.any_element(|item| item.eq_json(needle)),
+        },
     }
 }
 
@@ -140,10 +143,14 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
         (Val::Str(s), Val::Str(n)) => s.contains(n.as_ref()),
         _ => match haystack.as_array() {
             Some(items) => items.iter().any(|item| needle.eq_json(item)),
+            None if haystack.list_len().is_some() => {
+                haystack.any_element(|item| item.eq_val(needle))
+            }
             None => match needle.as_str() {
                 Some(key) => match haystack {
                     Val::Json(Value::Object(map)) => map.contains_key(key),
                     Val::Map(map) => map.contains_key(key),
+                    Val::Command(_) | Val::Redirect(_) => haystack.field(key).is_some(),
                     _ => false,
                 },
                 None => false,
@@ -190,7 +197,21 @@ fn var<'a>(vars: Vars<'a>, depth: u32, segments: &[Segment]) -> Val<'a> {
         Val::Json(v) => *v,
         Val::Owned(v) => v,
         scalar if segments.is_empty() => return scalar.clone(),
-        _ => return Val::Null,
+        // A shell view's command, words or redirection: read in place.
+        typed => {
+            let mut cur = typed.clone();
+            for segment in segments {
+                let next = match segment {
+                    Segment::Field(name) => cur.field(name),
+                    Segment::Index(i) => cur.index(*i as usize),
+                };
+                match next {
+                    Some(v) => cur = v,
+                    None => return Val::Null,
+                }
+            }
+            return cur;
+        }
     };
     crate::event::walk(json, segments).map_or(Val::Null, Val::from_json)
 }
@@ -206,20 +227,28 @@ fn quantify(
     m: Matching<'_>,
     vars: Vars<'_>,
 ) -> Result<bool, EvalError> {
-    let items = list.as_array().unwrap_or(&[]);
-    for item in items {
-        let item = Val::from_json(item);
+    // The first error or deciding element ends the walk.
+    let mut outcome: Result<Option<bool>, EvalError> = Ok(None);
+    list.any_element(|item| {
         let inner = Vars {
-            top: Some((&item, &vars)),
+            top: Some((item, &vars)),
         };
-        let holds = truth(eval_in(body, ctx, m, inner)?, q.keyword())?;
-        match (q, holds) {
-            (Quantifier::Any, true) => return Ok(true),
-            (Quantifier::All, false) => return Ok(false),
-            _ => {}
+        let decided = eval_in(body, ctx, m, inner)
+            .and_then(|v| truth(v, q.keyword()))
+            .map(|holds| match (q, holds) {
+                (Quantifier::Any, true) => Some(true),
+                (Quantifier::All, false) => Some(false),
+                _ => None,
+            });
+        match decided {
+            Ok(None) => false,
+            other => {
+                outcome = other;
+                true
+            }
         }
-    }
-    Ok(q == Quantifier::All)
+    });
+    Ok(outcome?.unwrap_or(q == Quantifier::All))
 }
 
 /// A built-in function on its argument; a value of a type it does not take
@@ -231,8 +260,10 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
     };
     match func {
         Func::Shell => match arg.as_str().map(|s| m.views.get(s)) {
-            Some(Ok(view)) => Val::Json(view),
-            Some(Err(fresh)) => Val::Owned(fresh),
+            Some(Ok(view)) => Val::Commands(&view.commands),
+            // Every slot of the cache holds another command: the rare
+            // fourth distinct command of one dispatch is read as JSON.
+            Some(Err(fresh)) => Val::Owned(fresh.to_json()),
             None => Val::Null,
         },
         Func::Lower => text(|s| Val::Str(Cow::Owned(s.to_lowercase()))),
@@ -258,8 +289,11 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
             Val::Map(map) => Val::Int(map.len() as i64),
             Val::Json(serde_json::Value::Object(map))
             | Val::Owned(serde_json::Value::Object(map)) => Val::Int(map.len() as i64),
-            other => match other.as_array() {
-                Some(items) => Val::Int(items.len() as i64),
+            // The keys `View::to_json` gives a command and a redirection.
+            Val::Command(_) => Val::Int(10),
+            Val::Redirect(_) => Val::Int(2),
+            other => match other.list_len() {
+                Some(n) => Val::Int(n as i64),
                 None => Val::Null,
             },
         },
@@ -304,18 +338,18 @@ fn eval_in<'a>(
         Expr::In(lhs, list) => {
             let lhs = eval(lhs, ctx, m)?;
             let list = eval(list, ctx, m)?;
-            Val::Bool(
-                list.as_array()
-                    .is_some_and(|items| items.iter().any(|i| lhs.eq_json(i))),
-            )
+            Val::Bool(match list.as_array() {
+                Some(items) => items.iter().any(|i| lhs.eq_json(i)),
+                None => list.any_element(|i| lhs.eq_val(i)),
+            })
         }
         Expr::ContainsAny(lhs, list) => {
             let lhs = eval(lhs, ctx, m)?;
             let list = eval(list, ctx, m)?;
-            Val::Bool(
-                list.as_array()
-                    .is_some_and(|items| items.iter().any(|n| contains(&lhs, n))),
-            )
+            Val::Bool(match list.as_array() {
+                Some(items) => items.iter().any(|n| contains(&lhs, n)),
+                None => list.any_element(|n| contains_val(&lhs, n)),
+            })
         }
         Expr::Matches(lhs, re) => {
             let lhs = eval(lhs, ctx, m)?;

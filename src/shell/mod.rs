@@ -187,28 +187,20 @@ impl View {
     /// of `{"op", "target"}`), `assignments`, `wrappers`, `dynamic` (a bool)
     /// and `error` (a string or null).
     pub fn to_json(&self) -> Value {
-        Value::Array(self.commands.iter().map(Command::json).collect())
+        Value::Array(self.commands.iter().map(Command::to_json).collect())
     }
 }
 
 impl Command {
-    fn json(&self) -> Value {
+    /// The command as JSON, with the keys [`View::to_json`] lists.
+    pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("program".into(), Value::String(self.program.clone()));
         object.insert("name".into(), Value::String(self.name.clone()));
         object.insert("args".into(), strings(&self.args));
         object.insert("flags".into(), strings(&self.flags));
         object.insert("operands".into(), strings(&self.operands));
-        let redirects = self
-            .redirects
-            .iter()
-            .map(|redirect| {
-                let mut pair = Map::new();
-                pair.insert("op".into(), Value::String(redirect.op.clone()));
-                pair.insert("target".into(), Value::String(redirect.target.clone()));
-                Value::Object(pair)
-            })
-            .collect();
+        let redirects = self.redirects.iter().map(Redirect::to_json).collect();
         object.insert("redirects".into(), Value::Array(redirects));
         object.insert("assignments".into(), strings(&self.assignments));
         object.insert("wrappers".into(), strings(&self.wrappers));
@@ -219,6 +211,17 @@ impl Command {
     }
 }
 
-fn strings(items: &[String]) -> Value {
+impl Redirect {
+    /// The redirection as JSON: `{"op", "target"}`.
+    pub fn to_json(&self) -> Value {
+        let mut pair = Map::new();
+        pair.insert("op".into(), Value::String(self.op.clone()));
+        pair.insert("target".into(), Value::String(self.target.clone()));
+        Value::Object(pair)
+    }
+}
+
+/// Words as a JSON array of strings.
+pub fn strings(items: &[String]) -> Value {
     Value::Array(items.iter().cloned().map(Value::String).collect())
 }
