@@ -16,6 +16,9 @@ use crate::schema::{CommandInput, EditApplication, PointKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// No prebuilt DFA for a regex ([`Program::regex_dfas`]).
+pub const NO_DFA: u32 = u32::MAX;
+
 /// A whole compiled rule set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Program {
@@ -28,6 +31,11 @@ pub struct Program {
     pub points: Vec<PointProgram>,
     /// Regexes used by atoms and actions; referenced by [`RegexId`].
     pub regexes: Vec<RegexSource>,
+    /// Per regex, the table's DFA section that decides `matches` with it
+    /// inside an expression (a quantifier over a shell view, a function's
+    /// result), or [`NO_DFA`]: so that a hook process matches it without
+    /// compiling it first. Empty: none.
+    pub regex_dfas: Vec<u32>,
     /// Source file names; referenced by [`Origin::file`].
     pub files: Vec<String>,
     /// The counters of `rate(…)` tests; referenced by [`RateTest::counter`].

@@ -322,6 +322,77 @@ fn build_dfa(
     Ok(section)
 }
 
+/// A DFA section for each regex that `matches` uses inside an expression
+/// (field atoms have their field's DFA), as [`Program::regex_dfas`]: a
+/// hook process decides those regexes without compiling them. A regex
+/// whose DFA would pass the pattern budget gets none and is compiled on
+/// first use, as before.
+///
+/// [`Program::regex_dfas`]: crate::ir::Program::regex_dfas
+pub(super) fn expression_dfas(
+    points: &[crate::ir::PointProgram],
+    regexes: &[RegexSource],
+    dfas: &mut DfaPool,
+    limits: &super::Options,
+) -> Vec<u32> {
+    let mut used = std::collections::BTreeSet::new();
+    for point in points {
+        for atom in &point.atoms {
+            if let Atom::Expr(e) = atom {
+                matched_regexes(e, &mut used);
+            }
+        }
+    }
+    if used.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![crate::ir::NO_DFA; regexes.len()];
+    for id in used {
+        let (Some(source), Some(slot)) = (regexes.get(id as usize), out.get_mut(id as usize))
+        else {
+            continue;
+        };
+        let pattern = source.to_inline();
+        if crate::table::regexes::too_costly(&pattern, limits.pattern_dfa_budget) {
+            continue;
+        }
+        if let Ok(i) = dfas.get_or_build(vec![pattern], limits, limits.pattern_dfa_budget) {
+            *slot = i;
+        }
+    }
+    out
+}
+
+/// The regexes `matches` tests in `e`.
+fn matched_regexes(e: &crate::ir::Expr, out: &mut std::collections::BTreeSet<u32>) {
+    use crate::ir::Expr;
+    match e {
+        Expr::Matches(lhs, re) => {
+            out.insert(re.0);
+            matched_regexes(lhs, out);
+        }
+        Expr::Array(items) | Expr::Call(_, items) => {
+            items.iter().for_each(|i| matched_regexes(i, out));
+        }
+        Expr::Object(fields) => fields.iter().for_each(|(_, v)| matched_regexes(v, out)),
+        Expr::Unary(_, a) | Expr::Capture(a, _, _) => matched_regexes(a, out),
+        Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
+            matched_regexes(a, out);
+            matched_regexes(b, out);
+        }
+        Expr::Quantifier(_, list, body) => {
+            matched_regexes(list, out);
+            matched_regexes(body, out);
+        }
+        Expr::Const(_)
+        | Expr::Path(_)
+        | Expr::Template(_)
+        | Expr::Exists(_)
+        | Expr::Rate(_)
+        | Expr::Var(..) => {}
+    }
+}
+
 pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
     if entries.is_empty() {
         return StrMap::default();

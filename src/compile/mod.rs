@@ -303,6 +303,7 @@ fn lower(
         });
     }
     let rates = assign_rate_counters(&mut points);
+    let regex_dfas = matchers::expression_dfas(&points, &regexes, &mut dfas, options);
     (
         Program {
             schema,
@@ -313,6 +314,7 @@ fn lower(
             rates,
             command_input,
             source_digest: loaded.digest.clone(),
+            regex_dfas,
         },
         dfas.sections,
     )

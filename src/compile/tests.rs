@@ -106,3 +106,46 @@ fn identical_atoms_are_shared_and_triggers_chosen() {
         "both regexes in one DFA"
     );
 }
+
+/// A regex an expression matches (inside a quantifier over a shell view)
+/// gets a DFA of its own, which decides as the regex engine does, also
+/// where the DFA must give up (a Unicode word boundary on non-ASCII text).
+#[test]
+fn regexes_in_expressions_get_a_dfa_that_decides_as_the_regex() {
+    let text = r#"hook py on tool.pre_execute {
+    when any c in shell(payload.args): c.program matches /^python[0-9.]*$/ or c.args contains "x"
+    deny "py"
+}
+hook word on tool.pre_execute {
+    when any c in shell(payload.args): (any a in c.args: a matches /\bnaïve\b/)
+    deny "word"
+}
+"#;
+    let table = crate::compile_str("t.hooks", text).unwrap().table;
+    let program = table.program();
+    assert_eq!(program.regex_dfas.len(), program.regexes.len());
+    assert!(program.regex_dfas.iter().all(|&d| d != crate::ir::NO_DFA));
+    // The same program without the DFAs: the regex engine alone.
+    let mut lazy = program.clone();
+    lazy.regex_dfas.clear();
+    let lazy = crate::Table::from_program(lazy).unwrap();
+    for args in [
+        "python3 -c 1",
+        "sudo python3.12 x",
+        "pythonista",
+        "echo python",
+        "cat naïve.txt",
+        "cat naïveté",
+        "grep 'a naïve b'",
+    ] {
+        let decide = |t: &crate::Table| {
+            let mut ctx = crate::HookContext::new(
+                "tool.pre_execute",
+                "a::b",
+                serde_json::json!({ "args": args }),
+            );
+            t.dispatch_context(&mut ctx).reason
+        };
+        assert_eq!(decide(&table), decide(&lazy), "{args}");
+    }
+}

@@ -164,6 +164,8 @@ impl<'a> Run<'a> {
     pub(super) fn matching<'s>(&'s self, scratch: &'s Scratch) -> Matching<'s> {
         Matching {
             regexes: &self.loaded.regexes,
+            dfas: &self.loaded.dfas,
+            regex_dfas: &self.loaded.program.regex_dfas,
             budget: &scratch.regex_budget,
             views: &scratch.shell_views,
             host: self.effects.host_facts(),

@@ -37,7 +37,8 @@
 //! their variables, the built-in functions and regex captures to
 //! expressions and templates, and the digest of the sources compiled
 //! (`source_digest`); version 12 the `output` action (a field of the
-//! host's answer). A table of
+//! host's answer) and a DFA section per regex an expression matches
+//! (`regex_dfas`). A table of
 //! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see

@@ -108,6 +108,20 @@ impl Dfa<'_> {
         }
     }
 
+    /// Whether the DFA matches anywhere in `text` (it stops at the first
+    /// match); `Err` when it cannot decide (a Unicode word boundary on
+    /// non-ASCII text).
+    #[inline]
+    pub(crate) fn is_match(&self, text: &str) -> Result<bool, MatchError> {
+        use regex_automata::dfa::Automaton;
+        let input = Input::new(text).earliest(true);
+        let found = match self {
+            Dfa::Dense(d) => d.try_search_fwd(&input)?,
+            Dfa::Sparse(d) => d.try_search_fwd(&input)?,
+        };
+        Ok(found.is_some())
+    }
+
     pub(crate) fn pattern_len(&self) -> usize {
         match self {
             Dfa::Dense(d) => d.pattern_len(),

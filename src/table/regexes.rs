@@ -193,6 +193,10 @@ impl Budget {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Matching<'a> {
     pub(crate) regexes: &'a LazyRegexes,
+    /// The table's DFA sections, and per regex the one that decides it
+    /// ([`Program::regex_dfas`](crate::ir::Program::regex_dfas)).
+    pub(crate) dfas: &'a [super::Dfa<'a>],
+    pub(crate) regex_dfas: &'a [u32],
     pub(crate) budget: &'a Budget,
     pub(crate) views: &'a crate::shell::Views,
     /// What the host tells rules (`env(…)`, `relpath(…)`).
@@ -203,6 +207,14 @@ impl Matching<'_> {
     /// Whether regex `id` matches `text`, within the budget. A regex that
     /// does not compile matches nothing.
     pub(crate) fn is_match(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
+        // A prebuilt DFA first: linear, and nothing to compile.
+        let dfa = self
+            .regex_dfas
+            .get(id as usize)
+            .and_then(|&d| self.dfas.get(d as usize));
+        if let Some(Ok(found)) = dfa.map(|d| d.is_match(text)) {
+            return Ok(found);
+        }
         match self.regexes.matcher(id as usize) {
             Some(m) => m.is_match(id, text, self.budget),
             None => Ok(false),

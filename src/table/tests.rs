@@ -58,6 +58,7 @@ fn sample() -> Program {
         rates: Vec::new(),
         command_input: crate::schema::CommandInput::Context,
         source_digest: String::new(),
+        regex_dfas: Vec::new(),
     }
 }
 
@@ -260,6 +261,23 @@ fn inconsistent_programs_are_rejected() {
     let mut good_call = sample();
     good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
     assert!(Table::from_program(good_call).is_ok());
+
+    // Regex DFAs: one per regex, each naming a section.
+    let mut wrong_count = sample();
+    wrong_count.regex_dfas = vec![0];
+    assert!(matches!(
+        Table::from_program(wrong_count).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("1 regex DFAs for 0 regexes")
+    ));
+    let mut no_section = sample();
+    no_section.regexes.push(crate::ir::RegexSource {
+        pattern: "a".into(),
+        flags: String::new(),
+    });
+    no_section.regex_dfas = vec![3];
+    assert!(Table::from_program(no_section.clone()).is_err());
+    no_section.regex_dfas = vec![crate::ir::NO_DFA];
+    assert!(Table::from_program(no_section).is_ok());
 
     let mut unsorted = sample();
     let copy = unsorted.points[0].clone();

@@ -21,6 +21,7 @@ pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), 
     }
     schema_points(program)?;
     let regexes = program.regexes.len();
+    regex_dfas(program, dfas)?;
     for point in &program.points {
         self::point(point, regexes, program.files.len())?;
         self::matchers(point, dfas)?;
@@ -327,6 +328,29 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
 
 /// The field matchers, the atom → field map and the trigger lists agree with
 /// each other and with the DFA sections.
+/// Each regex's prebuilt DFA is a section of the table with one pattern.
+fn regex_dfas(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
+    let table = &program.regex_dfas;
+    if !table.is_empty() && table.len() != program.regexes.len() {
+        return Err(LoadError::invalid(format!(
+            "{} regex DFAs for {} regexes",
+            table.len(),
+            program.regexes.len()
+        )));
+    }
+    for &d in table.iter().filter(|&&d| d != crate::ir::NO_DFA) {
+        match dfas.get(d as usize) {
+            Some(dfa) if dfa.pattern_len() == 1 => {}
+            _ => {
+                return Err(LoadError::invalid(format!(
+                    "regex DFA {d} is not a one-pattern section"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
 fn matchers(point: &PointProgram, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
     let name = &point.name;
     let atoms = point.atoms.len();

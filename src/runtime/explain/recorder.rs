@@ -219,6 +219,8 @@ pub(super) fn explain_action(
     let views = crate::shell::Views::default();
     let matching = crate::table::regexes::Matching {
         regexes: &run.loaded.regexes,
+        dfas: &run.loaded.dfas,
+        regex_dfas: &run.loaded.program.regex_dfas,
         budget: &budget,
         views: &views,
         host: run.effects.host_facts(),
