@@ -30,6 +30,15 @@
 //! fails open, silently) cannot pass for a fast one.
 //!
 //! Groups: `claude/spawn/true`, `claude/{policy,rules_1000}/{event}`.
+//!
+//! **The shipped pack** (`rules/claude-code/`, its rules on the shell view):
+//! `claude/pack/{npm_test,heavy_bash}` run the process as above;
+//! `claude_pack/{event}/{first,warm}` run in process: `first` loads the
+//! table from its bytes and dispatches once (what each hook process does),
+//! `warm` dispatches on a loaded table. `heavy_bash` is a 1.8 KB command of
+//! 12 `cd && git status | grep | awk | xargs sed -i && npm run build >
+//! log` groups, which every Bash rule of the pack examines; `npm_test`, which
+//! no rule is about, is its baseline in the same run.
 
 #![expect(
     clippy::unwrap_used,
@@ -231,6 +240,75 @@ fn bench_cold_start(c: &mut Criterion) {
     group.finish();
 }
 
+/// The shipped Claude Code pack, compiled.
+fn pack_table() -> PathBuf {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules/claude-code");
+    let compiled = hookc::compile_paths(&[dir], &hookc::Options::default())
+        .expect("the shipped pack compiles");
+    let path = tmp_dir().join("pack.tbl");
+    std::fs::write(&path, compiled.table.to_bytes()).unwrap();
+    path
+}
+
+/// A Bash PreToolUse event running `command`.
+fn bash(command: &str) -> Vec<u8> {
+    serde_json::json!({
+        "hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp",
+        "transcript_path": "/tmp/t.jsonl", "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The heavy command: 12 groups of seven simple commands.
+fn heavy_command() -> String {
+    (0..12)
+        .map(|i| {
+            format!(
+                "cd /work/p{i} && git status --short | grep -v '^??' | awk '{{print $2}}' \
+                 | xargs -r sed -i 's/foo/bar/g' && npm run build -- --prod > /tmp/log{i}.txt 2>&1"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" && ")
+}
+
+fn bench_pack(c: &mut Criterion) {
+    let table = pack_table();
+    let bytes = std::fs::read(&table).unwrap();
+    let cases = [
+        ("npm_test", bash("npm test")),
+        ("heavy_bash", bash(&heavy_command())),
+    ];
+    let mut group = c.benchmark_group("claude");
+    group.sample_size(50);
+    let path = table.to_str().unwrap().to_string();
+    for (name, event) in &cases {
+        check(&table, event, None);
+        group.bench_function(format!("pack/{name}"), |b| {
+            b.iter(|| spawn(HOOKC, &["claude", "--table", &path], event));
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("claude_pack");
+    for (name, event) in &cases {
+        let event = hookc::claude::Event::parse(std::str::from_utf8(event).unwrap()).unwrap();
+        group.bench_function(format!("{name}/first"), |b| {
+            b.iter(|| {
+                let table = hookc::Table::from_bytes(&bytes).unwrap();
+                event.dispatch(&table)
+            });
+        });
+        let loaded = hookc::Table::from_bytes(&bytes).unwrap();
+        group.bench_function(format!("{name}/warm"), |b| {
+            b.iter(|| event.dispatch(&loaded));
+        });
+    }
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -240,6 +318,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_cold_start
+    targets = bench_cold_start, bench_pack
 }
 criterion_main!(benches);
