@@ -151,3 +151,37 @@ impl Scratch {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// An event that reaches no rule reading a shell view parses nothing;
+    /// one that does parses its command once, into the scratch's cache.
+    #[test]
+    fn a_command_is_parsed_only_when_a_candidate_rule_reads_it() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook rm on tool.pre_execute {
+    when payload.tool == "exec"
+    when any c in shell(payload.args): c.program == "rm"
+    abort "rm"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let mut scratch = table.scratch();
+        let target = crate::Target::new("a::b");
+        let mut run = |payload: serde_json::Value| {
+            let mut ctx = crate::HookContext::new("tool.pre_execute", "a::b", payload);
+            let kind = table
+                .dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx)
+                .kind();
+            (kind, scratch.shell_views.is_empty())
+        };
+        let (_, untouched) = run(serde_json::json!({"tool": "read", "args": "rm -rf /"}));
+        assert!(untouched, "a rule that cannot fire parsed the command");
+        let (kind, untouched) = run(serde_json::json!({"tool": "exec", "args": "rm -rf /"}));
+        assert_eq!(kind, crate::OutcomeKind::Abort);
+        assert!(!untouched, "the view is cached for the dispatch");
+    }
+}
