@@ -149,3 +149,66 @@ hook word on tool.pre_execute {
         assert_eq!(decide(&table), decide(&lazy), "{args}");
     }
 }
+
+/// `lower(f) == "c"` and its kin compile to a case-insensitive regex on
+/// the field, decided by the field's automaton; they decide as the
+/// lower-cased comparison would.
+#[test]
+fn lower_case_comparisons_compile_into_the_field_automaton() {
+    let cases = [
+        (
+            r#"lower(payload.x) == "rm""#,
+            vec![("RM", true), ("rm", true), ("rmdir", false), ("", false)],
+        ),
+        (
+            r#"lower(payload.x) in ["psql", "mysql"]"#,
+            vec![("MySQL", true), ("psql2", false)],
+        ),
+        (
+            r#"lower(payload.x) contains "drop table""#,
+            vec![("a DROP TABLE b", true), ("drop  table", false)],
+        ),
+        (
+            r#"lower(payload.x) contains any ["a.b", "c*"]"#,
+            vec![("xA.By", true), ("axb", false), ("C*", true)],
+        ),
+        (
+            r#"lower(payload.x) starts_with "git ""#,
+            vec![("Git push", true), (" git", false)],
+        ),
+        (
+            r#"upper(payload.x) ends_with ".ENV""#,
+            vec![("a.env", true), ("a.env.x", false)],
+        ),
+    ];
+    for (cond, events) in cases {
+        let text = format!("hook h on tool.pre_execute {{ when {cond} deny }}");
+        let table = crate::compile_str("t.hooks", &text).unwrap().table;
+        let point = &table.program().points[0];
+        assert!(
+            point.fields.iter().any(|f| f.dfa.is_some()),
+            "{cond}: not in a field automaton"
+        );
+        assert!(
+            table.program().regexes.iter().all(|r| r.flags == "i"),
+            "{cond}"
+        );
+        for (value, fires) in events {
+            let mut ctx = crate::HookContext::new(
+                "tool.pre_execute",
+                "a::b",
+                serde_json::json!({ "x": value }),
+            );
+            let report = table.dispatch_context(&mut ctx);
+            assert_eq!(report.fired == ["h"], fires, "{cond} on {value:?}");
+        }
+    }
+    // A constant in the other case can never be equal: left as written.
+    let table = crate::compile_str(
+        "t.hooks",
+        r#"hook h on tool.pre_execute { when lower(payload.x) == "Rm" deny }"#,
+    )
+    .unwrap()
+    .table;
+    assert!(table.program().regexes.is_empty());
+}

@@ -2,6 +2,7 @@
 //! (lists, patterns, macros) used in them.
 
 use super::*;
+use crate::ir::Func;
 
 impl<'a> Lowerer<'a> {
     pub(super) fn expr(&mut self, e: &ast::Expr, strings: Strings) -> Option<(Expr, Ty)> {
@@ -86,7 +87,8 @@ impl<'a> Lowerer<'a> {
                 let (x, tx) = self.expr(a, strings)?;
                 let (y, ty) = self.expr(b, strings)?;
                 let result = self.binary_type(*op, tx, ty, a, b, e.span)?;
-                (Expr::Binary(*op, Box::new(x), Box::new(y)), result)
+                let node = Expr::Binary(*op, Box::new(x), Box::new(y));
+                (self.fold_case(node), result)
             }
             K::ContainsAny(lhs, list) | K::In(lhs, list) => {
                 let (x, tx) = self.expr(lhs, strings)?;
@@ -125,7 +127,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Expr::ContainsAny(Box::new(x), Box::new(y))
                 };
-                (node, Ty::Bool)
+                (self.fold_case(node), Ty::Bool)
             }
             K::Matches(lhs, re) => {
                 let (x, tx) = self.expr(lhs, strings)?;
@@ -503,4 +505,90 @@ impl<'a> Lowerer<'a> {
         }
         Some(out)
     }
+}
+
+impl Lowerer<'_> {
+    /// A comparison of `lower(x)` (or `upper(x)`) with constants already in
+    /// that case, as a case-insensitive regex on `x`: `lower(f) == "rm"`,
+    /// `lower(f) in ["rm", "rmdir"]`, `contains`, `contains any`,
+    /// `starts_with` and `ends_with`. On a field it is then decided by the
+    /// field's automaton in the same pass as its other patterns, and
+    /// elsewhere (a quantifier's variable) by the regex's own DFA, without
+    /// building the lower-cased string. A constant in the other case (never
+    /// equal) is left as written.
+    fn fold_case(&mut self, node: Expr) -> Expr {
+        let (subject, strings, shape) = match &node {
+            Expr::Binary(op, a, b) => {
+                let shape = match op {
+                    BinaryOp::Eq => Shape::Whole,
+                    BinaryOp::Contains => Shape::Inside,
+                    BinaryOp::StartsWith => Shape::Start,
+                    BinaryOp::EndsWith => Shape::End,
+                    _ => return node,
+                };
+                let Expr::Const(Value::String(s)) = b.as_ref() else {
+                    return node;
+                };
+                (a.as_ref(), vec![s.as_str()], shape)
+            }
+            Expr::In(a, list) | Expr::ContainsAny(a, list) => {
+                let Expr::Const(Value::Array(items)) = list.as_ref() else {
+                    return node;
+                };
+                let strings: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+                let Some(strings) = strings.filter(|s| !s.is_empty()) else {
+                    return node;
+                };
+                let shape = if matches!(node, Expr::In(..)) {
+                    Shape::Whole
+                } else {
+                    Shape::Inside
+                };
+                (a.as_ref(), strings, shape)
+            }
+            _ => return node,
+        };
+        let Expr::Call(func @ (Func::Lower | Func::Upper), args) = subject else {
+            return node;
+        };
+        let [inner] = args.as_slice() else {
+            return node;
+        };
+        if !matches!(inner, Expr::Path(_) | Expr::Var(..)) {
+            return node;
+        }
+        let in_case = |s: &&str| match func {
+            Func::Lower => s.to_lowercase() == **s,
+            _ => s.to_uppercase() == **s,
+        };
+        if !strings.iter().all(in_case) {
+            return node;
+        }
+        let alternatives: Vec<String> = strings.iter().map(|s| regex_syntax::escape(s)).collect();
+        let body = format!("(?:{})", alternatives.join("|"));
+        let pattern = match shape {
+            Shape::Whole => format!("^{body}$"),
+            Shape::Inside => body,
+            Shape::Start => format!("^{body}"),
+            Shape::End => format!("{body}$"),
+        };
+        let id = self.regexes.intern(RegexSource {
+            pattern,
+            flags: "i".to_owned(),
+        });
+        Expr::Matches(Box::new(inner.clone()), id)
+    }
+}
+
+/// Where the constants of a case-folded comparison must sit in the text.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// The whole text (`==`, `in`).
+    Whole,
+    /// Anywhere (`contains`, `contains any`).
+    Inside,
+    /// At its start.
+    Start,
+    /// At its end.
+    End,
 }
