@@ -130,6 +130,32 @@ fn event_json(name: &str) -> Value {
     serde_json::from_str(&event_text(name)).unwrap()
 }
 
+/// `hookc COMMAND <policy> --event EVENT --format json` (`eval` or
+/// `explain`): its exit code and its JSON report.
+fn report_of(command: &str, event: &Path) -> (Option<i32>, Value) {
+    let run = hookc(
+        &[
+            OsStr::new(command),
+            OsStr::new(POLICY),
+            OsStr::new("--event"),
+            event.as_os_str(),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+        ],
+        "",
+        &[],
+    );
+    let report = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{command} {}: {e}: {}{}",
+            event.display(),
+            run.stdout,
+            run.stderr
+        )
+    });
+    (run.code, report)
+}
+
 /// `hookc claude --table <policy>` on `stdin`.
 fn claude(stdin: &str) -> Run {
     hookc(
@@ -319,25 +345,8 @@ fn every_sample_event_runs_as_is_in_test_eval_and_explain() {
 
     for name in &names {
         let path = root().join(EVENTS).join(name);
-        let verdict = |command: &str| {
-            let run = hookc(
-                &[
-                    OsStr::new(command),
-                    OsStr::new(POLICY),
-                    OsStr::new("--event"),
-                    path.as_os_str(),
-                    OsStr::new("--format"),
-                    OsStr::new("json"),
-                ],
-                "",
-                &[],
-            );
-            let report: Value = serde_json::from_str(&run.stdout)
-                .unwrap_or_else(|e| panic!("{command} {name}: {e}: {}{}", run.stdout, run.stderr));
-            report
-        };
-        let eval = verdict("eval");
-        let explain = verdict("explain");
+        let (_, eval) = report_of("eval", &path);
+        let (_, explain) = report_of("explain", &path);
         assert_eq!(
             eval["outcome"], explain["outcome"]["outcome"],
             "{name}: eval and explain disagree"
@@ -905,23 +914,7 @@ fn bad_arguments_fail_by_the_mode_never_as_a_usage_error() {
 /// `hookc claude` does on it.
 #[test]
 fn eval_runs_a_raw_claude_code_event_as_the_hook_would() {
-    let eval = |name: &str| {
-        let path = root().join(EVENTS).join(name);
-        let run = hookc(
-            &[
-                OsStr::new("eval"),
-                OsStr::new(POLICY),
-                OsStr::new("--event"),
-                path.as_os_str(),
-                OsStr::new("--format"),
-                OsStr::new("json"),
-            ],
-            "",
-            &[],
-        );
-        let report: Value = serde_json::from_str(&run.stdout).expect("a JSON report");
-        (run.code, report)
-    };
+    let eval = |name: &str| report_of("eval", &root().join(EVENTS).join(name));
     let (code, report) = eval("pre_tool_use_bash_rm.json");
     assert_eq!(code, Some(1), "an abort is exit 1 for eval");
     assert_eq!(report["outcome"], "abort");
