@@ -40,6 +40,27 @@ impl<'a> Run<'a> {
         scratch.candidates.dedup();
     }
 
+    /// Field `f`'s atoms are decided one by one (its value is not a string,
+    /// or is a Windows path): marks it so, and with `collect` triggers the
+    /// rules of those that may hold.
+    #[cold]
+    fn scan_direct(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
+        if let Some(d) = scratch.field_direct.get_mut(f) {
+            *d = true;
+        }
+        if !collect {
+            return;
+        }
+        let Some(field) = self.point.fields.get(f) else {
+            return;
+        };
+        for &a in &field.bulk {
+            if self.bulk_value(a, f, scratch, ctx) != Some(false) {
+                self.trigger(a, scratch);
+            }
+        }
+    }
+
     /// Computes the bulk atoms of field `f` (once per generation). With
     /// `collect`, also adds the rules their true atoms trigger to the
     /// candidates.
@@ -65,29 +86,14 @@ impl<'a> Run<'a> {
             *g = generation;
         }
         let value = ctx.get(&field.path);
+        let Some(Val::Str(text)) = value else {
+            return self.scan_direct(f, scratch, ctx, collect);
+        };
         // A Windows path matches without case, which the automata (built
         // for exact case) do not: its atoms are decided one by one.
-        let value = match value {
-            Some(Val::Str(text))
-                if field.path.normalized && crate::paths::is_windows_shaped(&text) =>
-            {
-                None
-            }
-            other => other,
-        };
-        let Some(Val::Str(text)) = value else {
-            if let Some(d) = scratch.field_direct.get_mut(f) {
-                *d = true;
-            }
-            if collect {
-                for &a in &field.bulk {
-                    if self.bulk_value(a, f, scratch, ctx) != Some(false) {
-                        self.trigger(a, scratch);
-                    }
-                }
-            }
-            return;
-        };
+        if field.path.normalized && crate::paths::is_windows_shaped(&text) {
+            return self.scan_direct(f, scratch, ctx, collect);
+        }
         if let Some(d) = scratch.field_direct.get_mut(f) {
             *d = false;
         }
