@@ -14,7 +14,12 @@
 //!   (`/a//b/` is `/a/b`), except the `//` that starts a Windows UNC path;
 //! - in a Windows-shaped path (a drive letter `C:`, a UNC `\\server`, or a
 //!   `\` and no `/`), `\` is a separator and is written `/`, and the drive
-//!   letter is written in lower case (`C:\Proj\a` is `c:/Proj/a`).
+//!   letter is written in lower case (`C:\Proj\a` is `c:/Proj/a`);
+//! - in a Windows-shaped path, each segment is the file name Windows opens:
+//!   a stream suffix goes (`rules.tbl::$DATA` and `settings.json:x` are
+//!   those files; `.hookc::$INDEX_ALLOCATION` is that directory), and so do
+//!   trailing dots and spaces (`.hookc.` and `.hookc ` open `.hookc`), so
+//!   that a rule on the file sees every spelling of it.
 //!
 //! It is lexical only: nothing is read from the file system, so a symbolic
 //! link is not followed (a link inside the project that points out of it
@@ -50,6 +55,35 @@ pub fn normalize(path: &str) -> Cow<'_, str> {
         return Cow::Borrowed(path);
     }
     Cow::Owned(normalized(path, windows))
+}
+
+/// `path` resolved against the directory `base`, normalized, as a shell
+/// resolves a relative path against its working directory: a path that is
+/// absolute or starts from a home or a variable (`/…`, `\\…`, `C:…`, `~…`,
+/// `$…`) stays as it is, and so does any path when there is no `base`
+/// (`None`: the host did not say where the command runs).
+///
+/// ```
+/// use hookc::paths::join;
+/// assert_eq!(join(Some("/proj/.hookc"), "rules.tbl"), "/proj/.hookc/rules.tbl");
+/// assert_eq!(join(Some("/proj/src"), "../.claude/settings.json"), "/proj/.claude/settings.json");
+/// assert_eq!(join(Some("/proj"), "/etc/passwd"), "/etc/passwd");
+/// assert_eq!(join(Some("/proj"), "~/.ssh"), "~/.ssh");
+/// assert_eq!(join(Some(r"C:\proj"), r"src\a.rs"), "c:/proj/src/a.rs");
+/// assert_eq!(join(None, "src/../a.rs"), "a.rs");
+/// ```
+pub fn join(base: Option<&str>, path: &str) -> String {
+    let rooted = path.starts_with(['/', '\\', '~', '$'])
+        || matches!(path.as_bytes(), [letter, b':', ..] if letter.is_ascii_alphabetic());
+    match base {
+        Some(base) if !rooted && !base.is_empty() => {
+            // A Windows-shaped base joins with its own separator, so the
+            // whole reads as one Windows path.
+            let separator = if is_windows_shaped(base) { '\\' } else { '/' };
+            normalize(&format!("{base}{separator}{path}")).into_owned()
+        }
+        _ => normalize(path).into_owned(),
+    }
 }
 
 /// The last segment of `path`, normalized first: `basename("/a/b/")` is
@@ -156,7 +190,7 @@ fn is_normal(path: &str, windows: bool) -> bool {
         if prefix.bytes().any(|b| b.is_ascii_uppercase() || b == b'\\') || rest.contains('\\') {
             return false;
         }
-        return segments_normal(rest);
+        return segments_normal(rest) && rest.split('/').all(|s| windows_name(s) == s);
     }
     segments_normal(path)
 }
@@ -200,6 +234,11 @@ fn normalized(path: &str, windows: bool) -> String {
     let absolute = rest.starts_with('/') || prefix.starts_with("//") || prefix.starts_with(r"\\");
     let mut kept: Vec<&str> = Vec::new();
     for segment in rest.split('/') {
+        let segment = if windows {
+            windows_name(segment)
+        } else {
+            segment
+        };
         match segment {
             "" | "." => {}
             ".." => match kept.last() {
@@ -221,6 +260,21 @@ fn normalized(path: &str, windows: bool) -> String {
         out.push('.');
     }
     out
+}
+
+/// The file name a Windows path segment opens: the part before a stream
+/// suffix (`:` cannot be part of a Windows file name), without trailing
+/// dots and spaces, which Windows drops; `.` and `..` stay as they are,
+/// and so does a drive (`\\?\C:\…`).
+fn windows_name(segment: &str) -> &str {
+    if matches!(segment.as_bytes(), [letter, b':'] if letter.is_ascii_alphabetic()) {
+        return segment;
+    }
+    let name = segment.split_once(':').map_or(segment, |(name, _)| name);
+    if name.bytes().all(|b| b == b'.') {
+        return name;
+    }
+    name.trim_end_matches(['.', ' '])
 }
 
 #[cfg(test)]
@@ -272,6 +326,21 @@ mod tests {
             (r"C:proj\a", "c:proj/a"),
             (r"\\server\share\a\..\b", "//server/share/b"),
             (r"src\..\..\x", "../x"),
+            // Streams, trailing dots and spaces: the names Windows opens.
+            (r"C:\p\.hookc\rules.tbl::$DATA", "c:/p/.hookc/rules.tbl"),
+            (
+                r"C:\p\.claude\settings.json:x",
+                "c:/p/.claude/settings.json",
+            ),
+            (
+                r"C:\p\.hookc::$INDEX_ALLOCATION\rules.tbl",
+                "c:/p/.hookc/rules.tbl",
+            ),
+            (r"C:\p\.hookc.\rules.tbl", "c:/p/.hookc/rules.tbl"),
+            (r"C:\p\.hookc .\rules.tbl . ", "c:/p/.hookc/rules.tbl"),
+            (r"C:\p\settings.json.", "c:/p/settings.json"),
+            (r"C:\p\a\...\b", "c:/p/a/.../b"),
+            (r"\\?\C:\p\.hookc.\x", "//?/C:/p/.hookc/x"),
         ] {
             assert_eq!(normalize(input), want, "{input:?}");
             // A UNC path is known by its backslashes: written with `/` it
