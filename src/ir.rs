@@ -673,11 +673,15 @@ pub enum Func {
     /// `replace(s, from, to)`: every `from` in `s` replaced by `to`
     /// (literal text; `rewrite` takes regexes).
     Replace,
+    /// `join(base, p)`: `p` resolved against the directory `base`, as a
+    /// shell resolves a relative path against its working directory
+    /// ([`crate::paths::join`]).
+    Join,
 }
 
 impl Func {
     /// Every function, in a fixed order.
-    pub const ALL: [Func; 13] = [
+    pub const ALL: [Func; 14] = [
         Func::Shell,
         Func::Lower,
         Func::Upper,
@@ -691,6 +695,7 @@ impl Func {
         Func::Stem,
         Func::Extension,
         Func::Replace,
+        Func::Join,
     ];
 
     /// The name written in rules.
@@ -709,6 +714,7 @@ impl Func {
             Func::Stem => "stem",
             Func::Extension => "extension",
             Func::Replace => "replace",
+            Func::Join => "join",
         }
     }
 
@@ -716,6 +722,7 @@ impl Func {
     pub fn arity(self) -> usize {
         match self {
             Func::Replace => 3,
+            Func::Join => 2,
             _ => 1,
         }
     }

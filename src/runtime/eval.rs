@@ -282,8 +282,8 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         },
         Func::Stem => text(|s| Val::Str(Cow::Owned(crate::paths::stem(s)))),
         Func::Extension => text(|s| Val::Str(Cow::Owned(crate::paths::extension(s)))),
-        // Three arguments: evaluated by the caller.
-        Func::Replace => Val::Null,
+        // More than one argument: evaluated by the caller.
+        Func::Replace | Func::Join => Val::Null,
         Func::Len => match &arg {
             Val::Str(s) => Val::Int(s.chars().count() as i64),
             Val::Map(map) => Val::Int(map.len() as i64),
@@ -377,6 +377,13 @@ fn eval_in<'a>(
                     (Some(t), Some(""), Some(_)) => Val::Str(Cow::Owned(t.to_owned())),
                     (Some(t), Some(f), Some(r)) => Val::Str(Cow::Owned(t.replace(f, r))),
                     _ => Val::Null,
+                }
+            }
+            [base, path] if *func == Func::Join => {
+                let (base, path) = (eval(base, ctx, m)?, eval(path, ctx, m)?);
+                match path.as_str() {
+                    Some(p) => Val::Str(Cow::Owned(crate::paths::join(base.as_str(), p))),
+                    None => Val::Null,
                 }
             }
             _ => Val::Null,

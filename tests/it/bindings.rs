@@ -162,6 +162,37 @@ fn functions_compute_strings_and_lengths() {
             json!({"s": 1}),
             true,
         ),
+        (
+            r#"join(payload.d, payload.s) == "/p/.hookc/rules.tbl""#,
+            json!({"d": "/p/.hookc", "s": "rules.tbl"}),
+            true,
+        ),
+        (
+            r#"join(payload.d, payload.s) == "/p/.claude/settings.json""#,
+            json!({"d": "/p/src", "s": "../.claude/./settings.json"}),
+            true,
+        ),
+        (
+            r#"join(payload.d, payload.s) == "/etc/passwd""#,
+            json!({"d": "/p", "s": "/etc/passwd"}),
+            true,
+        ),
+        (
+            r#"join(payload.d, payload.s) == "c:/p/src/a.rs""#,
+            json!({"d": "C:\\p", "s": "src\\a.rs"}),
+            true,
+        ),
+        // No directory: the path as written, normalized.
+        (
+            r#"join(payload.d, payload.s) == "a.rs""#,
+            json!({"s": "src/../a.rs"}),
+            true,
+        ),
+        (
+            r#"join(payload.d, payload.s) == null"#,
+            json!({"d": "/p"}),
+            true,
+        ),
         // A value of a type a function does not take gives null.
         (r#"lower(payload.s) == null"#, json!({"s": 7}), true),
         (r#"len(payload.s) == null"#, json!({}), true),
@@ -416,13 +447,21 @@ fn a_let_names_a_value_for_later_lines_and_messages() {
     }
 }
 
-/// `replace` takes three strings; every other function one.
+/// `replace` takes three strings, `join` two; every other function one.
 #[test]
 fn a_function_takes_its_number_of_arguments() {
     for (cond, message) in [
         (
             r#"replace(payload.s, "a") == "b""#,
             "`replace` takes three arguments, not 2",
+        ),
+        (
+            r#"join(payload.s) == "b""#,
+            "`join` takes two arguments, not 1",
+        ),
+        (
+            r#"join(payload.s, 1) == "b""#,
+            "`join` cannot apply to an int",
         ),
         (
             r#"stem(payload.s, "a") == "b""#,

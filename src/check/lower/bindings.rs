@@ -259,6 +259,7 @@ impl<'a> Lowerer<'a> {
         if args.len() != func.arity() {
             let (count, example) = match func {
                 Func::Replace => ("three arguments", "replace(payload.x, \"from\", \"to\")"),
+                Func::Join => ("two arguments", "join(payload.cwd, o)"),
                 _ => ("one argument", ""),
             };
             let example = if example.is_empty() {
@@ -277,8 +278,8 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        if func == Func::Replace {
-            return self.replace_call(args, strings);
+        if matches!(func, Func::Replace | Func::Join) {
+            return self.strings_call(func, args, strings);
         }
         let [arg] = args else {
             return None;
@@ -296,7 +297,8 @@ impl<'a> Lowerer<'a> {
             | Func::Relpath
             | Func::Stem
             | Func::Extension
-            | Func::Replace => (ty == Ty::String, Ty::String),
+            | Func::Replace
+            | Func::Join => (ty == Ty::String, Ty::String),
             Func::Len => (matches!(ty, Ty::String | Ty::List | Ty::Object), Ty::Int),
         };
         if !accepts && ty != Ty::Any {
@@ -317,8 +319,13 @@ impl<'a> Lowerer<'a> {
         Some((Expr::Call(func, vec![x]), result))
     }
 
-    /// `replace(s, from, to)`: three strings.
-    fn replace_call(&mut self, args: &[ast::Expr], strings: Strings) -> Option<(Expr, Ty)> {
+    /// `replace(s, from, to)` and `join(base, p)`: strings only.
+    fn strings_call(
+        &mut self,
+        func: Func,
+        args: &[ast::Expr],
+        strings: Strings,
+    ) -> Option<(Expr, Ty)> {
         let mut lowered = Vec::new();
         for arg in args {
             let (x, ty) = self.expr(arg, strings)?;
@@ -326,19 +333,20 @@ impl<'a> Lowerer<'a> {
                 let d = self
                     .error(
                         "type-mismatch",
-                        format!("`replace` cannot apply to {}", ty.name()),
+                        format!("`{}` cannot apply to {}", func.as_str(), ty.name()),
                         arg.span,
                         format!("this is {}", ty.name()),
                     )
-                    .with_help(
-                        "it takes three strings: the text, what to find, what to put instead",
-                    );
+                    .with_help(match func {
+                        Func::Join => "it takes two strings: a directory and a path",
+                        _ => "it takes three strings: the text, what to find, what to put instead",
+                    });
                 self.emit(d);
                 return None;
             }
             lowered.push(x);
         }
-        Some((Expr::Call(Func::Replace, lowered), Ty::String))
+        Some((Expr::Call(func, lowered), Ty::String))
     }
 
     /// Lowers a macro body with no variable or capture in scope: a macro
