@@ -63,9 +63,10 @@ impl Entry {
         }
     }
 
-    /// Sets the time taken.
+    /// Sets the time taken, to the microsecond (a log line reads
+    /// `1.397`, not the float's `1.3972029999999999`).
     pub(super) fn took(&mut self, elapsed: Duration) {
-        self.duration_ms = elapsed.as_secs_f64() * 1000.0;
+        self.duration_ms = elapsed.as_micros() as f64 / 1000.0;
     }
 }
 
