@@ -9,6 +9,14 @@
  * folded into a tree here (pest parses them flat and hookc folds them by
  * precedence): the levels are hookc's (`syntax::vocab::precedence`).
  *
+ * The two differ at the edges. This grammar does not refuse a reserved word
+ * as a rule id or hook point (`hook deny on …`), which hookc does. And it
+ * takes a word that is a keyword only in places (`output`, `exit`,
+ * `decision`, …) for that keyword wherever the keyword may stand, where pest
+ * falls back to reading a name when the keyword's form does not follow:
+ * `expect exit` alone is a condition on a field `exit` for hookc, and an
+ * error here. No shipped file does either; `hookc lint` has the last word.
+ *
  * The crate's tests (`tests/grammar/`) parse every shipped `.hooks` file and
  * README example with this grammar, and check that hookc's reserved words
  * and pest keywords are this grammar's.
