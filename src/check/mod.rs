@@ -83,6 +83,24 @@ pub struct CondSpans {
     pub children: Vec<CondSpans>,
 }
 
+/// What the checker learned of a regex from its syntax tree, once.
+#[derive(Clone, Debug, Default)]
+pub struct RegexFacts {
+    /// The names of its named groups, in order (what captures bind).
+    pub groups: Vec<String>,
+    /// The length of its shortest match; `None` when nothing matches.
+    pub minimum_len: Option<usize>,
+    /// True when its only assertions are start-of-text ones, or only
+    /// end-of-text ones (or it has none).
+    pub one_end_only: bool,
+    /// True when it has a Unicode word boundary, which the DFAs cannot
+    /// decide on non-ASCII text.
+    pub unicode_boundary: bool,
+    /// The states of its NFA as the runtime compiles it (no captures): the
+    /// Pike VM's worst-case steps per byte.
+    pub nfa_states: u64,
+}
+
 /// The result of checking: rules ready to compile, and every finding.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
@@ -97,6 +115,10 @@ pub struct Checked {
     pub rules: Vec<CheckedRule>,
     /// Regexes the rules use, each once.
     pub regexes: Vec<RegexSource>,
+    /// What parsing each regex written in the rules found (not the globs
+    /// and case-folded comparisons the checker builds): the lints read it
+    /// instead of parsing every regex again.
+    pub regex_facts: HashMap<RegexSource, RegexFacts>,
     /// File names, indexed by [`Origin::file`].
     pub files: Vec<String>,
     /// Errors, warnings and notes.
@@ -155,6 +177,7 @@ pub(crate) fn check_for(
         })
         .collect();
     let scopes = names::scopes(loaded, &mut checked.diagnostics);
+    let extensions = overrides::ListExtensions::new(loaded, &scopes);
     let mut regexes = lower::Regexes::default();
     let mut ids: HashMap<String, (usize, Span)> = HashMap::new();
     for (fi, file) in loaded.files.iter().enumerate() {
@@ -207,6 +230,7 @@ pub(crate) fn check_for(
                 file: fi,
                 scopes: &scopes,
                 scope,
+                extensions: &extensions,
                 schema: &schema,
                 points: Vec::new(),
                 regexes: &mut regexes,
@@ -222,9 +246,16 @@ pub(crate) fn check_for(
     }
     overrides::check_extensions(loaded, &scopes, &mut checked.diagnostics);
     overrides::apply(loaded, &mut checked.rules, &mut checked.diagnostics);
-    scenarios::check(loaded, &scopes, &schema, &ids, &mut checked.diagnostics);
+    scenarios::check(
+        loaded,
+        &scopes,
+        &extensions,
+        &schema,
+        &ids,
+        &mut checked.diagnostics,
+    );
     dedup_unknown_fields(&mut checked.diagnostics);
-    checked.regexes = regexes.into_sources();
+    (checked.regexes, checked.regex_facts) = regexes.into_parts();
     let found = lints::run(
         loaded,
         &schema,

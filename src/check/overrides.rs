@@ -67,27 +67,44 @@ pub(super) fn check_extensions(
     }
 }
 
-/// The elements the `+=` extensions of the list defined at item `item` of
-/// file `file` add, in file order, each with the file it is written in.
-pub(super) fn extension_items<'a>(
-    loaded: &'a LoadedSources,
-    scopes: &[Scope],
-    file: usize,
-    item: usize,
-) -> Vec<(&'a LoadedFile, &'a ast::Expr)> {
-    let mut out = Vec::new();
-    for (fi, f) in loaded.files.iter().enumerate() {
-        for it in &f.ast.items {
-            let ast::Item::List(list) = it else {
-                continue;
-            };
-            let target = scopes.get(fi).and_then(|s| s.get(&list.name.name));
-            if list.extends && target.is_some_and(|d| d.file == file && d.item == item) {
-                out.extend(list.items.iter().map(|e| (f, e)));
+/// The elements the `+=` extensions add to each list, found in one pass
+/// over the files: a list is read at every use, and searching every item
+/// of every file there would be quadratic in the size of the rule set.
+#[derive(Default)]
+pub(super) struct ListExtensions<'a> {
+    /// By the defining item (file, item): the elements, in file order, each
+    /// with the file it is written in.
+    by_list: HashMap<(usize, usize), Vec<(&'a LoadedFile, &'a ast::Expr)>>,
+}
+
+impl<'a> ListExtensions<'a> {
+    /// Every `+=` extension of `loaded`, keyed by the list it extends.
+    pub(super) fn new(loaded: &'a LoadedSources, scopes: &[Scope]) -> ListExtensions<'a> {
+        let mut by_list: HashMap<_, Vec<_>> = HashMap::new();
+        for (fi, f) in loaded.files.iter().enumerate() {
+            for it in &f.ast.items {
+                let ast::Item::List(list) = it else {
+                    continue;
+                };
+                if !list.extends {
+                    continue;
+                }
+                if let Some(target) = scopes.get(fi).and_then(|s| s.get(&list.name.name)) {
+                    by_list
+                        .entry((target.file, target.item))
+                        .or_default()
+                        .extend(list.items.iter().map(|e| (f, e)));
+                }
             }
         }
+        ListExtensions { by_list }
     }
-    out
+
+    /// The elements the extensions of the list defined at item `item` of
+    /// file `file` add.
+    pub(super) fn of(&self, file: usize, item: usize) -> &[(&'a LoadedFile, &'a ast::Expr)] {
+        self.by_list.get(&(file, item)).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Which option of a rule an override sets, for conflicts.

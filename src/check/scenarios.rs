@@ -134,9 +134,10 @@ fn entry_span(event: &ast::Expr, key: &str) -> Option<Span> {
 
 /// Checks the tests of every root file; findings go to `diagnostics`.
 /// `ids` are the rule ids of the compiled set.
-pub(super) fn check(
-    loaded: &LoadedSources,
+pub(super) fn check<'a>(
+    loaded: &'a LoadedSources,
     scopes: &[Scope],
+    extensions: &super::overrides::ListExtensions<'a>,
     schema: &Schema,
     ids: &HashMap<String, (usize, Span)>,
     diagnostics: &mut Diagnostics,
@@ -189,6 +190,7 @@ pub(super) fn check(
                             file: fi,
                             scopes,
                             scope,
+                            extensions,
                             schema,
                             points: vec![point.clone()],
                             regexes: &mut regexes,

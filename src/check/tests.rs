@@ -96,6 +96,30 @@ fn invalid_regex_points_inside_the_regex() {
 }
 
 #[test]
+fn a_regex_too_large_to_compile_is_an_error_at_its_literal() {
+    // Ten thousand copies of Unicode `\w`: past the NFA size limit.
+    let (d, at) = one(
+        "hook a on tool.pre_execute { when payload.x matches /(?:\\w{100}){100}/ abort }",
+        "invalid-regex",
+    );
+    assert_eq!(d.message, "regex is too large");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("split it into several rules or simplify it")
+    );
+    assert_eq!(at, (1, 53));
+    // A regex that failed is not remembered as valid: each use is
+    // reported.
+    let text = "hook a on tool.pre_execute { when payload.x matches /(?:\\w{100}){100}/ abort }\n\
+                hook b on tool.pre_execute { when payload.y matches /(?:\\w{100}){100}/ abort }";
+    let found = diagnostics(text);
+    assert_eq!(
+        found.iter().filter(|d| d.code == "invalid-regex").count(),
+        2
+    );
+}
+
+#[test]
 fn regex_errors_after_rewritten_characters_point_at_the_source() {
     // `\/` and a raw U+202E (which the pattern holds as `\x{202e}`) come
     // before the error: the caret is still under the `{` in the source.

@@ -143,6 +143,7 @@ pub(crate) fn compile_loaded(
         regexes,
         files,
         diagnostics: found,
+        regex_facts: _,
     } = checked;
     diagnostics.extend(found);
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();

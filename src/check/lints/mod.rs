@@ -385,6 +385,8 @@ pub(crate) struct Cx<'a> {
     pub(crate) rules: &'a [CheckedRule],
     /// Their regexes, by [`RegexId`].
     regexes: &'a [RegexSource],
+    /// What the checker learned of the regexes written in the rules.
+    pub(crate) regex_facts: &'a HashMap<RegexSource, crate::check::RegexFacts>,
     /// False when a file did not parse (or could not be read): then the
     /// trees are partial, and a name a lost rule used would look unused.
     pub(crate) complete: bool,
@@ -440,6 +442,7 @@ impl<'a> Cx<'a> {
             scopes,
             rules: &checked.rules,
             regexes: &checked.regexes,
+            regex_facts: &checked.regex_facts,
             complete: !loaded.diagnostics.has_errors(),
             rate_store: None,
             pattern_dfa_budget: super::DEFAULT_PATTERN_DFA_BUDGET,
@@ -486,6 +489,12 @@ impl<'a> Cx<'a> {
     /// What the parser says about a regex (parsed once per run); `None`
     /// when it does not parse.
     pub(crate) fn regex_shape(&self, source: &RegexSource) -> Option<RegexShape> {
+        if let Some(facts) = self.regex_facts.get(source) {
+            return Some(RegexShape {
+                minimum_len: facts.minimum_len,
+                one_end_only: facts.one_end_only,
+            });
+        }
         if let Some(shape) = self.shapes.borrow().get(source) {
             return *shape;
         }

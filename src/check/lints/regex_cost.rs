@@ -86,23 +86,24 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                     continue;
                 }
                 let inline = source.to_inline();
-                // Cheap tests first: parsing, then compiling the NFA, then
-                // (milliseconds) building DFAs.
-                let Some((boundary, small)) =
-                    crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES)
-                else {
-                    continue;
+                // What the checker found parsing it (every regex written in
+                // a rule), then, only for the large ones, (milliseconds)
+                // building DFAs.
+                let (boundary, states) = match cx.regex_facts.get(&source) {
+                    Some(facts) => (facts.unicode_boundary, facts.nfa_states),
+                    // A regex no rule lowered (its rule has other errors).
+                    None => match (
+                        crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES),
+                        crate::table::regexes::nfa_states(&inline),
+                    ) {
+                        (Some((boundary, _)), Some(states)) => (boundary, states),
+                        _ => continue,
+                    },
                 };
-                if small
+                if states <= MAX_QUIET_STATES
                     || !boundary
                         && !crate::table::regexes::too_costly(&inline, cx.pattern_dfa_budget)
                 {
-                    continue;
-                }
-                let Some(states) = crate::table::regexes::nfa_states(&inline) else {
-                    continue;
-                };
-                if states <= MAX_QUIET_STATES {
                     continue;
                 }
                 let why = if boundary {

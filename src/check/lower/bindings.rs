@@ -370,13 +370,8 @@ impl<'a> Lowerer<'a> {
                 self.bind_captures(b, line);
             }
             Expr::Matches(subject, re) => {
-                let Some(source) = self.regexes.sources.get(re.0 as usize) else {
-                    return;
-                };
-                let Ok(regex) = regex::Regex::new(&source.to_inline()) else {
-                    return;
-                };
-                for name in regex.capture_names().flatten() {
+                let names = self.regexes.group_names(*re).to_vec();
+                for name in &names {
                     if self.name_taken(name) {
                         let d = self
                             .error(

@@ -486,8 +486,7 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let mut out = Vec::new();
-        let extensions =
-            super::super::overrides::extension_items(self.loaded, self.scopes, def.file, def.item);
+        let extensions = self.extensions.of(def.file, def.item).iter().copied();
         let own = list.items.iter().map(|item| (file, item));
         for (written_in, item) in own.chain(extensions) {
             match &item.kind {
@@ -572,10 +571,13 @@ impl Lowerer<'_> {
             Shape::Start => format!("^{body}"),
             Shape::End => format!("{body}$"),
         };
-        let id = self.regexes.intern(RegexSource {
-            pattern,
-            flags: "i".to_owned(),
-        });
+        let id = self.regexes.intern(
+            RegexSource {
+                pattern,
+                flags: "i".to_owned(),
+            },
+            None,
+        );
         Expr::Matches(Box::new(inner.clone()), id)
     }
 }

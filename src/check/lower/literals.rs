@@ -56,14 +56,22 @@ impl<'a> Lowerer<'a> {
     /// Validates a regex literal (errors point inside it) and interns it.
     /// The literal is in file `file` (a pattern may live in an import).
     pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<RegexId> {
-        let source = self.loaded.files.get(file).map(|f| f.source.clone())?;
+        let file_source = self.loaded.files.get(file).map(|f| f.source.clone())?;
         if let Some(bad) = lit.flags.chars().find(|c| !REGEX_FLAGS.contains(*c)) {
             let d = Diagnostic::error("invalid-regex", format!("unknown regex flag `{bad}`"))
-                .in_file(&source)
+                .in_file(&file_source)
                 .with_primary(lit.span, "in these flags")
                 .with_help("flags are i (case-insensitive), m (multi-line), s (dot matches newline), x (verbose), U (swap greed)");
             self.emit(d);
             return None;
+        }
+        let source = RegexSource {
+            pattern: lit.pattern.clone(),
+            flags: lit.flags.clone(),
+        };
+        // Checked once: a regex the rules repeat is known to be valid.
+        if let Some(id) = self.regexes.known(&source) {
+            return Some(id);
         }
         let mut parser = regex_syntax::ParserBuilder::new();
         parser
@@ -73,51 +81,62 @@ impl<'a> Lowerer<'a> {
             .ignore_whitespace(lit.flags.contains('x'))
             .swap_greed(lit.flags.contains('U'))
             .nest_limit(100);
-        if let Err(e) = parser.build().parse(&lit.pattern) {
-            let (span, kind) = match &e {
-                regex_syntax::Error::Parse(p) => (Some(*p.span()), p.kind().to_string()),
-                regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
-                _ => (None, e.to_string()),
-            };
-            // The pattern is the body with `\/` and raw control characters
-            // rewritten: map its offsets back to the body's.
-            let body = source.slice(lit.pattern_span);
-            let inner = span.map_or(lit.pattern_span, |s| {
-                let at = |offset: usize| {
-                    lit.pattern_span.start as usize + crate::syntax::regex_body_offset(body, offset)
+        let hir = match parser.build().parse(&lit.pattern) {
+            Ok(hir) => hir,
+            Err(e) => {
+                let (span, kind) = match &e {
+                    regex_syntax::Error::Parse(p) => (Some(*p.span()), p.kind().to_string()),
+                    regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
+                    _ => (None, e.to_string()),
                 };
-                let start = at(s.start.offset);
-                let end =
-                    at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
-                Span::new(start, end.max(start))
-            });
-            let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
-                .in_file(&source)
-                .with_primary(inner, kind)
-                .with_help("the syntax is that of the Rust regex crate");
-            self.emit(d);
-            return None;
-        }
-        let source = RegexSource {
-            pattern: lit.pattern.clone(),
-            flags: lit.flags.clone(),
+                // The pattern is the body with `\/` and raw control characters
+                // rewritten: map its offsets back to the body's.
+                let body = file_source.slice(lit.pattern_span);
+                let inner = span.map_or(lit.pattern_span, |s| {
+                    let at = |offset: usize| {
+                        lit.pattern_span.start as usize
+                            + crate::syntax::regex_body_offset(body, offset)
+                    };
+                    let start = at(s.start.offset);
+                    let end =
+                        at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
+                    Span::new(start, end.max(start))
+                });
+                let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
+                    .in_file(&file_source)
+                    .with_primary(inner, kind)
+                    .with_help("the syntax is that of the Rust regex crate");
+                self.emit(d);
+                return None;
+            }
         };
-        if let Err(e) = regex::RegexBuilder::new(&source.to_inline())
-            .size_limit(crate::table::REGEX_SIZE_LIMIT)
-            .build()
-        {
-            let d = self
-                .error(
-                    "invalid-regex",
-                    "regex is too large",
-                    lit.span,
-                    e.to_string(),
-                )
-                .with_help("split it into several rules or simplify it");
-            self.emit(d);
-            return None;
-        }
-        Some(self.regexes.intern(source))
+        // The size the matchers compile it to: its Thompson NFA as the
+        // runtime builds it, from the tree just parsed (a whole regex engine
+        // is not needed to know it fits).
+        let nfa = regex_automata::nfa::thompson::Compiler::new()
+            .configure(
+                regex_automata::nfa::thompson::Config::new()
+                    .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                    .nfa_size_limit(Some(crate::table::REGEX_SIZE_LIMIT)),
+            )
+            .build_from_hir(&hir);
+        let nfa = match nfa {
+            Ok(nfa) => nfa,
+            Err(e) => {
+                let d = self
+                    .error(
+                        "invalid-regex",
+                        "regex is too large",
+                        lit.span,
+                        e.to_string(),
+                    )
+                    .with_help("split it into several rules or simplify it");
+                self.emit(d);
+                return None;
+            }
+        };
+        let facts = facts(&hir, u64::try_from(nfa.states().len()).unwrap_or(u64::MAX));
+        Some(self.regexes.intern(source, Some(facts)))
     }
 
     pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<RegexId> {
@@ -132,6 +151,9 @@ impl<'a> Lowerer<'a> {
                     pattern,
                     flags: String::new(),
                 };
+                if let Some(id) = self.regexes.known(&source) {
+                    return Some(id);
+                }
                 if regex::Regex::new(&source.to_inline()).is_err() {
                     let d = self.error(
                         "invalid-glob",
@@ -142,7 +164,7 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                Some(self.regexes.intern(source))
+                Some(self.regexes.intern(source, None))
             }
             Err(e) => {
                 let d = self
@@ -281,4 +303,43 @@ impl<'a> Lowerer<'a> {
             ..p
         })
     }
+}
+
+/// What the lints and captures need to know of a regex, from its tree.
+fn facts(hir: &regex_syntax::hir::Hir, nfa_states: u64) -> crate::check::RegexFacts {
+    use regex_syntax::hir::Look;
+    let props = hir.properties();
+    let looks = props.look_set();
+    crate::check::RegexFacts {
+        groups: group_names(hir),
+        minimum_len: props.minimum_len(),
+        one_end_only: looks
+            .iter()
+            .all(|l| matches!(l, Look::Start | Look::StartLF | Look::StartCRLF))
+            || looks
+                .iter()
+                .all(|l| matches!(l, Look::End | Look::EndLF | Look::EndCRLF)),
+        unicode_boundary: looks.contains_word_unicode(),
+        nfa_states,
+    }
+}
+
+/// The names of a regex's named groups, in order.
+fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
+    use regex_syntax::hir::HirKind;
+    let mut names = Vec::new();
+    let mut stack = vec![hir];
+    while let Some(h) = stack.pop() {
+        match h.kind() {
+            HirKind::Capture(cap) => {
+                names.extend(cap.name.as_deref().map(str::to_owned));
+                stack.push(&cap.sub);
+            }
+            HirKind::Repetition(rep) => stack.push(&rep.sub),
+            // Pushed in reverse, so the leftmost is popped first.
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter().rev()),
+            HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
+        }
+    }
+    names
 }

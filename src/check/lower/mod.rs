@@ -31,26 +31,49 @@ use crate::syntax::ast;
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// The regexes of a compilation, each once.
+/// The regexes of a compilation, each once, with what their syntax trees
+/// told of those written in the rules.
 #[derive(Default)]
 pub(super) struct Regexes {
     sources: Vec<RegexSource>,
+    facts: Vec<Option<super::RegexFacts>>,
     ids: HashMap<RegexSource, u32>,
 }
 
 impl Regexes {
-    fn intern(&mut self, source: RegexSource) -> RegexId {
-        if let Some(&id) = self.ids.get(&source) {
-            return RegexId(id);
+    fn intern(&mut self, source: RegexSource, facts: Option<super::RegexFacts>) -> RegexId {
+        if let Some(id) = self.known(&source) {
+            return id;
         }
         let id = u32::try_from(self.sources.len()).unwrap_or(u32::MAX);
         self.ids.insert(source.clone(), id);
         self.sources.push(source);
+        self.facts.push(facts);
         RegexId(id)
     }
 
-    pub(super) fn into_sources(self) -> Vec<RegexSource> {
-        self.sources
+    /// The id of `source`, when it was interned before.
+    fn known(&self, source: &RegexSource) -> Option<RegexId> {
+        self.ids.get(source).map(|&id| RegexId(id))
+    }
+
+    /// The names of the named groups of regex `id`.
+    fn group_names(&self, id: RegexId) -> &[String] {
+        match self.facts.get(id.0 as usize) {
+            Some(Some(facts)) => &facts.groups,
+            _ => &[],
+        }
+    }
+
+    /// The regexes in id order, and the facts of those written in rules.
+    pub(super) fn into_parts(self) -> (Vec<RegexSource>, HashMap<RegexSource, super::RegexFacts>) {
+        let facts = self
+            .sources
+            .iter()
+            .zip(self.facts)
+            .filter_map(|(source, facts)| Some((source.clone(), facts?)))
+            .collect();
+        (self.sources, facts)
     }
 }
 
@@ -63,6 +86,8 @@ pub(super) struct Lowerer<'a> {
     pub(super) file: usize,
     pub(super) scopes: &'a [Scope],
     pub(super) scope: &'a Scope,
+    /// The `+=` extensions of every list, indexed once.
+    pub(super) extensions: &'a super::overrides::ListExtensions<'a>,
     pub(super) schema: &'a Schema,
     pub(super) points: Vec<(String, PointKind)>,
     pub(super) regexes: &'a mut Regexes,
