@@ -24,6 +24,7 @@ mod inspect;
 mod keygen;
 mod lint;
 mod rate_store;
+mod schema;
 mod test;
 mod watch;
 
@@ -40,6 +41,7 @@ Examples:
   hookc explain rules/ --event examples/events/tool_exec_rm.json
   hookc compile rules/ -o rules.tbl && hookc inspect rules.tbl
   hookc fmt --check rules/ && hookc test rules/
+  hookc schema claude-code --point PreToolUse
 
 Exit codes: 0 ok, 1 findings or an abort outcome, 2 usage or I/O error.";
 
@@ -341,6 +343,28 @@ enum Command {
         after_help = "Examples:\n  hookc doctor\n  hookc doctor --project ~/src/app --format json"
     )]
     Doctor(doctor::DoctorArgs),
+
+    /// Show the hook points of a schema, with their kinds, docs and fields
+    ///
+    /// Names a built-in schema (`orcs`, `claude-code`, `ironclaw`) or a
+    /// custom schema file (TOML, as `schema "FILE"` names it in a `.hooks`
+    /// file) and shows its points in order: each point's kind (pre, post or
+    /// event), whether rules there can block, what it is, how the host
+    /// applies edits there, its payload fields with their types (nested
+    /// fields with their dotted paths, `?` for optional, `(open)` for an
+    /// object that accepts fields it does not declare) and the outputs rules
+    /// may set; then the fields of the hook context every point has.
+    /// `--point P` shows one point. Without a schema, lists the built-in
+    /// ones. `--format markdown` prints tables for documentation, `--format
+    /// json` a document whose shape is stable (README.md § The command line
+    /// documents it).
+    ///
+    /// Exit status: 0 shown, 2 an unknown schema or point, or a schema file
+    /// that cannot be read or has errors.
+    #[command(
+        after_help = "Examples:\n  hookc schema\n  hookc schema claude-code --point PreToolUse\n  hookc schema ironclaw --format json\n  hookc schema rules/app.schema.toml --format markdown > docs/points.md"
+    )]
+    Schema(schema::SchemaArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -462,6 +486,7 @@ pub fn main() -> ExitCode {
         Command::Keygen(args) => keygen::run(args),
         Command::Init(args) => init::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Schema(args) => schema::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

@@ -35,6 +35,7 @@ mod reference;
 mod regex_budget;
 mod registry;
 mod rule_tests;
+mod schema_command;
 mod schemas;
 mod semantics;
 mod signing;
