@@ -12,6 +12,7 @@
 
 mod claude;
 mod compile;
+mod completions;
 mod decision_log;
 mod doctor;
 mod eval;
@@ -23,6 +24,7 @@ mod init;
 mod inspect;
 mod keygen;
 mod lint;
+mod man;
 mod rate_store;
 mod schema;
 mod test;
@@ -365,6 +367,31 @@ enum Command {
         after_help = "Examples:\n  hookc schema\n  hookc schema claude-code --point PreToolUse\n  hookc schema ironclaw --format json\n  hookc schema rules/app.schema.toml --format markdown > docs/points.md"
     )]
     Schema(schema::SchemaArgs),
+
+    /// Print the shell completion script of hookc
+    ///
+    /// Writes a tab-completion script for the shell to stdout, generated
+    /// from hookc's own command-line definition: every subcommand, option
+    /// and value. Load it from the shell's startup file, or install it
+    /// where the shell looks for completions.
+    ///
+    /// Exit status: 0 printed, 2 an unknown shell.
+    #[command(
+        after_help = "Examples:\n  hookc completions bash > ~/.local/share/bash-completion/completions/hookc\n  hookc completions zsh > ~/.zfunc/_hookc\n  hookc completions fish > ~/.config/fish/completions/hookc.fish\n  hookc completions powershell >> $PROFILE"
+    )]
+    Completions(completions::CompletionsArgs),
+
+    /// Print or write hookc's manual pages
+    ///
+    /// Renders the manual page of hookc (roff, section 1) from its own
+    /// command-line definition and prints it to stdout. With `--out DIR`,
+    /// writes `hookc.1` and one page per subcommand (`hookc-lint.1`,
+    /// `hookc-compile.1`, …) into DIR instead, ready for a `man1`
+    /// directory.
+    ///
+    /// Exit status: 0 printed or written, 2 a page cannot be written.
+    #[command(after_help = "Examples:\n  hookc man | man -l -\n  hookc man --out target/man/man1")]
+    Man(man::ManArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -487,6 +514,8 @@ pub fn main() -> ExitCode {
         Command::Init(args) => init::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
@@ -497,6 +526,13 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The clap definition of the whole command line, for the generated
+/// completion scripts and manual pages.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
 }
 
 /// Logging for every command but `claude` (which sets it up only on

@@ -16,6 +16,7 @@ mod architecture;
 mod bindings;
 mod claude;
 mod cli;
+mod completions;
 mod explain;
 mod fmt;
 mod golden;
