@@ -956,6 +956,19 @@ mod imp {
         }
 
         #[test]
+        fn a_failure_reads_as_one_line_with_its_cause() {
+            let refused = ureq::Error::Io(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "refused: `x.example` resolves to 10.0.0.1, a private address",
+            ));
+            assert_eq!(
+                failure_reason(&refused),
+                "io: refused: `x.example` resolves to 10.0.0.1, a private address"
+            );
+            assert_eq!(failure_reason(&ureq::Error::HostNotFound), "host not found");
+        }
+
+        #[test]
         fn shown_urls_hide_paths_and_credentials() {
             assert_eq!(
                 shown_url("https://hooks.example.com/T000/B000/secret?x=1"),
