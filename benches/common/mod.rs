@@ -321,7 +321,7 @@ pub fn rule_set(n: usize) -> RuleSet {
                 2 => GenTarget::Exact("builtin", "llm"),
                 _ => GenTarget::Name("llm"),
             };
-            let action = if family_seen % 2 == 0 {
+            let action = if family_seen.is_multiple_of(2) {
                 GenAction::Meta("audited")
             } else {
                 GenAction::Continue

@@ -286,6 +286,32 @@ fn dedup_unknown_fields(diagnostics: &mut Diagnostics) {
     });
 }
 
+/// The help of an `unknown-point` error: the point of another built-in
+/// schema it names (with the `schema` line that makes it one), else the
+/// point of `schema` it probably meant, else where to read its points.
+pub(crate) fn unknown_point_help(point: &str, schema: &Schema) -> String {
+    if let Some(other) = crate::systems::builtin_schema_with_point(point, &schema.name) {
+        return format!(
+            "`{point}` is a point of the `{other}` schema, not of `{}`: declare `schema {other}` in the file",
+            schema.name
+        );
+    }
+    if let Some(s) = suggest(point, schema.points.iter().map(|p| p.name.as_str())) {
+        return format!("did you mean `{s}`?");
+    }
+    if crate::systems::BUILTIN_SCHEMAS.contains(&schema.name.as_str()) {
+        format!(
+            "run `hookc schema {}` for the points of the `{}` schema",
+            schema.name, schema.name
+        )
+    } else {
+        format!(
+            "run `hookc schema FILE` on the schema file for the points of the `{}` schema",
+            schema.name
+        )
+    }
+}
+
 fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
     // A schema file that does not load: check against no points rather
@@ -357,6 +383,7 @@ fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Sche
     if failed && chosen.is_none() {
         return Schema {
             name: "custom".to_string(),
+            doc: String::new(),
             points: Vec::new(),
             command_input: CommandInput::Context,
         };
@@ -366,6 +393,7 @@ fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Sche
         .or_else(|| crate::systems::builtin_schema("orcs"))
         .unwrap_or_else(|| Schema {
             name: "orcs".to_string(),
+            doc: String::new(),
             points: Vec::new(),
             command_input: CommandInput::Context,
         })

@@ -361,10 +361,7 @@ impl TestChecker<'_> {
                             span,
                             format!("not a point of the `{}` schema", self.schema.name),
                         );
-                if let Some(s) = suggest(&point, self.schema.points.iter().map(|p| p.name.as_str()))
-                {
-                    d = d.with_help(format!("did you mean `{s}`?"));
-                }
+                d = d.with_help(super::unknown_point_help(&point, self.schema));
                 self.diagnostics.push(d);
                 return None;
             }

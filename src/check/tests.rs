@@ -29,6 +29,39 @@ fn unknown_point_suggests_the_closest() {
 }
 
 #[test]
+fn a_point_of_another_builtin_schema_says_which_schema_to_declare() {
+    let (d, at) = one("hook a on PreToolUse { continue }", "unknown-point");
+    assert_eq!(d.message, "unknown hook point `PreToolUse`");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`PreToolUse` is a point of the `claude-code` schema, not of `orcs`: declare `schema claude-code` in the file")
+    );
+    assert_eq!(at, (1, 11));
+    let (d, _) = one(
+        "schema claude-code\nhook a on tool.pre_execute { continue }",
+        "unknown-point",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`tool.pre_execute` is a point of the `orcs` schema, not of `claude-code`: declare `schema orcs` in the file")
+    );
+    let (d, _) = one(
+        "schema ironclaw\nhook a on PreToolUse { continue }",
+        "unknown-point",
+    );
+    assert!(d.help.unwrap().contains("`claude-code` schema"));
+}
+
+#[test]
+fn an_unknown_point_without_a_near_name_names_the_schema_command() {
+    let (d, _) = one("hook a on zzz.qqq { continue }", "unknown-point");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("run `hookc schema orcs` for the points of the `orcs` schema")
+    );
+}
+
+#[test]
 fn invalid_fql_points_at_the_problem() {
     let (d, at) = one(
         "hook a on tool.pre_execute at builtin::llm/ { continue }",

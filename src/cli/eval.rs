@@ -273,7 +273,14 @@ pub(super) fn check_point(table: &Table, point: &str, event: &str) -> Result<(),
         return Ok(());
     }
     let mut failure = Failure::new(format!("unknown hook point `{point}` in event `{event}`"));
-    if let Some(best) = crate::diag::suggest::suggest(point, known.iter().map(String::as_str)) {
+    let schema = &table.program().schema;
+    if let Some(other) = crate::systems::builtin_schema_with_point(point, schema) {
+        failure = failure.help(format!(
+            "`{point}` is a point of the `{other}` schema; these rules are of the `{schema}` schema"
+        ));
+    } else if let Some(best) =
+        crate::diag::suggest::suggest(point, known.iter().map(String::as_str))
+    {
         failure = failure.help(format!("did you mean `{best}`?"));
     }
     Err(failure.help(format!("known hook points: {}", known.join(", "))))

@@ -12,6 +12,7 @@
 
 mod claude;
 mod compile;
+mod completions;
 mod decision_log;
 mod doctor;
 mod eval;
@@ -23,7 +24,9 @@ mod init;
 mod inspect;
 mod keygen;
 mod lint;
+mod man;
 mod rate_store;
+mod schema;
 mod test;
 mod watch;
 
@@ -40,6 +43,7 @@ Examples:
   hookc explain rules/ --event examples/events/tool_exec_rm.json
   hookc compile rules/ -o rules.tbl && hookc inspect rules.tbl
   hookc fmt --check rules/ && hookc test rules/
+  hookc schema claude-code --point PreToolUse
 
 Exit codes: 0 ok, 1 findings or an abort outcome, 2 usage or I/O error.";
 
@@ -341,6 +345,53 @@ enum Command {
         after_help = "Examples:\n  hookc doctor\n  hookc doctor --project ~/src/app --format json"
     )]
     Doctor(doctor::DoctorArgs),
+
+    /// Show the hook points of a schema, with their kinds, docs and fields
+    ///
+    /// Names a built-in schema (`orcs`, `claude-code`, `ironclaw`) or a
+    /// custom schema file (TOML, as `schema "FILE"` names it in a `.hooks`
+    /// file) and shows its points in order: each point's kind (pre, post or
+    /// event), whether rules there can block, what it is, how the host
+    /// applies edits there, its payload fields with their types (nested
+    /// fields with their dotted paths, `?` for optional, `(open)` for an
+    /// object that accepts fields it does not declare) and the outputs rules
+    /// may set; then the fields of the hook context every point has.
+    /// `--point P` shows one point. Without a schema, lists the built-in
+    /// ones. `--format markdown` prints tables for documentation, `--format
+    /// json` a document whose shape is stable (README.md § The command line
+    /// documents it).
+    ///
+    /// Exit status: 0 shown, 2 an unknown schema or point, or a schema file
+    /// that cannot be read or has errors.
+    #[command(
+        after_help = "Examples:\n  hookc schema\n  hookc schema claude-code --point PreToolUse\n  hookc schema ironclaw --format json\n  hookc schema rules/app.schema.toml --format markdown > docs/points.md"
+    )]
+    Schema(schema::SchemaArgs),
+
+    /// Print the shell completion script of hookc
+    ///
+    /// Writes a tab-completion script for the shell to stdout, generated
+    /// from hookc's own command-line definition: every subcommand, option
+    /// and value. Load it from the shell's startup file, or install it
+    /// where the shell looks for completions.
+    ///
+    /// Exit status: 0 printed, 2 an unknown shell.
+    #[command(
+        after_help = "Examples:\n  hookc completions bash > ~/.local/share/bash-completion/completions/hookc\n  hookc completions zsh > ~/.zfunc/_hookc\n  hookc completions fish > ~/.config/fish/completions/hookc.fish\n  hookc completions powershell >> $PROFILE"
+    )]
+    Completions(completions::CompletionsArgs),
+
+    /// Print or write hookc's manual pages
+    ///
+    /// Renders the manual page of hookc (roff, section 1) from its own
+    /// command-line definition and prints it to stdout. With `--out DIR`,
+    /// writes `hookc.1` and one page per subcommand (`hookc-lint.1`,
+    /// `hookc-compile.1`, …) into DIR instead, ready for a `man1`
+    /// directory.
+    ///
+    /// Exit status: 0 printed or written, 2 a page cannot be written.
+    #[command(after_help = "Examples:\n  hookc man | man -l -\n  hookc man --out target/man/man1")]
+    Man(man::ManArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -462,6 +513,9 @@ pub fn main() -> ExitCode {
         Command::Keygen(args) => keygen::run(args),
         Command::Init(args) => init::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Schema(args) => schema::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
@@ -472,6 +526,13 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The clap definition of the whole command line, for the generated
+/// completion scripts and manual pages.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
 }
 
 /// Logging for every command but `claude` (which sets it up only on

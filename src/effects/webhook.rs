@@ -503,16 +503,28 @@ mod imp {
         fn agent(&self) -> &ureq::Agent {
             self.agent.get_or_init(|| {
                 let loopback = self.config.loopback_http;
-                let lookup = self.config.lookup;
-                ureq::AgentBuilder::new()
-                    .resolver(move |netloc: &str| guarded_resolve(netloc, loopback, lookup))
-                    .redirects(0)
+                let timeout = Some(self.config.timeout);
+                let config = ureq::Agent::config_builder()
+                    .max_redirects(0)
                     .https_only(!loopback)
-                    .try_proxy_from_env(false)
-                    .timeout(self.config.timeout)
-                    .timeout_connect(self.config.timeout)
+                    // A status, 4xx and 5xx included, is the receiver's
+                    // answer: delivered.
+                    .http_status_as_error(false)
+                    // No proxy, not even one named by the environment.
+                    .proxy(None)
+                    .timeout_global(timeout)
+                    .timeout_connect(timeout)
                     .user_agent(concat!("hookc/", env!("CARGO_PKG_VERSION")))
-                    .build()
+                    .build();
+                let resolver = GuardedResolver {
+                    loopback_http: loopback,
+                    lookup: self.config.lookup,
+                };
+                ureq::Agent::with_parts(
+                    config,
+                    ureq::unversioned::transport::DefaultConnector::new(),
+                    resolver,
+                )
             })
         }
 
@@ -521,19 +533,16 @@ mod imp {
         fn deliver(&self, job: &Job) -> bool {
             let mut request = self.agent().post(&job.url);
             if let Some(timeout) = job.timeout {
-                request = request.timeout(timeout);
+                request = request.config().timeout_global(Some(timeout)).build();
             }
             for (name, value) in &job.headers {
-                request = request.set(name, value);
+                request = request.header(name, value);
             }
-            request = request.set("Content-Type", "application/json");
-            match request.send_bytes(&job.body) {
-                Ok(_) | Err(ureq::Error::Status(..)) => true,
-                Err(ureq::Error::Transport(t)) => {
-                    let why = match std::error::Error::source(&t) {
-                        Some(source) => format!("{}: {source}", t.kind()),
-                        None => t.kind().to_string(),
-                    };
+            request = request.header("Content-Type", "application/json");
+            match request.send(job.body.as_slice()) {
+                Ok(_) => true,
+                Err(e) => {
+                    let why = failure_reason(&e);
                     tracing::warn!(
                         rule = %job.rule,
                         url = %shown_url(&job.url),
@@ -543,6 +552,17 @@ mod imp {
                     false
                 }
             }
+        }
+    }
+
+    /// Why a delivery failed, in one line: the client's error, and what
+    /// caused it when it wraps another (the guard's refusal, an I/O error).
+    fn failure_reason(e: &ureq::Error) -> String {
+        match std::error::Error::source(e) {
+            Some(source) if !e.to_string().contains(&source.to_string()) => {
+                format!("{e}: {source}")
+            }
+            _ => e.to_string(),
         }
     }
 
@@ -755,9 +775,43 @@ mod imp {
         }
     }
 
-    /// The resolver the HTTP client uses: looks `host:port` up, then
-    /// checks the name and every address; only checked addresses are
-    /// returned, so the connection goes nowhere else.
+    /// The resolver the HTTP client uses: [`guarded_resolve`] on the
+    /// request's `host:port`.
+    #[derive(Debug)]
+    struct GuardedResolver {
+        /// The test allowance: plain loopback literals pass.
+        loopback_http: bool,
+        /// A stand-in for DNS (tests only).
+        lookup: Option<super::Lookup>,
+    }
+
+    impl ureq::unversioned::resolver::Resolver for GuardedResolver {
+        fn resolve(
+            &self,
+            uri: &ureq::http::Uri,
+            _config: &ureq::config::Config,
+            _timeout: ureq::unversioned::transport::NextTimeout,
+        ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+            let (Some(scheme), Some(authority)) = (uri.scheme(), uri.authority()) else {
+                return Err(ureq::Error::BadUri(format!("no scheme or host in `{uri}`")));
+            };
+            let netloc =
+                ureq::unversioned::resolver::DefaultResolver::host_and_port(scheme, authority)
+                    .ok_or_else(|| ureq::Error::BadUri(format!("no port for `{uri}`")))?;
+            let addrs = guarded_resolve(&netloc, self.loopback_http, self.lookup)?;
+            // Every address was checked; the client keeps the first 16.
+            let mut resolved = self.empty();
+            for addr in addrs {
+                if resolved.try_push(addr).is_err() {
+                    break;
+                }
+            }
+            Ok(resolved)
+        }
+    }
+
+    /// Looks `host:port` up, then checks the name and every address; only
+    /// checked addresses are returned, so the connection goes nowhere else.
     fn guarded_resolve(
         netloc: &str,
         loopback_http: bool,
@@ -899,6 +953,19 @@ mod imp {
             assert!(guarded_resolve("hooks.example.com:443", true, Some(rebind)).is_err());
             assert!(guarded_resolve("localhost:443", true, Some(rebind)).is_err());
             assert!(guarded_resolve("127.0.0.1:443", true, Some(rebind)).is_ok());
+        }
+
+        #[test]
+        fn a_failure_reads_as_one_line_with_its_cause() {
+            let refused = ureq::Error::Io(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "refused: `x.example` resolves to 10.0.0.1, a private address",
+            ));
+            assert_eq!(
+                failure_reason(&refused),
+                "io: refused: `x.example` resolves to 10.0.0.1, a private address"
+            );
+            assert_eq!(failure_reason(&ureq::Error::HostNotFound), "host not found");
         }
 
         #[test]

@@ -5,7 +5,7 @@
 //!
 //! ```toml
 //! name = "app"                      # the schema's name (default: the file name)
-//! description = "…"                 # optional, ignored
+//! description = "…"                 # optional: what the schema is for
 //! command-input = "context"         # what `exec`/`sh` read on stdin: the whole
 //!                                   # hook context (default), or "payload"
 //!
@@ -14,7 +14,8 @@
 //! kind = "pre"                      # pre | post | event
 //! blocking = true                   # optional; default true for pre and post,
 //!                                   # false for event
-//! description = "…"                 # optional, ignored
+//! description = "…"                 # optional: what the point is
+//!                                   # (`hookc schema` shows both)
 //!
 //! [points.fields]                   # payload fields: dotted path = type
 //! "job" = "object"
@@ -54,7 +55,6 @@ use toml::Spanned;
 struct FileDe {
     name: Option<Spanned<String>>,
     #[serde(default)]
-    #[expect(dead_code, reason = "accepted for documentation, not used")]
     description: Option<String>,
     #[serde(default)]
     points: Vec<Spanned<PointDe>>,
@@ -69,7 +69,6 @@ struct PointDe {
     kind: Spanned<String>,
     blocking: Option<bool>,
     #[serde(default)]
-    #[expect(dead_code, reason = "accepted for documentation, not used")]
     description: Option<String>,
     #[serde(default)]
     fields: BTreeMap<Spanned<String>, Spanned<String>>,
@@ -296,6 +295,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
         let blocking = point.blocking.unwrap_or(kind != PointKind::Event);
         points.push(PointDef {
             name: point_name.clone(),
+            doc: point.description.clone().unwrap_or_default(),
             kind,
             blocking,
             payload: complete,
@@ -309,6 +309,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
     }
     Ok(Schema {
         name,
+        doc: file.description.unwrap_or_default(),
         points,
         command_input: file.command_input,
     })

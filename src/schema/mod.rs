@@ -229,6 +229,9 @@ impl EditApplication {
 pub struct PointDef {
     /// The name rules use, e.g. `tool.pre_execute` or `PreToolUse`.
     pub name: String,
+    /// What the point is, in a sentence or two (`hookc schema` shows it);
+    /// empty when the schema says nothing.
+    pub doc: String,
     /// Pre, post or event.
     pub kind: PointKind,
     /// True when rules here can block the operation (`abort`/`deny`, `ask`,
@@ -243,6 +246,27 @@ pub struct PointDef {
     /// NAME = value`, beyond what its outcome says (dotted below an object:
     /// `decision.interrupt`). Empty: none.
     pub outputs: Vec<FieldDef>,
+}
+
+impl PointDef {
+    /// True when fields `field` does not declare may be below it: an `any`
+    /// or a `list`, an `object` marked open, or one with no declared field.
+    pub fn is_open(&self, field: &FieldDef) -> bool {
+        match field.ty {
+            FieldType::Any | FieldType::List => true,
+            FieldType::Object => field.open || !self.has_children(field),
+            _ => false,
+        }
+    }
+
+    /// True when the point declares a field below `field`.
+    pub fn has_children(&self, field: &FieldDef) -> bool {
+        self.payload.iter().any(|f| {
+            f.path.len() > field.path.len()
+                && f.path.starts_with(field.path.as_str())
+                && f.path.as_bytes().get(field.path.len()) == Some(&b'.')
+        })
+    }
 }
 
 /// What a schema says about a payload path at one point.
@@ -321,11 +345,52 @@ pub fn fingerprint<'a>(schema: &str, points: impl IntoIterator<Item = &'a str>) 
     hash.finalize()
 }
 
+/// The fields of the hook context at every point of every schema: path (as
+/// rules write it), type and what it is. The payload's own fields are the
+/// schema's, per point.
+pub const CONTEXT_FIELDS: &[(&str, FieldType, &str)] = &[
+    ("point", FieldType::String, "the hook point's name"),
+    (
+        "component",
+        FieldType::String,
+        "the component the event is for, `scope::target`",
+    ),
+    ("child", FieldType::String, "the child id, if any"),
+    (
+        "instance",
+        FieldType::String,
+        "the channel instance, if any",
+    ),
+    ("channel", FieldType::String, "the channel id"),
+    ("principal", FieldType::Object, "who initiated the action"),
+    (
+        "principal.type",
+        FieldType::String,
+        "the kind of principal (`User`, `Component`, `System`, …)",
+    ),
+    ("principal.id", FieldType::String, "the principal's id"),
+    (
+        "timestamp_ms",
+        FieldType::Int,
+        "when the event happened, in Unix milliseconds",
+    ),
+    ("depth", FieldType::Int, "the recursion depth of the event"),
+    ("max_depth", FieldType::Int, "the recursion limit"),
+    (
+        "metadata",
+        FieldType::Object,
+        "a bag of keys shared by the rules of one dispatch",
+    ),
+    ("payload", FieldType::Object, "the point's own data"),
+];
+
 /// A catalog of hook points, as the checker sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schema {
     /// The schema's name (`orcs`, …).
     pub name: String,
+    /// What the schema is for, in a sentence; empty when it says nothing.
+    pub doc: String,
     /// Its points.
     pub points: Vec<PointDef>,
     /// What a command hook reads on stdin under this schema.
@@ -359,20 +424,17 @@ impl Schema {
     /// name of the path, `rest` the dotted fields below it (empty for the
     /// root itself). `None` when the schema does not know the field.
     pub fn field_type(&self, point: &str, root: &str, rest: &[&str]) -> Option<FieldType> {
-        match (root, rest) {
-            ("component" | "child" | "instance" | "channel" | "point", []) => {
-                Some(FieldType::String)
-            }
-            ("depth" | "max_depth" | "timestamp_ms", []) => Some(FieldType::Int),
-            ("principal", []) => Some(FieldType::Object),
-            ("principal", ["type" | "id"]) => Some(FieldType::String),
-            ("metadata", []) | ("payload", []) => Some(FieldType::Object),
-            ("payload", rest) => match self.payload_field(point, rest) {
+        if root == "payload" && !rest.is_empty() {
+            return match self.payload_field(point, rest) {
                 FieldLookup::Known(def) => Some(def.ty),
                 _ => None,
-            },
-            _ => None,
+            };
         }
+        let path = std::iter::once(root).chain(rest.iter().copied());
+        CONTEXT_FIELDS
+            .iter()
+            .find(|(name, _, _)| name.split('.').eq(path.clone()))
+            .map(|&(_, ty, _)| ty)
     }
 
     /// What the schema says about `payload.<rest>` at `point` (`rest` holds
@@ -399,17 +461,7 @@ impl Schema {
             let Some(parent) = find(n) else {
                 continue;
             };
-            let has_children = def.payload.iter().any(|f| {
-                f.path.len() > parent.path.len()
-                    && f.path.starts_with(parent.path.as_str())
-                    && f.path.as_bytes().get(parent.path.len()) == Some(&b'.')
-            });
-            let open = match parent.ty {
-                FieldType::Any | FieldType::List => true,
-                FieldType::Object => parent.open || !has_children,
-                _ => false,
-            };
-            return if open {
+            return if def.is_open(parent) {
                 FieldLookup::Open
             } else {
                 FieldLookup::Unknown
@@ -423,5 +475,30 @@ impl Schema {
         self.point(point)
             .into_iter()
             .flat_map(|p| p.payload.iter().map(|f| f.path.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_fields_have_their_types_at_every_point() {
+        let schema = Schema {
+            name: "s".into(),
+            doc: String::new(),
+            points: Vec::new(),
+            command_input: CommandInput::Context,
+        };
+        for (path, ty, _) in CONTEXT_FIELDS {
+            let mut names = path.split('.');
+            let root = names.next().unwrap_or_default();
+            let rest: Vec<&str> = names.collect();
+            assert_eq!(schema.field_type("p", root, &rest), Some(*ty), "{path}");
+        }
+        assert_eq!(schema.field_type("p", "principal", &["name"]), None);
+        assert_eq!(schema.field_type("p", "metadata", &["key"]), None);
+        assert_eq!(schema.field_type("p", "component", &["x"]), None);
+        assert_eq!(schema.field_type("p", "nope", &[]), None);
     }
 }

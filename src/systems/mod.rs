@@ -41,3 +41,56 @@ pub fn builtin_schema(name: &str) -> Option<Schema> {
         _ => None,
     }
 }
+
+/// The built-in schema, other than `except`, that has a point called
+/// `point`: for a rule written for another hook system than its file's
+/// schema (`on PreToolUse` in an `orcs` file).
+pub fn builtin_schema_with_point(point: &str, except: &str) -> Option<&'static str> {
+    let has = |schema: &str| match schema {
+        orcs::schema::NAME => point.parse::<crate::HookPoint>().is_ok(),
+        claude_code::schema::NAME => claude_code::schema::event_names().any(|n| n == point),
+        ironclaw::schema::NAME => ironclaw::schema::point_names().any(|n| n == point),
+        _ => false,
+    };
+    BUILTIN_SCHEMAS
+        .iter()
+        .copied()
+        .find(|&schema| schema != except && has(schema))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_schema_is_named_and_finds_its_points() {
+        for &name in BUILTIN_SCHEMAS {
+            let Some(schema) = builtin_schema(name) else {
+                panic!("`{name}` is listed but not built in");
+            };
+            assert_eq!(schema.name, name);
+            assert!(!schema.doc.is_empty(), "{name}");
+            for point in &schema.points {
+                assert!(!point.doc.is_empty(), "{name}: {}", point.name);
+                // Found in its own schema, unless excluded.
+                let other = builtin_schema_with_point(&point.name, "");
+                assert_eq!(other, Some(name), "{}", point.name);
+                assert_ne!(builtin_schema_with_point(&point.name, name), Some(name));
+            }
+        }
+        assert_eq!(
+            builtin_schema_with_point("PreToolUse", "orcs"),
+            Some("claude-code")
+        );
+        assert_eq!(
+            builtin_schema_with_point("beforeToolCall", "orcs"),
+            Some("ironclaw")
+        );
+        assert_eq!(
+            builtin_schema_with_point("tool.pre_execute", "claude-code"),
+            Some("orcs")
+        );
+        assert_eq!(builtin_schema_with_point("PreToolUse", "claude-code"), None);
+        assert_eq!(builtin_schema_with_point("pretooluse", "orcs"), None);
+    }
+}

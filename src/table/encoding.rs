@@ -110,7 +110,7 @@ pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
 }
 
 pub(super) fn pad(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }

@@ -143,7 +143,7 @@ enum Buffer {
 
 impl Buffer {
     fn owned(bytes: Vec<u8>) -> Buffer {
-        if (bytes.as_ptr() as usize) % 4 == 0 {
+        if (bytes.as_ptr() as usize).is_multiple_of(4) {
             return Buffer::Bytes(bytes);
         }
         let len = bytes.len();
@@ -306,7 +306,7 @@ impl Table {
     ///
     /// As [`from_bytes`](Self::from_bytes), and an alignment error.
     pub fn from_static(bytes: &'static [u8]) -> Result<Table, LoadError> {
-        if (bytes.as_ptr() as usize) % 4 != 0 {
+        if !(bytes.as_ptr() as usize).is_multiple_of(4) {
             return Err(LoadError::new(LoadErrorKind::Alignment));
         }
         Table::load(Buffer::Static(bytes))

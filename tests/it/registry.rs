@@ -464,7 +464,7 @@ fn reloading_every_millisecond_under_four_dispatching_threads() {
                 for _ in 0..TOTAL / THREADS {
                     let mut c = ctx(json!({}));
                     let v = registry.dispatch(&mut scratch, POINT, &target, &mut c);
-                    let name = if v.generation.unwrap() % 2 == 0 {
+                    let name = if v.generation.unwrap().is_multiple_of(2) {
                         "A"
                     } else {
                         "B"

@@ -163,16 +163,7 @@ impl<'a> Lowerer<'a> {
                         point.span,
                         format!("not a point of the `{}` schema", self.schema.name),
                     );
-                    d = match suggest(
-                        &point.name,
-                        self.schema.points.iter().map(|p| p.name.as_str()),
-                    ) {
-                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                        None => d.with_help(format!(
-                            "run `hookc lint --help` for the points of the `{}` schema",
-                            self.schema.name
-                        )),
-                    };
+                    d = d.with_help(super::unknown_point_help(&point.name, self.schema));
                     self.emit(d);
                 }
             }

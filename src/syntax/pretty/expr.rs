@@ -63,7 +63,7 @@ pub(super) fn duration(ms: u64) -> String {
         return "0s".to_owned();
     }
     for (unit, scale) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
-        if ms % scale == 0 {
+        if ms.is_multiple_of(scale) {
             return format!("{}{unit}", ms / scale);
         }
     }

@@ -41,12 +41,14 @@ use crate::schema::{CommandInput, EditApplication, FieldDef, PointDef, PointKind
 /// The schema's name, as `schema = "claude-code"` names it.
 pub const NAME: &str = "claude-code";
 
-/// One event: name, kind, whether it blocks, and its own input fields as
-/// `(path, type)` with the schema-file type syntax (`string?` = optional).
+/// One event: name, kind, whether it blocks, what it is, and its own input
+/// fields as `(path, type)` with the schema-file type syntax (`string?` =
+/// optional).
 struct Event {
     name: &'static str,
     kind: PointKind,
     blocking: bool,
+    doc: &'static str,
     fields: Fields,
 }
 
@@ -156,7 +158,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "SessionStart",
             PointKind::Event,
-            false,
+            false, "When a session starts, resumes, is cleared or compacted (`source` says which): rules may add context.",
             &[
                 ("source", "string"),
                 ("model", "string?"),
@@ -170,14 +172,14 @@ const EVENTS: &[(Event, &[Fields])] = &[
         &[],
     ),
     (
-        ev("Setup", PointKind::Event, false, &[("trigger", "string")]),
+        ev("Setup", PointKind::Event, false, "When Claude Code runs for repository setup or maintenance (`claude --init-only`, `--init`, `--maintenance`; `trigger` says which): rules may add context.", &[("trigger", "string")]),
         &[],
     ),
     (
         ev(
             "InstructionsLoaded",
             PointKind::Event,
-            false,
+            false, "When an instructions file (a `CLAUDE.md`, a `.claude/rules/*.md`) is loaded into the context; the answer is ignored.",
             &[
                 ("file_path", "path"),
                 ("memory_type", "string"),
@@ -193,7 +195,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "UserPromptSubmit",
             PointKind::Pre,
-            true,
+            true, "When the user submits a prompt, before the model sees it: rules may block it or add context.",
             &[
                 ("prompt", "string"),
                 ("source", "string?"),
@@ -206,7 +208,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "UserPromptExpansion",
             PointKind::Pre,
-            true,
+            true, "When a slash command, skill or MCP prompt the user typed expands into a prompt: rules may block it or add context.",
             &[
                 ("expansion_type", "string"),
                 ("command_name", "string"),
@@ -221,7 +223,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "MessageDisplay",
             PointKind::Event,
-            false,
+            false, "While the assistant's text is shown (`delta`): an edit of `payload.delta` changes what is displayed, not what the model wrote.",
             &[
                 ("turn_id", "string"),
                 ("message_id", "string"),
@@ -236,7 +238,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PreToolUse",
             PointKind::Pre,
-            true,
+            true, "Before a tool call runs, in every permission mode: rules may deny it, ask the user, allow it, or rewrite `tool_input`.",
             &[("tool_use_id", "string?")],
         ),
         &[TOOL_INPUT],
@@ -245,7 +247,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PermissionRequest",
             PointKind::Pre,
-            true,
+            true, "When Claude Code is about to ask the user to permit a tool call: rules may allow or deny it in the user's place.",
             &[("permission_suggestions", "list?")],
         ),
         &[TOOL_INPUT],
@@ -254,7 +256,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PermissionDenied",
             PointKind::Event,
-            false,
+            false, "After auto mode denied a tool call (`reason`).",
             &[("tool_use_id", "string"), ("reason", "string")],
         ),
         &[TOOL_INPUT],
@@ -263,7 +265,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PostToolUse",
             PointKind::Post,
-            true,
+            true, "After a tool call succeeded (`tool_response`): rules may block (the reason goes to the model), add context, or replace the output the model sees.",
             &[("tool_use_id", "string"), ("duration_ms", "int?")],
         ),
         &[TOOL_INPUT, TOOL_RESPONSE],
@@ -272,7 +274,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PostToolUseFailure",
             PointKind::Post,
-            true,
+            true, "After a tool call failed (`error`): rules may block or add context.",
             &[
                 ("tool_use_id", "string"),
                 ("error", "string"),
@@ -286,7 +288,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PostToolBatch",
             PointKind::Post,
-            true,
+            true, "Once all tool calls of a batch resolved, before the next model request (`tool_calls`): rules may block, which stops the loop.",
             &[("tool_calls", "list")],
         ),
         &[],
@@ -295,7 +297,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "Notification",
             PointKind::Event,
-            false,
+            false, "When Claude Code sends a notification (`notification_type`, `message`); the answer is ignored.",
             &[
                 ("message", "string"),
                 ("title", "string?"),
@@ -308,7 +310,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "SubagentStart",
             PointKind::Event,
-            false,
+            false, "When a subagent starts (`agent_type`): rules may add context for it.",
             &[("agent_id", "string"), ("agent_type", "string")],
         ),
         &[],
@@ -317,7 +319,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "SubagentStop",
             PointKind::Pre,
-            true,
+            true, "When a subagent is about to finish: a block keeps it running, with the reason as its next instruction.",
             &[
                 ("agent_id", "string"),
                 ("agent_type", "string"),
@@ -326,14 +328,14 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ),
         &[STOP],
     ),
-    (ev("TaskCreated", PointKind::Pre, true, &[]), &[TASK]),
-    (ev("TaskCompleted", PointKind::Pre, true, &[]), &[TASK]),
-    (ev("Stop", PointKind::Pre, true, &[]), &[STOP]),
+    (ev("TaskCreated", PointKind::Pre, true, "When a task is being created: a block deletes it, with the reason as the tool's error.", &[]), &[TASK]),
+    (ev("TaskCompleted", PointKind::Pre, true, "When a task is being marked completed: a block keeps it open, with the reason as feedback.", &[]), &[TASK]),
+    (ev("Stop", PointKind::Pre, true, "When the main agent finishes its response: a block keeps it going, with the reason as its instruction (`stop_hook_active` is true when a stop hook already did).", &[]), &[STOP]),
     (
         ev(
             "StopFailure",
             PointKind::Event,
-            false,
+            false, "When a turn ends on an API error instead (`error`); the answer is ignored.",
             &[
                 ("error", "string"),
                 ("error_details", "string?"),
@@ -346,7 +348,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "TeammateIdle",
             PointKind::Pre,
-            true,
+            true, "When a teammate of an agent team is about to go idle: a block keeps it working, with the reason as feedback.",
             &[("teammate_name", "string"), ("team_name", "string?")],
         ),
         &[],
@@ -355,7 +357,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "ConfigChange",
             PointKind::Pre,
-            true,
+            true, "When a settings file changes during the session (`source`, `file_path`): a block keeps the change out of the running session.",
             &[("source", "string"), ("file_path", "path?")],
         ),
         &[],
@@ -364,7 +366,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "CwdChanged",
             PointKind::Event,
-            false,
+            false, "When the working directory changes (`old_cwd`, `new_cwd`).",
             &[("old_cwd", "path"), ("new_cwd", "path")],
         ),
         &[],
@@ -373,7 +375,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "DirectoryAdded",
             PointKind::Event,
-            false,
+            false, "When a directory is added to the session (`directory`).",
             &[("directory", "path"), ("source", "string")],
         ),
         &[],
@@ -382,7 +384,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "FileChanged",
             PointKind::Event,
-            false,
+            false, "When a watched file changed (`file_path`, `event`); cannot block.",
             &[("file_path", "path"), ("event", "string")],
         ),
         &[],
@@ -391,7 +393,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "WorktreeCreate",
             PointKind::Pre,
-            true,
+            true, "When a worktree is to be created (`name`): a block makes the creation fail.",
             &[("name", "string")],
         ),
         &[],
@@ -400,7 +402,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "WorktreeRemove",
             PointKind::Event,
-            false,
+            false, "When a worktree is removed (`worktree_path`).",
             &[("worktree_path", "string")],
         ),
         &[],
@@ -409,7 +411,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PreCompact",
             PointKind::Pre,
-            true,
+            true, "Before the context is compacted (`trigger`: `manual` or `auto`): rules may block the compaction.",
             &[("trigger", "string"), ("custom_instructions", "string")],
         ),
         &[],
@@ -418,7 +420,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "PostCompact",
             PointKind::Event,
-            false,
+            false, "After the context was compacted (`compact_summary`).",
             &[("trigger", "string"), ("compact_summary", "string")],
         ),
         &[],
@@ -427,7 +429,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "SessionEnd",
             PointKind::Event,
-            false,
+            false, "When the session ends (`reason`); its hooks share a budget of about 1.5 s.",
             &[("reason", "string")],
         ),
         &[],
@@ -436,7 +438,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "Elicitation",
             PointKind::Pre,
-            true,
+            true, "When an MCP server asks the user for input (`mcp_server_name`, `message`): a block declines it.",
             &[
                 ("mcp_server_name", "string"),
                 ("message", "string"),
@@ -452,7 +454,7 @@ const EVENTS: &[(Event, &[Fields])] = &[
         ev(
             "ElicitationResult",
             PointKind::Post,
-            true,
+            true, "When the user answered an MCP server's request for input (`action`, `content`): a block turns the answer into a decline.",
             &[
                 ("mcp_server_name", "string"),
                 ("action", "string"),
@@ -464,20 +466,27 @@ const EVENTS: &[(Event, &[Fields])] = &[
         &[],
     ),
     (
-        ev("PreModelSwitch", PointKind::Pre, true, &[]),
+        ev("PreModelSwitch", PointKind::Pre, true, "Before the session switches models (`from_model`, `to_model`): rules may deny, ask or allow the switch.", &[]),
         &[MODEL_SWITCH],
     ),
     (
-        ev("PostModelSwitch", PointKind::Event, false, &[]),
+        ev("PostModelSwitch", PointKind::Event, false, "After the session switched models (`from_model`, `to_model`): rules may add context.", &[]),
         &[MODEL_SWITCH],
     ),
 ];
 
-const fn ev(name: &'static str, kind: PointKind, blocking: bool, fields: Fields) -> Event {
+const fn ev(
+    name: &'static str,
+    kind: PointKind,
+    blocking: bool,
+    doc: &'static str,
+    fields: Fields,
+) -> Event {
     Event {
         name,
         kind,
         blocking,
+        doc,
         fields,
     }
 }
@@ -511,6 +520,7 @@ pub fn schema() -> Schema {
             }
             PointDef {
                 name: event.name.to_string(),
+                doc: event.doc.to_string(),
                 kind: event.kind,
                 blocking: event.blocking,
                 payload,
@@ -521,6 +531,7 @@ pub fn schema() -> Schema {
         .collect();
     Schema {
         name: NAME.to_string(),
+        doc: "every Claude Code hook event as a point, its JSON input as the payload".to_string(),
         points,
         command_input: CommandInput::Payload,
     }

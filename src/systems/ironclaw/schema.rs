@@ -38,6 +38,10 @@ use crate::schema::{CommandInput, EditApplication, FieldDef, PointDef, PointKind
 /// The schema's name, as `schema ironclaw` names it.
 pub const NAME: &str = "ironclaw";
 
+/// What the schema is, as `hookc schema` says it.
+const DOC: &str =
+    "IronClaw's six hook points, each with the event's primary content as `payload.content`";
+
 /// Fields as `(path, type)`, the type in the schema-file syntax.
 type Fields = &'static [(&'static str, &'static str)];
 
@@ -81,14 +85,15 @@ impl Content {
 }
 
 /// The points: name, kind, whether rules there can block, how an edit of
-/// `content` is applied, fields.
-const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
+/// `content` is applied, fields, and what the point is.
+const POINTS: &[(&str, PointKind, bool, Content, Fields, &str)] = &[
     (
         "beforeInbound",
         PointKind::Pre,
         true,
         Content::Text,
         MESSAGE,
+        "Before an incoming message reaches the agent (`payload.content` is the message): rules may block or rewrite it.",
     ),
     (
         "beforeToolCall",
@@ -102,6 +107,7 @@ const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
             ("user_id", "string"),
             ("context", "string"),
         ],
+        "Before a tool call runs (`payload.content` is its parameters as JSON text): rules may block it or edit the parameters.",
     ),
     (
         "beforeOutbound",
@@ -109,6 +115,7 @@ const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
         true,
         Content::Text,
         MESSAGE,
+        "Before a message goes out (`payload.content` is the message): rules may block or rewrite it.",
     ),
     (
         "onSessionStart",
@@ -120,6 +127,7 @@ const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
             ("user_id", "string"),
             ("session_id", "string"),
         ],
+        "When a session starts (`payload.content` is the session id).",
     ),
     (
         "onSessionEnd",
@@ -132,6 +140,7 @@ const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
             ("session_id", "string"),
             ("thread_ids", "list?"),
         ],
+        "When a session ends (`payload.content` is the session id).",
     ),
     (
         "transformResponse",
@@ -144,15 +153,22 @@ const POINTS: &[(&str, PointKind, bool, Content, Fields)] = &[
             ("thread_id", "string"),
             ("response", "string"),
         ],
+        "After the agent produced a response (`payload.content` is the response): rules may rewrite it.",
     ),
 ];
+
+/// The names of the points, in the schema's order.
+pub fn point_names() -> impl Iterator<Item = &'static str> {
+    POINTS.iter().map(|p| p.0)
+}
 
 /// The `ironclaw` schema.
 pub fn schema() -> Schema {
     let points = POINTS
         .iter()
-        .map(|&(name, kind, blocking, content, fields)| PointDef {
+        .map(|&(name, kind, blocking, content, fields, doc)| PointDef {
             name: name.to_string(),
+            doc: doc.to_string(),
             kind,
             blocking,
             payload: fields
@@ -165,6 +181,7 @@ pub fn schema() -> Schema {
         .collect();
     Schema {
         name: NAME.to_string(),
+        doc: DOC.to_string(),
         points,
         command_input: CommandInput::Context,
     }

@@ -12,14 +12,14 @@ use std::sync::OnceLock;
 pub const NAME: &str = "orcs";
 
 macro_rules! hook_points {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $kind:ident, [$($field:literal: $ty:ident),* $(,)?]; )*) => {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, $kind:ident, [$($field:literal: $ty:ident),* $(,)?]; )*) => {
         /// Every lifecycle point of the ORCS runtime where rules can run.
         ///
         /// The names are the dotted forms rules use (`tool.pre_execute`);
         /// [`FromStr`] and [`Display`](fmt::Display) convert both ways.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub enum HookPoint {
-            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant, )*
         }
 
         impl HookPoint {
@@ -34,6 +34,13 @@ macro_rules! hook_points {
             /// Pre, post or event.
             pub fn kind(self) -> PointKind {
                 match self { $( HookPoint::$variant => PointKind::$kind, )* }
+            }
+
+            /// What the point is: its documentation, in one line.
+            pub fn doc(self) -> &'static str {
+                // Each doc line starts with a space: concatenated, the
+                // lines are one sentence.
+                match self { $( HookPoint::$variant => concat!($($doc),*).trim_ascii_start(), )* }
             }
 
             fn payload(self) -> Vec<FieldDef> {
@@ -199,11 +206,13 @@ impl FromStr for HookPoint {
 /// The `orcs` schema.
 pub fn schema() -> Schema {
     Schema {
-        name: "orcs".to_string(),
+        name: NAME.to_string(),
+        doc: "the lifecycle points of the ORCS runtime (the default schema)".to_string(),
         points: HookPoint::ALL
             .into_iter()
             .map(|p| PointDef {
                 name: p.as_str().to_string(),
+                doc: p.doc().to_string(),
                 kind: p.kind(),
                 // ORCS chains stop on abort and skip at every kind of point.
                 blocking: true,
@@ -263,5 +272,16 @@ mod tests {
             Ok(HookPoint::RequestPreDispatch)
         );
         assert!("tool.pre_exec".parse::<HookPoint>().is_err());
+    }
+
+    #[test]
+    fn every_point_has_its_doc() {
+        assert_eq!(
+            HookPoint::ToolPreExecute.doc(),
+            "Before a tool function runs."
+        );
+        assert!(HookPoint::ALL
+            .iter()
+            .all(|p| p.doc().ends_with('.') && !p.doc().starts_with(' ')));
     }
 }
