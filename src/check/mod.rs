@@ -98,7 +98,23 @@ pub struct RegexFacts {
     pub unicode_boundary: bool,
     /// The states of its NFA as the runtime compiles it (no captures): the
     /// Pike VM's worst-case steps per byte.
-    pub nfa_states: u64,
+    pub nfa_states: NfaStates,
+}
+
+/// How many states a regex's NFA has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NfaStates {
+    /// Counted on the NFA, built.
+    Exactly(u64),
+    /// An upper bound from the syntax tree: a small regex needs no NFA
+    /// built to know it fits.
+    AtMost(u64),
+}
+
+impl Default for NfaStates {
+    fn default() -> NfaStates {
+        NfaStates::Exactly(0)
+    }
 }
 
 /// The result of checking: rules ready to compile, and every finding.

@@ -582,7 +582,7 @@ pub(crate) fn parse_facts(pattern: &str, states: u64) -> Option<(bool, bool)> {
 /// most four per UTF-8 sequence of its ranges, a repetition a copy of its
 /// body per repeat, an alternation or capture a few more.
 #[cfg(feature = "compiler")]
-fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u64> {
+pub(crate) fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u64> {
     use regex_syntax::hir::{Class, HirKind};
     let n = match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 1,

@@ -4,6 +4,7 @@
 use super::regex_matches_empty::resolve;
 use super::walk;
 use super::{declare_lint, Cx, Sink};
+use crate::check::NfaStates;
 use crate::diag::Diagnostic;
 use crate::ir::RegexSource;
 use crate::runtime::RegexBudget;
@@ -90,7 +91,15 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 // a rule), then, only for the large ones, (milliseconds)
                 // building DFAs.
                 let (boundary, states) = match cx.regex_facts.get(&source) {
-                    Some(facts) => (facts.unicode_boundary, facts.nfa_states),
+                    Some(facts) => match facts.nfa_states {
+                        NfaStates::Exactly(n) => (facts.unicode_boundary, n),
+                        // The unanchored start adds a few states.
+                        NfaStates::AtMost(n) if n + 8 <= MAX_QUIET_STATES => continue,
+                        NfaStates::AtMost(_) => match crate::table::regexes::nfa_states(&inline) {
+                            Some(n) => (facts.unicode_boundary, n),
+                            None => continue,
+                        },
+                    },
                     // A regex no rule lowered (its rule has other errors).
                     None => match (
                         crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES),

@@ -1,6 +1,11 @@
 //! Regex, glob and template literals: parsed, checked and interned.
 
 use super::*;
+use crate::check::NfaStates;
+
+/// Regexes whose syntax tree bounds their NFA at this many states need no
+/// NFA built to know they fit the size limit (thousands of times larger).
+const SMALL_NFA: u64 = 10_000;
 
 impl<'a> Lowerer<'a> {
     pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<RegexId> {
@@ -112,7 +117,12 @@ impl<'a> Lowerer<'a> {
         };
         // The size the matchers compile it to: its Thompson NFA as the
         // runtime builds it, from the tree just parsed (a whole regex engine
-        // is not needed to know it fits).
+        // is not needed to know it fits), and only when the tree does not
+        // bound it far below the limit.
+        if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
+            let facts = facts(&hir, NfaStates::AtMost(bound));
+            return Some(self.regexes.intern(source, Some(facts)));
+        }
         let nfa = regex_automata::nfa::thompson::Compiler::new()
             .configure(
                 regex_automata::nfa::thompson::Config::new()
@@ -135,7 +145,8 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
         };
-        let facts = facts(&hir, u64::try_from(nfa.states().len()).unwrap_or(u64::MAX));
+        let states = u64::try_from(nfa.states().len()).unwrap_or(u64::MAX);
+        let facts = facts(&hir, NfaStates::Exactly(states));
         Some(self.regexes.intern(source, Some(facts)))
     }
 
@@ -306,7 +317,7 @@ impl<'a> Lowerer<'a> {
 }
 
 /// What the lints and captures need to know of a regex, from its tree.
-fn facts(hir: &regex_syntax::hir::Hir, nfa_states: u64) -> crate::check::RegexFacts {
+fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
     use regex_syntax::hir::Look;
     let props = hir.properties();
     let looks = props.look_set();
