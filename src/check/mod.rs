@@ -402,6 +402,7 @@ fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Sche
             doc: String::new(),
             points: Vec::new(),
             command_input: CommandInput::Context,
+            component_scope: None,
         };
     }
     chosen
@@ -412,6 +413,7 @@ fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Sche
             doc: String::new(),
             points: Vec::new(),
             command_input: CommandInput::Context,
+            component_scope: None,
         })
 }
 

@@ -8,6 +8,8 @@
 //! description = "…"                 # optional: what the schema is for
 //! command-input = "context"         # what `exec`/`sh` read on stdin: the whole
 //!                                   # hook context (default), or "payload"
+//! component-scope = "app"           # optional: the scope of every component
+//!                                   # (`app::worker`), for help on `at worker`
 //!
 //! [[points]]
 //! name = "job.pre_run"              # how rules name the point
@@ -60,6 +62,8 @@ struct FileDe {
     points: Vec<Spanned<PointDe>>,
     #[serde(default, rename = "command-input")]
     command_input: CommandInput,
+    #[serde(default, rename = "component-scope")]
+    component_scope: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -312,6 +316,7 @@ pub fn parse(source: &SourceFile) -> Result<Schema, Diagnostics> {
         doc: file.description.unwrap_or_default(),
         points,
         command_input: file.command_input,
+        component_scope: file.component_scope,
     })
 }
 

@@ -395,6 +395,11 @@ pub struct Schema {
     pub points: Vec<PointDef>,
     /// What a command hook reads on stdin under this schema.
     pub command_input: CommandInput,
+    /// The scope of every component the host names, when there is one
+    /// (`claude-code` for `claude-code::Bash`): a bare `at Bash` is then
+    /// told to write `at claude-code::Bash`. `None` when components come
+    /// from several scopes (ORCS's `builtin`, `plugin`, …).
+    pub component_scope: Option<String>,
 }
 
 /// What a command hook (`exec`, `sh`) reads on stdin: the event in the shape
@@ -489,6 +494,7 @@ mod tests {
             doc: String::new(),
             points: Vec::new(),
             command_input: CommandInput::Context,
+            component_scope: None,
         };
         for (path, ty, _) in CONTEXT_FIELDS {
             let mut names = path.split('.');

@@ -200,12 +200,34 @@ pub(super) fn syntax_error(
     let mut diag = Diagnostic::error("syntax", message)
         .in_file(file)
         .with_primary(span, label);
-    if let Some(help) = syntax_help(&positives, &found, word.as_deref()) {
+    if let Some(help) = operator_help(text, pos) {
+        diag = diag.with_help(help);
+    } else if let Some(help) = syntax_help(&positives, &found, word.as_deref()) {
         diag = diag.with_help(help);
     } else if let Some(help) = expect_help(text, pos) {
         diag = diag.with_help(help);
     }
     diag
+}
+
+/// A help line for an operator of another language at `pos` (or just
+/// before it: `a && b` fails at the second `&`): `&&`, `||`, `!`.
+pub(super) fn operator_help(text: &str, pos: usize) -> Option<String> {
+    let at = |from: usize| text.get(from..).unwrap_or("");
+    let from = [pos.saturating_sub(1), pos]
+        .into_iter()
+        .find(|&p| at(p).starts_with("&&") || at(p).starts_with("||"))
+        .map(at);
+    match from {
+        Some(op) if op.starts_with("&&") => {
+            Some("write `and`: conditions join with `and`, `or` and `not`".to_owned())
+        }
+        Some(_) => Some("write `or`: conditions join with `and`, `or` and `not`".to_owned()),
+        None if at(pos).starts_with('!') && !at(pos).starts_with("!=") => {
+            Some("write `not`: conditions join with `and`, `or` and `not`".to_owned())
+        }
+        None => None,
+    }
 }
 
 /// A help line for an error on an `expect` line of a test.

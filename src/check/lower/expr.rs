@@ -414,11 +414,35 @@ impl<'a> Lowerer<'a> {
             );
             let known: Vec<&str> = self.scope.keys().map(String::as_str).collect();
             let roots = Root::ALL.iter().map(|r| r.as_str());
-            d = match suggest(&name.name, known.iter().copied().chain(roots)) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                None => d.with_help(
-                    "define it with `list`, `pattern` or `macro`, or import the file that does",
-                ),
+            // A field of the event's payload written without `payload.`
+            // (`tool_name`), or by its last name (`command` for
+            // `payload.tool_input.command`).
+            let field = self.points.iter().find_map(|(point, _)| {
+                let def = self.schema.point(point)?;
+                let suffix = format!(".{}", name.name);
+                def.payload
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .find(|p| *p == name.name)
+                    .or_else(|| {
+                        def.payload
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .find(|p| p.ends_with(&suffix))
+                    })
+            });
+            d = if let Some(path) = field {
+                d.with_help(format!(
+                    "`{}` is a field of the event's payload: write `payload.{path}`",
+                    name.name
+                ))
+            } else {
+                match suggest(&name.name, known.iter().copied().chain(roots)) {
+                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                    None => d.with_help(
+                        "define it with `list`, `pattern` or `macro`, or import the file that does",
+                    ),
+                }
             };
             self.emit(d);
             return None;

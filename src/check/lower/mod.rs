@@ -133,6 +133,26 @@ impl<'a> Lowerer<'a> {
         self.diagnostics.push(d);
     }
 
+    /// The help for a target that does not parse: a bare name (`at Bash`)
+    /// is told the scope it needs.
+    fn fql_help(&self, target: &str) -> String {
+        let bare = !target.is_empty()
+            && !target.contains("::")
+            && target
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '*'));
+        match (&self.schema.component_scope, bare) {
+            (Some(scope), true) => format!(
+                "a target names a scope and a component: write `at {scope}::{target}` (the `{}` schema's components are `{scope}::…`)",
+                self.schema.name
+            ),
+            (None, true) => format!(
+                "a target names a scope and a component: write `at *::{target}` for `{target}` in any scope, or name the scope (`builtin::{target}`)"
+            ),
+            _ => "write `scope::target[/child_path][#instance]`, each part a name or `*`".to_owned(),
+        }
+    }
+
     pub(super) fn hook(&mut self, hook: &ast::Hook) -> Option<CheckedRule> {
         // Only this rule's diagnostics are counted: counting all of them at
         // every rule would be quadratic in the number of findings.
@@ -180,9 +200,14 @@ impl<'a> Lowerer<'a> {
                         let at = lit.span.start as usize + usize::from(quoted) + e.offset();
                         let span = Span::new(at, (at + 1).min(lit.span.end as usize).max(at));
                         let d = self
-                            .error("invalid-fql", format!("invalid FQL target `{}`", lit.value), span, e.kind().to_string())
+                            .error(
+                                "invalid-fql",
+                                format!("invalid FQL target `{}`", lit.value),
+                                span,
+                                e.kind().to_string(),
+                            )
                             .with_secondary(lit.span, "")
-                            .with_help("write `scope::target[/child_path][#instance]`, each part a name or `*`");
+                            .with_help(self.fql_help(&lit.value));
                         self.emit(d);
                         FqlPattern::any()
                     }

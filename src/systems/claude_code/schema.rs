@@ -534,6 +534,7 @@ pub fn schema() -> Schema {
         doc: "every Claude Code hook event as a point, its JSON input as the payload".to_string(),
         points,
         command_input: CommandInput::Payload,
+        component_scope: Some(NAME.to_string()),
     }
 }
 

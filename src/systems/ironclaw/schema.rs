@@ -184,6 +184,7 @@ pub fn schema() -> Schema {
         doc: DOC.to_string(),
         points,
         command_input: CommandInput::Context,
+        component_scope: None,
     }
 }
 

@@ -222,6 +222,7 @@ pub fn schema() -> Schema {
             })
             .collect(),
         command_input: CommandInput::Context,
+        component_scope: None,
     }
 }
 
