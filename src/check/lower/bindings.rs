@@ -250,7 +250,7 @@ impl<'a> Lowerer<'a> {
             );
             let all: Vec<&str> = names.clone().collect();
             d = match suggest(&name.name, names) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                Some(s) => d.with_suggestion(name.span, s),
                 None => d.with_help(format!("the functions: {}", all.join(", "))),
             };
             self.emit(d);

@@ -415,7 +415,7 @@ impl<'a> Lowerer<'a> {
             let known: Vec<&str> = self.scope.keys().map(String::as_str).collect();
             let roots = Root::ALL.iter().map(|r| r.as_str());
             d = match suggest(&name.name, known.iter().copied().chain(roots)) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                Some(s) => d.with_suggestion(name.span, s),
                 None => d.with_help(
                     "define it with `list`, `pattern` or `macro`, or import the file that does",
                 ),
