@@ -359,6 +359,23 @@ impl Root {
         Root::ALL.into_iter().find(|r| r.as_str() == name)
     }
 
+    /// What the root holds, in one line (for editors).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Root::Payload => "the point's data: what the operation is about",
+            Root::Metadata => "the cross-hook bag: values hooks leave for later hooks",
+            Root::Component => "the component id, `scope::target`",
+            Root::Child => "the child id, if any",
+            Root::Instance => "the channel instance, if any",
+            Root::Channel => "the channel id",
+            Root::Principal => "who initiated the action: `principal.type` and `principal.id`",
+            Root::Point => "the hook point's name",
+            Root::Depth => "the recursion depth",
+            Root::MaxDepth => "the recursion limit: at it the chain stops",
+            Root::TimestampMs => "when the event happened, in milliseconds since the Unix epoch",
+        }
+    }
+
     /// True for roots that rules may edit (`payload`, `metadata`).
     pub fn is_editable(self) -> bool {
         matches!(self, Root::Payload | Root::Metadata)
@@ -724,6 +741,26 @@ impl Func {
             Func::Replace => 3,
             Func::Join => 2,
             _ => 1,
+        }
+    }
+
+    /// How it is called and what it gives, in one line (for editors).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Func::Shell => "`shell(s)`: the simple commands of a shell command string, a list of objects (`program`, `args`, `flags`, `operands`, …)",
+            Func::Lower => "`lower(s)`: lower case",
+            Func::Upper => "`upper(s)`: upper case",
+            Func::Trim => "`trim(s)`: without leading and trailing white space",
+            Func::Basename => "`basename(s)`: the last segment of a path",
+            Func::Dirname => "`dirname(s)`: the path without its last segment",
+            Func::Normalize => "`normalize(s)`: the path lexically normalized (`a/../b` is `b`)",
+            Func::Len => "`len(x)`: characters of a string, elements of a list, keys of an object",
+            Func::Env => "`env(name)`: the host's environment variable, or `null`",
+            Func::Relpath => "`relpath(p)`: the path relative to the host's project directory, or `null` outside it",
+            Func::Stem => "`stem(p)`: the last segment of a path without its extension",
+            Func::Extension => "`extension(p)`: the extension of a path, without its dot; empty when it has none",
+            Func::Replace => "`replace(s, from, to)`: every `from` in `s` replaced by `to` (literal text; `rewrite` takes regexes)",
+            Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path",
         }
     }
 

@@ -11,7 +11,7 @@
 
 pub mod lints;
 mod lower;
-mod names;
+pub(crate) mod names;
 mod overrides;
 pub(crate) mod scenarios;
 
@@ -324,7 +324,10 @@ pub(crate) fn unknown_point_help(
     )
 }
 
-fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
+/// The schema the root files declare (`schema NAME` or `schema "file"`),
+/// `orcs` when none does; conflicts and unreadable schema files are
+/// reported.
+pub(crate) fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
     // A schema file that does not load: check against no points rather
     // than against `orcs`, so its rules get no misleading errors.
