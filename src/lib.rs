@@ -124,6 +124,9 @@ pub mod watch;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod lsp;
 
 /// Claude Code command hooks (see [`systems::claude_code::protocol`]).
 pub use systems::claude_code::protocol as claude;

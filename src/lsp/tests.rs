@@ -1,0 +1,1 @@
+//! Conversations with the server, in memory.
