@@ -66,11 +66,13 @@ pub(crate) fn analyze(name: &str, text: &str, path: Option<&Path>, overlay: &Ove
         .chain(alone.files.into_iter().skip(1).map(|f| (f.source, f.path)))
         .collect();
     let loaded = load::load_sources_with(roots, &mut read);
-    let options = options(path);
-    let diagnostics = match crate::compile::compile_loaded(loaded.clone(), &options) {
-        Ok(compiled) => compiled.warnings,
-        Err(diagnostics) => diagnostics,
-    };
+    let (options, mut diagnostics) = options(path);
+    diagnostics.extend(
+        match crate::compile::compile_loaded(loaded.clone(), &options) {
+            Ok(compiled) => compiled.warnings,
+            Err(found) => found,
+        },
+    );
     let mut ignored = Diagnostics::new();
     let schema = crate::check::resolve_schema(&loaded, &mut ignored);
     let scopes = names::scopes(&loaded, &mut ignored);
@@ -83,18 +85,19 @@ pub(crate) fn analyze(name: &str, text: &str, path: Option<&Path>, overlay: &Ove
 }
 
 /// The compiler options of the `hookc.toml` found from `path`, as `hookc
-/// lint` reads them (its own problems are `hookc lint`'s to report).
-fn options(path: Option<&Path>) -> crate::Options {
+/// lint` reads them, with the problems found in the file.
+fn options(path: Option<&Path>) -> (crate::Options, Diagnostics) {
     let Some(path) = path else {
-        return crate::Options::default();
+        return (crate::Options::default(), Diagnostics::new());
     };
-    let (config, _) = crate::config::Config::discover(&[path], None);
-    crate::Options {
+    let (config, found) = crate::config::Config::discover(&[path], None);
+    let options = crate::Options {
         lints: config.lints,
         rate_store: config
             .rate_store
             .as_deref()
             .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
         ..crate::Options::default()
-    }
+    };
+    (options, found)
 }

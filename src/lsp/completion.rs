@@ -7,7 +7,10 @@
 //!   the document's schema;
 //! - after `payload.` and deeper: the fields the schema declares below that
 //!   path, at the points of the rule being written (at any point outside a
-//!   rule); after `principal.`: `type` and `id`;
+//!   rule); after `principal.`: `type` and `id`; after `c.` where the rule
+//!   reads `any c in shell(…)`: the fields of a command (and of a
+//!   redirection for `any r in c.redirects`);
+//! - after `override`: the ids of the rules compiled with the document;
 //! - inside `import "`: the `.hooks` files beside the document (and in the
 //!   directory typed so far);
 //! - after `schema`: the built-in schemas; after `fail`: `open`, `closed`;
@@ -105,17 +108,32 @@ pub(crate) fn complete(
             })
             .collect();
     }
+    let rule = rule_start(text, line_start);
     if let Some((root, parents)) = field_prefix(word) {
-        let points = rule_points(text, line_start);
+        let points = rule_points(text, rule);
         return fields(analysis, root, &parents, &points)
             .into_iter()
             .map(|(name, ty)| item(&name, CompletionItemKind::FIELD, Some(ty), None))
             .collect();
     }
-    if word.contains('.') {
-        return Vec::new();
+    if let Some((var, rest)) = word.split_once('.') {
+        if rest.contains('.') {
+            return Vec::new();
+        }
+        // `c.` of a quantifier's variable.
+        let before_cursor = rule.and_then(|s| text.get(s..offset)).unwrap_or("");
+        return variable_fields(before_cursor, var)
+            .into_iter()
+            .map(|(name, ty)| item(&name, CompletionItemKind::FIELD, Some(ty), None))
+            .collect();
     }
     let previous = before.split_whitespace().last().unwrap_or("");
+    if previous == "override" && before.trim_start() == "override " {
+        return rule_ids(analysis)
+            .into_iter()
+            .map(|(id, header)| item(&id, CompletionItemKind::REFERENCE, Some(header), None))
+            .collect();
+    }
     let fixed: &[&str] = match previous {
         "schema" if before.trim_start() == "schema " => crate::systems::BUILTIN_SCHEMAS,
         "fail" => &["open", "closed"],
@@ -304,27 +322,61 @@ fn field_prefix(word: &str) -> Option<(Root, Vec<&str>)> {
     Some((root, parents))
 }
 
-/// The points of the rule whose header is the nearest `hook` line at or
-/// above the line starting at `line_start` (before another item starts).
-fn rule_points(text: &str, line_start: usize) -> Vec<String> {
-    let above = text.get(..line_start).unwrap_or("");
-    let current = text
-        .get(line_start..)
-        .and_then(|t| t.lines().next())
-        .unwrap_or("");
-    for line in std::iter::once(current).chain(above.lines().rev()) {
+/// Where the rule the line starting at `line_start` is in starts: the
+/// nearest `hook` line at or above it, before another item starts.
+fn rule_start(text: &str, line_start: usize) -> Option<usize> {
+    let mut end = text
+        .get(line_start..)?
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    loop {
+        let start = text.get(..end)?.rfind('\n').map_or(0, |i| i + 1);
+        let line = text.get(start..end)?;
         let trimmed = line.trim_start();
         let first = trimmed.split_whitespace().next().unwrap_or("");
         if first == "hook" {
-            let after_on = trimmed.split_once(" on ").map_or("", |(_, rest)| rest);
-            return header_points(after_on);
+            return Some(start);
         }
-        // Another item started before any rule header: not in a rule.
-        if line == trimmed && keywords::ITEMS.contains(&first) {
-            return Vec::new();
+        // Another item starts before any rule header: not in a rule.
+        if start == 0 || line.len() == trimmed.len() && keywords::ITEMS.contains(&first) {
+            return None;
         }
+        end = start - 1;
     }
-    Vec::new()
+}
+
+/// The points of the rule whose header starts at `start`.
+fn rule_points(text: &str, start: Option<usize>) -> Vec<String> {
+    let Some(header) = start
+        .and_then(|s| text.get(s..))
+        .and_then(|t| t.lines().next())
+    else {
+        return Vec::new();
+    };
+    header_points(header.split_once(" on ").map_or("", |(_, rest)| rest))
+}
+
+/// The fields of `var` when the rule binds it (before the cursor) to a
+/// command of a shell view (`any c in shell(…)`) or to a redirection (`any
+/// r in c.redirects`).
+fn variable_fields(rule: &str, var: &str) -> Vec<(String, String)> {
+    let words: Vec<&str> = rule
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bound = words.windows(4).rev().find_map(|w| match w {
+        [q, v, "in", over] if (*q == "any" || *q == "all") && *v == var => Some(*over),
+        _ => None,
+    });
+    let fields: Vec<(&str, &str)> = match bound {
+        Some(over) if over.starts_with("shell(") => crate::check::command_fields().collect(),
+        Some(over) if over.ends_with(".redirects") => crate::check::redirect_fields().collect(),
+        _ => Vec::new(),
+    };
+    fields
+        .into_iter()
+        .map(|(name, ty)| (name.to_owned(), ty.to_owned()))
+        .collect()
 }
 
 /// The points at the start of `text` (what follows `on` in a header).
@@ -348,6 +400,23 @@ fn header_points(text: &str) -> Vec<String> {
         }
     }
     points
+}
+
+/// The ids of the rules of the compiled set, with their headers.
+fn rule_ids(analysis: &Analysis) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for file in &analysis.loaded.files {
+        for item in &file.ast.items {
+            if let crate::syntax::ast::Item::Hook(hook) = item {
+                let header = file.source.slice(hook.header_span);
+                out.push((
+                    hook.id.name.clone(),
+                    header.trim_end_matches('{').trim_end().to_owned(),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The fields below `root.parents…` with their types: at `points` (all
@@ -432,9 +501,29 @@ mod tests {
     fn rule_points_come_from_the_nearest_header() {
         let text = "hook a on A, B {\n    when payload.\n}\nmacro m = payload.\n";
         let second = text.find("    when").unwrap();
-        assert_eq!(rule_points(text, second), ["A", "B"]);
+        assert_eq!(rule_start(text, second), Some(0));
+        assert_eq!(rule_points(text, rule_start(text, second)), ["A", "B"]);
         let macro_line = text.find("macro").unwrap();
-        assert!(rule_points(text, macro_line).is_empty());
+        assert_eq!(rule_start(text, macro_line), None);
+        assert_eq!(rule_start("when x\n", 0), None);
+    }
+
+    #[test]
+    fn variables_of_shell_views_have_fields() {
+        let rule = "hook a on PreToolUse {\n    when any c in shell(payload.tool_input.command):\n        any r in c.redirects: r.";
+        let names = |var| -> Vec<String> {
+            variable_fields(rule, var)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert!(
+            names("c").contains(&"program".to_owned()),
+            "{:?}",
+            names("c")
+        );
+        assert_eq!(names("r"), ["op", "target"]);
+        assert!(names("x").is_empty());
     }
 
     #[test]

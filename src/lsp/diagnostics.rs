@@ -6,16 +6,20 @@
 //! related information at its place. Findings in a file the document
 //! imports are shown at the `import` line that brings the file in (errors
 //! only: the file's warnings are its own), with their place in that file
-//! as related information. Findings with no file (an unreadable
-//! configuration) are shown at the start of the document.
+//! as related information; so are errors in the schema file a `schema
+//! "file.toml"` line names (at that line) and in `hookc.toml` (at the start
+//! of the document). Findings with no file are shown at the start of the
+//! document.
 
 use super::analysis::Analysis;
 use super::position::LineIndex;
 use crate::diag::{Diagnostic, Severity};
+use crate::span::{SourceFile, Span};
 use crate::syntax::ast;
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Range, Uri,
 };
+use std::path::{Path, PathBuf};
 
 /// Where the diagnostics of one document point: its text and URI.
 #[derive(Clone, Copy, Debug)]
@@ -36,17 +40,15 @@ pub(crate) fn document_diagnostics<'a>(
 ) -> Vec<(&'a Diagnostic, lsp_types::Diagnostic)> {
     let mut out = Vec::new();
     for d in analysis.diagnostics.iter() {
-        match d.file.as_ref().map(|f| analysis.file_index(f)) {
-            Some(Some(0)) => out.push((d, convert(d, target))),
+        match &d.file {
+            Some(file) if analysis.file_index(file) == Some(0) => out.push((d, convert(d, target))),
             None => {
                 let mut lsp = convert(d, target);
                 lsp.range = Range::default();
                 out.push((d, lsp));
             }
-            Some(Some(other)) if d.severity == Severity::Error => {
-                if let Some(lsp) = at_import(analysis, other, d, target) {
-                    out.push((d, lsp));
-                }
+            Some(file) if d.severity == Severity::Error => {
+                out.push((d, elsewhere(analysis, file, d, target)));
             }
             Some(_) => {}
         }
@@ -80,37 +82,76 @@ pub(crate) fn convert(d: &Diagnostic, target: Target<'_>) -> lsp_types::Diagnost
     }
 }
 
-/// An error of imported file `file`, at the document's `import` line that
-/// brings it in (directly or through other imports).
-fn at_import(
+/// An error in another file than the document: at the `import` line that
+/// brings the file in (directly or through other imports), at the `schema`
+/// line that names it, or else at the start of the document; with its
+/// place in that file as related information.
+fn elsewhere(
     analysis: &Analysis,
-    file: usize,
+    file: &SourceFile,
     d: &Diagnostic,
     target: Target<'_>,
-) -> Option<lsp_types::Diagnostic> {
-    let document = analysis.document()?;
-    let imports = document.ast.items.iter().filter_map(|item| match item {
-        ast::Item::Import(import) => Some(import),
-        _ => None,
+) -> lsp_types::Diagnostic {
+    let index = analysis.file_index(file);
+    let anchor = analysis.document().and_then(|document| {
+        let mut imports = document.ast.items.iter().filter_map(|item| match item {
+            ast::Item::Import(import) => Some(import),
+            _ => None,
+        });
+        let by_import = index.and_then(|i| {
+            imports
+                .by_ref()
+                .zip(&document.imports)
+                .find(|(_, resolved)| resolved.is_some_and(|from| reaches(analysis, from, i)))
+                .map(|(import, _)| (import.span, import.path.value.clone()))
+        });
+        let base = document.path.as_deref().and_then(Path::parent);
+        let by_schema = || {
+            document.ast.items.iter().find_map(|item| match item {
+                ast::Item::Schema(ast::SchemaDecl {
+                    schema: ast::SchemaRef::Path(path),
+                    span,
+                }) if base
+                    .map_or_else(|| PathBuf::from(&path.value), |b| b.join(&path.value))
+                    .display()
+                    .to_string()
+                    == *file.name =>
+                {
+                    Some((*span, path.value.clone()))
+                }
+                _ => None,
+            })
+        };
+        by_import.or_else(by_schema)
     });
-    let import = imports
-        .zip(&document.imports)
-        .find(|(_, resolved)| resolved.is_some_and(|i| reaches(analysis, i, file)))
-        .map(|(import, _)| import)?;
-    let source = d.file.as_ref()?;
     let mut lsp = convert(d, target);
-    lsp.range = target.lines.range(target.text, import.span);
-    lsp.message = format!("in `{}`: {}", import.path.value, lsp.message);
+    let (span, shown) = anchor.unwrap_or_else(|| {
+        let name = Path::new(&*file.name).file_name().map_or_else(
+            || file.name.to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        (Span::default(), name)
+    });
+    lsp.range = target.lines.range(target.text, span);
+    lsp.message = format!("in `{shown}`: {}", lsp.message);
     lsp.related_information = None;
-    let file_path = analysis.loaded.files.get(file)?.path.as_deref();
-    if let (Some(uri), Some(span)) = (file_path.and_then(super::uri::from_path), d.primary_span()) {
-        let lines = LineIndex::new(&source.text);
+    let path = index
+        .and_then(|i| analysis.loaded.files.get(i))
+        .and_then(|f| f.path.clone())
+        .unwrap_or_else(|| PathBuf::from(&*file.name));
+    let path = path.canonicalize().unwrap_or(path);
+    if let Some(uri) = super::uri::from_path(&path) {
+        let lines = LineIndex::new(&file.text);
+        let range = d
+            .primary_span()
+            .map(|span| lines.range(&file.text, span))
+            .unwrap_or_default();
         lsp.related_information = Some(vec![DiagnosticRelatedInformation {
-            location: Location::new(uri, lines.range(&source.text, span)),
+            location: Location::new(uri, range),
             message: d.message.clone(),
         }]);
     }
-    Some(lsp)
+    lsp
 }
 
 /// True when file `from` is `to` or imports it, transitively.

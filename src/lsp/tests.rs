@@ -206,10 +206,21 @@ fn imports_hover_complete_and_lead_to_their_definitions() {
         "\"\"",
         1,
     ));
+    input.push(at(
+        8,
+        "textDocument/completion",
+        &uri,
+        text,
+        "override a",
+        9,
+    ));
     input.extend(shutdown_and_exit());
     let (exit, out) = session(&frames(&input));
     assert_eq!(exit.unwrap(), Exit::Clean);
     assert_eq!(published(&out, &uri), &Vec::<Value>::new(), "{out:#?}");
+    let ids = &response(&out, 8)["result"];
+    assert_eq!(ids[0]["label"], "a");
+    assert_eq!(ids[0]["detail"], "hook a on tool.pre_execute");
 
     let hover = response(&out, 1)["result"]["contents"]["value"]
         .as_str()
@@ -292,6 +303,32 @@ fn errors_of_an_import_show_at_the_import_and_open_documents_stand_in_for_files(
         uri_of(&common)
     );
     assert_eq!(published(&out, &uri), &Vec::<Value>::new(), "{out:#?}");
+}
+
+#[test]
+fn errors_of_a_schema_file_show_at_the_schema_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.schema.toml"), "points = [\n").unwrap();
+    let main = dir.path().join("main.hooks");
+    let text = "# the app's points\nschema \"app.schema.toml\"\n";
+    let uri = uri_of(&main);
+    let (_, out) = session(&frames(&[initialize(), open(&uri, text)]));
+    let found = published(&out, &uri);
+    assert!(!found.is_empty(), "{out:#?}");
+    for d in found {
+        assert!(
+            d["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("in `app.schema.toml`: "),
+            "{d:#}"
+        );
+        assert_eq!(d["range"]["start"], json!({"line": 1, "character": 0}));
+        assert_eq!(
+            d["relatedInformation"][0]["location"]["uri"],
+            uri_of(&dir.path().join("app.schema.toml").canonicalize().unwrap())
+        );
+    }
 }
 
 #[test]
