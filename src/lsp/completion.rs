@@ -359,7 +359,7 @@ fn rule_points(text: &str, start: Option<usize>) -> Vec<String> {
 /// The fields of `var` when the rule binds it (before the cursor) to a
 /// command of a shell view (`any c in shell(…)`) or to a redirection (`any
 /// r in c.redirects`).
-fn variable_fields(rule: &str, var: &str) -> Vec<(String, String)> {
+pub(super) fn variable_fields(rule: &str, var: &str) -> Vec<(String, String)> {
     let words: Vec<&str> = rule
         .split(|c: char| c.is_whitespace() || c == ':')
         .filter(|w| !w.is_empty())

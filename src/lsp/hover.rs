@@ -159,11 +159,7 @@ fn path_hover(
     let span = Span::new(path.span.start as usize, parts.get(index)?.end as usize);
     let shown = text.get(span.range())?;
     let Some(root) = Root::from_name(&path.root.name) else {
-        let doc = format!(
-            "`{}`: a variable of this rule (a quantifier's element, a capture or a `let` name)",
-            path.root.name
-        );
-        return (index == 0).then_some((doc, span));
+        return variable_hover(analysis, text, path, index, shown).map(|doc| (doc, span));
     };
     let segments = path.segments.get(..index)?;
     let fields: Vec<&str> = segments
@@ -246,6 +242,46 @@ fn path_hover(
         }
     }
     Some((out.trim_end().to_owned(), span))
+}
+
+/// A path below a variable: a quantifier's element (the fields of a
+/// command of a shell view, or of a redirection), a capture or a `let`.
+fn variable_hover(
+    analysis: &Analysis,
+    text: &str,
+    path: &ast::Path,
+    index: usize,
+    shown: &str,
+) -> Option<String> {
+    let document = analysis.document()?;
+    let item_start = document
+        .ast
+        .items
+        .iter()
+        .map(crate::syntax::pretty::item_span)
+        .find(|s| s.start <= path.span.start && path.span.start <= s.end)
+        .map_or(0, |s| s.start as usize);
+    let before = text.get(item_start..path.span.start as usize)?;
+    let fields = super::completion::variable_fields(before, &path.root.name);
+    let what = if fields.iter().any(|(name, _)| name == "program") {
+        "a command of the shell view `shell(…)`"
+    } else {
+        "a redirection of a command (`op`, `target`)"
+    };
+    match (index, path.segments.first()) {
+        (0, _) if fields.is_empty() => Some(format!(
+            "`{shown}`: a variable of this rule (a quantifier's element, a capture or a `let` name)"
+        )),
+        (0, _) => {
+            let names: Vec<String> = fields.iter().map(|(n, _)| format!("`{n}`")).collect();
+            Some(format!("`{shown}`: {what}\n\nfields: {}", names.join(", ")))
+        }
+        (1, Some(ast::Segment::Field(field))) => {
+            let (_, ty) = fields.iter().find(|(name, _)| name == field)?;
+            Some(format!("`{shown}`: {ty}, a field of {what}"))
+        }
+        _ => None,
+    }
 }
 
 /// Points grouped by what `describe` says of them, in the order first seen.

@@ -332,6 +332,47 @@ fn errors_of_a_schema_file_show_at_the_schema_line() {
 }
 
 #[test]
+fn a_shell_views_commands_have_typed_fields() {
+    let text = "hook a on tool.pre_execute {\n    when any c in shell(payload.args): c.program == \"rm\"\n    abort\n}\n";
+    let typing =
+        "hook a on tool.pre_execute {\n    when any c in shell(payload.args): c.\n    abort\n}\n";
+    let (uri, typing_uri) = ("untitled:a", "untitled:b");
+    let mut input = vec![initialize(), open(uri, text), open(typing_uri, typing)];
+    input.push(at(1, "textDocument/hover", uri, text, "c.program", 4));
+    input.push(at(2, "textDocument/hover", uri, text, "c.program", 0));
+    input.push(at(
+        3,
+        "textDocument/completion",
+        typing_uri,
+        typing,
+        "c.\n",
+        2,
+    ));
+    let (_, out) = session(&frames(&input));
+    assert_eq!(
+        response(&out, 1)["result"]["contents"]["value"],
+        "`c.program`: a string, a field of a command of the shell view `shell(…)`"
+    );
+    let variable = response(&out, 2)["result"]["contents"]["value"]
+        .as_str()
+        .unwrap();
+    assert!(
+        variable.starts_with("`c`: a command of the shell view"),
+        "{variable}"
+    );
+    let fields: Vec<&str> = response(&out, 3)["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        fields.contains(&"program") && fields.contains(&"flags"),
+        "{fields:?}"
+    );
+}
+
+#[test]
 fn changes_apply_ranges_and_close_clears() {
     let text = "hook a on tool.pre_exec {\n    abort\n}\n";
     let uri = "untitled:Untitled-1";
