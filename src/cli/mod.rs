@@ -410,7 +410,7 @@ enum Command {
     /// client exits without `shutdown` or closes stdin, 2 when the input is
     /// not framed LSP messages.
     #[command(
-        after_help = "Editors start it themselves, e.g. in Neovim:\n  vim.lsp.start({cmd = {\"hookc\", \"lsp\"}, filetypes = {\"hooks\"}})"
+        after_help = "Editors start it themselves, e.g. Neovim (0.11+):\n  vim.lsp.config(\"hookc\", {cmd = {\"hookc\", \"lsp\"}, filetypes = {\"hooks\"}})\n  vim.lsp.enable(\"hookc\")\n\nREADME.md § Editors has VS Code and Helix."
     )]
     Lsp(lsp::LspArgs),
 }
