@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
-pub(crate) use lower::bindings::{command_fields, redirect_fields};
+pub use lower::bindings::{command_fields, redirect_fields};
 
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The

@@ -14,7 +14,8 @@
 //! - inside `import "`: the `.hooks` files beside the document (and in the
 //!   directory typed so far);
 //! - after `schema`: the built-in schemas; after `fail`: `open`, `closed`;
-//!   after `log`: the levels;
+//!   after `log`: the levels (a name with a `-`, such as a rule id after
+//!   `override` or `claude-code`, is replaced whole);
 //! - a word at the start of an unindented line: the keywords that start an
 //!   item;
 //! - any other word: the lists, patterns and macros the document sees
@@ -72,27 +73,31 @@ pub(crate) fn complete(
     let before = line.get(..line.len() - word_len).unwrap_or("");
     let word = line.get(line.len() - word_len..).unwrap_or("");
     let partial = word.rsplit('.').next().unwrap_or("");
-    let replace = Range::new(
-        Position::new(
-            cursor.line,
-            cursor.character.saturating_sub(utf16_len(partial)),
-        ),
-        cursor,
-    );
-    let item =
-        |label: &str, kind: CompletionItemKind, detail: Option<String>, doc: Option<String>| {
-            CompletionItem {
-                label: label.to_owned(),
-                kind: Some(kind),
-                detail,
-                documentation: doc.map(markdown),
-                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
-                    replace,
-                    label.to_owned(),
-                ))),
-                ..CompletionItem::default()
-            }
-        };
+    // The range of the last `typed` characters before the cursor.
+    let ending = |typed: &str| {
+        Range::new(
+            Position::new(
+                cursor.line,
+                cursor.character.saturating_sub(utf16_len(typed)),
+            ),
+            cursor,
+        )
+    };
+    let item = |label: &str,
+                kind: CompletionItemKind,
+                detail: Option<String>,
+                doc: Option<String>,
+                range: Range| CompletionItem {
+        label: label.to_owned(),
+        kind: Some(kind),
+        detail,
+        documentation: doc.map(markdown),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+            range,
+            label.to_owned(),
+        ))),
+        ..CompletionItem::default()
+    };
     if in_point_list(before) {
         return analysis
             .schema
@@ -104,6 +109,7 @@ pub(crate) fn complete(
                     CompletionItemKind::EVENT,
                     Some(format!("{} point", p.kind)),
                     Some(super::hover::point_doc(&analysis.schema, p)),
+                    ending(word),
                 )
             })
             .collect();
@@ -113,7 +119,15 @@ pub(crate) fn complete(
         let points = rule_points(text, rule);
         return fields(analysis, root, &parents, &points)
             .into_iter()
-            .map(|(name, ty)| item(&name, CompletionItemKind::FIELD, Some(ty), None))
+            .map(|(name, ty)| {
+                item(
+                    &name,
+                    CompletionItemKind::FIELD,
+                    Some(ty),
+                    None,
+                    ending(partial),
+                )
+            })
             .collect();
     }
     if let Some((var, rest)) = word.split_once('.') {
@@ -124,18 +138,41 @@ pub(crate) fn complete(
         let before_cursor = rule.and_then(|s| text.get(s..offset)).unwrap_or("");
         return variable_fields(before_cursor, var)
             .into_iter()
-            .map(|(name, ty)| item(&name, CompletionItemKind::FIELD, Some(ty), None))
+            .map(|(name, ty)| {
+                item(
+                    &name,
+                    CompletionItemKind::FIELD,
+                    Some(ty),
+                    None,
+                    ending(partial),
+                )
+            })
+            .collect();
+    }
+    // Names with a `-` (rule ids, schemas): the whole name typed after the
+    // keyword is replaced.
+    if let Some(typed) = after_keyword(line, "override") {
+        return rule_ids(analysis)
+            .into_iter()
+            .map(|(id, header)| {
+                item(
+                    &id,
+                    CompletionItemKind::REFERENCE,
+                    Some(header),
+                    None,
+                    ending(typed),
+                )
+            })
+            .collect();
+    }
+    if let Some(typed) = after_keyword(line, "schema") {
+        return crate::systems::BUILTIN_SCHEMAS
+            .iter()
+            .map(|name| item(name, CompletionItemKind::MODULE, None, None, ending(typed)))
             .collect();
     }
     let previous = before.split_whitespace().last().unwrap_or("");
-    if previous == "override" && before.trim_start() == "override " {
-        return rule_ids(analysis)
-            .into_iter()
-            .map(|(id, header)| item(&id, CompletionItemKind::REFERENCE, Some(header), None))
-            .collect();
-    }
     let fixed: &[&str] = match previous {
-        "schema" if before.trim_start() == "schema " => crate::systems::BUILTIN_SCHEMAS,
         "fail" => &["open", "closed"],
         "log" => &["trace", "debug", "info", "warn", "error"],
         _ => &[],
@@ -143,7 +180,15 @@ pub(crate) fn complete(
     if !fixed.is_empty() {
         return fixed
             .iter()
-            .map(|w| item(w, CompletionItemKind::ENUM_MEMBER, None, None))
+            .map(|w| {
+                item(
+                    w,
+                    CompletionItemKind::ENUM_MEMBER,
+                    None,
+                    None,
+                    ending(partial),
+                )
+            })
             .collect();
     }
     if before.is_empty() {
@@ -156,6 +201,7 @@ pub(crate) fn complete(
                     CompletionItemKind::KEYWORD,
                     None,
                     keywords::doc(k).map(str::to_owned),
+                    ending(partial),
                 )
             })
             .collect();
@@ -175,6 +221,7 @@ pub(crate) fn complete(
                 kind,
                 Some(def.kind.as_str().to_owned()),
                 super::hover::definition_doc(analysis, name),
+                ending(partial),
             ));
         }
     }
@@ -184,6 +231,7 @@ pub(crate) fn complete(
             CompletionItemKind::FIELD,
             Some("context field".to_owned()),
             Some(root.doc().to_owned()),
+            ending(partial),
         ));
     }
     for func in Func::ALL {
@@ -192,6 +240,7 @@ pub(crate) fn complete(
             CompletionItemKind::FUNCTION,
             Some("function".to_owned()),
             Some(func.doc().to_owned()),
+            ending(partial),
         ));
     }
     for (keyword, doc) in keywords::all() {
@@ -201,6 +250,7 @@ pub(crate) fn complete(
                 CompletionItemKind::KEYWORD,
                 None,
                 Some(doc.to_owned()),
+                ending(partial),
             ));
         }
     }
@@ -223,6 +273,14 @@ fn import_prefix(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix("import")?;
     let typed = rest.trim_start().strip_prefix('"')?;
     (!typed.contains('"')).then_some(typed)
+}
+
+/// What is typed of a name after `keyword` at the start of `line`
+/// (`override block-da` → `block-da`); `None` when the line is not that.
+fn after_keyword<'l>(line: &'l str, keyword: &str) -> Option<&'l str> {
+    let rest = line.trim_start().strip_prefix(keyword)?;
+    let typed = rest.trim_start();
+    (rest.len() > typed.len() && !typed.contains(char::is_whitespace)).then_some(typed)
 }
 
 /// The `.hooks` files in the directory of `typed` (relative to the
@@ -524,6 +582,17 @@ mod tests {
         );
         assert_eq!(names("r"), ["op", "target"]);
         assert!(names("x").is_empty());
+    }
+
+    #[test]
+    fn names_after_a_keyword() {
+        assert_eq!(
+            after_keyword("override block-da", "override"),
+            Some("block-da")
+        );
+        assert_eq!(after_keyword("schema ", "schema"), Some(""));
+        assert_eq!(after_keyword("schema claude-code ", "schema"), None);
+        assert_eq!(after_keyword("schemas", "schema"), None);
     }
 
     #[test]

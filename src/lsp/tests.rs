@@ -373,6 +373,37 @@ fn a_shell_views_commands_have_typed_fields() {
 }
 
 #[test]
+fn a_completion_replaces_the_whole_name_typed() {
+    let text = "schema orcs\nhook a on tool.pre\n";
+    let uri = "untitled:c";
+    let input = vec![
+        initialize(),
+        open(uri, text),
+        at(1, "textDocument/completion", uri, text, "tool.pre\n", 8),
+        at(2, "textDocument/completion", uri, text, "orcs", 3),
+    ];
+    let (_, out) = session(&frames(&input));
+    let items = response(&out, 1)["result"].as_array().unwrap();
+    let pre = items
+        .iter()
+        .find(|i| i["label"] == "tool.pre_execute")
+        .unwrap();
+    assert_eq!(
+        pre["textEdit"]["range"],
+        json!({"start": {"line": 1, "character": 10}, "end": {"line": 1, "character": 18}})
+    );
+    let schemas = response(&out, 2)["result"].as_array().unwrap();
+    let claude = schemas
+        .iter()
+        .find(|i| i["label"] == "claude-code")
+        .unwrap();
+    assert_eq!(
+        claude["textEdit"]["range"],
+        json!({"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 10}})
+    );
+}
+
+#[test]
 fn changes_apply_ranges_and_close_clears() {
     let text = "hook a on tool.pre_exec {\n    abort\n}\n";
     let uri = "untitled:Untitled-1";

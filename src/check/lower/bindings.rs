@@ -57,13 +57,13 @@ const COMMAND_FIELDS: &[(&str, Ty)] = &[
 
 /// The fields of a command of a shell view (`any c in shell(…):
 /// c.program`), with their types in words, for editors.
-pub(crate) fn command_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub fn command_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
     COMMAND_FIELDS.iter().map(|&(name, ty)| (name, ty.name()))
 }
 
 /// The fields of a redirection (`any r in c.redirects: r.target`), with
 /// their types in words, for editors.
-pub(crate) fn redirect_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub fn redirect_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
     REDIRECT_FIELDS.iter().map(|&(name, ty)| (name, ty.name()))
 }
 
