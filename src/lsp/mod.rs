@@ -4,16 +4,16 @@
 //! and writer ([`serve`]); the `hookc lsp` command gives it stdin and
 //! stdout. It is synchronous, one message at a time, and keeps the text of
 //! every open document (full sync). On `didOpen`, `didChange` and `didSave`
-//! the document is checked ([`analysis`]) and its diagnostics published
-//! ([`diagnostics`]): the checker and lints of `hookc lint`, with their
+//! the document is checked (`analysis.rs`) and its diagnostics published
+//! (`diagnostics.rs`): the checker and lints of `hookc lint`, with their
 //! codes, labels and help, at the `hookc.toml` levels found from the file.
 //! Open documents that import a changed one are checked again too. On
 //! `didClose` its diagnostics are cleared.
 //!
-//! Requests: `hover` ([`hover`]), `completion` ([`completion`]),
-//! `definition` ([`definition`]), `formatting` (`hookc fmt`) and
+//! Requests: `hover` (`hover.rs`), `completion` (`completion.rs`),
+//! `definition` (`definition.rs`), `formatting` (`hookc fmt`) and
 //! `codeAction` (quick fixes from the did-you-mean suggestions), both in
-//! [`actions`]. A request about a document that is not open answers
+//! `actions.rs`. A request about a document that is not open answers
 //! `null`; a request the server does not know is a `MethodNotFound` error;
 //! a message that is not JSON-RPC is answered with a parse error and
 //! skipped. Nothing a client sends makes the server panic.
