@@ -25,6 +25,7 @@
 
 use super::analysis::Analysis;
 use super::keywords;
+use super::locate::variable_fields;
 use super::position::LineIndex;
 use crate::ir::{Func, Root};
 use lsp_types::{
@@ -414,29 +415,6 @@ fn rule_points(text: &str, start: Option<usize>) -> Vec<String> {
     header_points(header.split_once(" on ").map_or("", |(_, rest)| rest))
 }
 
-/// The fields of `var` when the rule binds it (before the cursor) to a
-/// command of a shell view (`any c in shell(…)`) or to a redirection (`any
-/// r in c.redirects`).
-pub(super) fn variable_fields(rule: &str, var: &str) -> Vec<(String, String)> {
-    let words: Vec<&str> = rule
-        .split(|c: char| c.is_whitespace() || c == ':')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let bound = words.windows(4).rev().find_map(|w| match w {
-        [q, v, "in", over] if (*q == "any" || *q == "all") && *v == var => Some(*over),
-        _ => None,
-    });
-    let fields: Vec<(&str, &str)> = match bound {
-        Some(over) if over.starts_with("shell(") => crate::check::command_fields().collect(),
-        Some(over) if over.ends_with(".redirects") => crate::check::redirect_fields().collect(),
-        _ => Vec::new(),
-    };
-    fields
-        .into_iter()
-        .map(|(name, ty)| (name.to_owned(), ty.to_owned()))
-        .collect()
-}
-
 /// The points at the start of `text` (what follows `on` in a header).
 fn header_points(text: &str) -> Vec<String> {
     let mut points = Vec::new();
@@ -564,24 +542,6 @@ mod tests {
         let macro_line = text.find("macro").unwrap();
         assert_eq!(rule_start(text, macro_line), None);
         assert_eq!(rule_start("when x\n", 0), None);
-    }
-
-    #[test]
-    fn variables_of_shell_views_have_fields() {
-        let rule = "hook a on PreToolUse {\n    when any c in shell(payload.tool_input.command):\n        any r in c.redirects: r.";
-        let names = |var| -> Vec<String> {
-            variable_fields(rule, var)
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect()
-        };
-        assert!(
-            names("c").contains(&"program".to_owned()),
-            "{:?}",
-            names("c")
-        );
-        assert_eq!(names("r"), ["op", "target"]);
-        assert!(names("x").is_empty());
     }
 
     #[test]

@@ -262,7 +262,7 @@ fn variable_hover(
         .find(|s| s.start <= path.span.start && path.span.start <= s.end)
         .map_or(0, |s| s.start as usize);
     let before = text.get(item_start..path.span.start as usize)?;
-    let fields = super::completion::variable_fields(before, &path.root.name);
+    let fields = locate::variable_fields(before, &path.root.name);
     let what = if fields.iter().any(|(name, _)| name == "program") {
         "a command of the shell view `shell(…)`"
     } else {

@@ -1,6 +1,8 @@
 //! What is written at an offset of a parsed file: a hook point, a field
 //! path, a name, a function, an import. Hover and go-to-definition start
-//! here.
+//! here; hover and completion share the text helpers (the word at an
+//! offset, whether a line ends in a string or a comment, the fields of a
+//! quantifier's variable).
 //!
 //! The walk follows the syntax tree, so it sees only the items that parsed
 //! (an item with a syntax error is not in the tree). A span contains the
@@ -220,6 +222,29 @@ pub(crate) fn in_string_or_comment(line: &str) -> bool {
     in_string
 }
 
+/// The fields of `var` when the rule binds it (before the cursor) to a
+/// command of a shell view (`any c in shell(…)`) or to a redirection (`any
+/// r in c.redirects`).
+pub(crate) fn variable_fields(rule: &str, var: &str) -> Vec<(String, String)> {
+    let words: Vec<&str> = rule
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bound = words.windows(4).rev().find_map(|w| match w {
+        [q, v, "in", over] if (*q == "any" || *q == "all") && *v == var => Some(*over),
+        _ => None,
+    });
+    let fields: Vec<(&str, &str)> = match bound {
+        Some(over) if over.starts_with("shell(") => crate::check::command_fields().collect(),
+        Some(over) if over.ends_with(".redirects") => crate::check::redirect_fields().collect(),
+        _ => Vec::new(),
+    };
+    fields
+        .into_iter()
+        .map(|(name, ty)| (name.to_owned(), ty.to_owned()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +305,23 @@ mod tests {
         let parts = path_parts(text, path).unwrap();
         let words: Vec<&str> = parts.iter().map(|s| &text[s.range()]).collect();
         assert_eq!(words, ["payload", "a", "0", "\"x]y\"", "b"]);
+    }
+
+    #[test]
+    fn variables_of_shell_views_have_fields() {
+        let rule = "hook a on PreToolUse {\n    when any c in shell(payload.tool_input.command):\n        any r in c.redirects: r.";
+        let names = |var| -> Vec<String> {
+            variable_fields(rule, var)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert!(
+            names("c").contains(&"program".to_owned()),
+            "{:?}",
+            names("c")
+        );
+        assert_eq!(names("r"), ["op", "target"]);
+        assert!(names("x").is_empty());
     }
 }
