@@ -359,23 +359,6 @@ impl Root {
         Root::ALL.into_iter().find(|r| r.as_str() == name)
     }
 
-    /// What the root holds, in one line (for editors).
-    pub fn doc(self) -> &'static str {
-        match self {
-            Root::Payload => "the point's data: what the operation is about",
-            Root::Metadata => "the cross-hook bag: values hooks leave for later hooks",
-            Root::Component => "the component id, `scope::target`",
-            Root::Child => "the child id, if any",
-            Root::Instance => "the channel instance, if any",
-            Root::Channel => "the channel id",
-            Root::Principal => "who initiated the action: `principal.type` and `principal.id`",
-            Root::Point => "the hook point's name",
-            Root::Depth => "the recursion depth",
-            Root::MaxDepth => "the recursion limit: at it the chain stops",
-            Root::TimestampMs => "when the event happened, in milliseconds since the Unix epoch",
-        }
-    }
-
     /// True for roots that rules may edit (`payload`, `metadata`).
     pub fn is_editable(self) -> bool {
         matches!(self, Root::Payload | Root::Metadata)

@@ -231,7 +231,7 @@ pub(crate) fn complete(
             root.as_str(),
             CompletionItemKind::FIELD,
             Some("context field".to_owned()),
-            Some(root.doc().to_owned()),
+            super::hover::context_doc(root, &[]).map(str::to_owned),
             ending(partial),
         ));
     }

@@ -1,9 +1,10 @@
 //! Hover: what the thing under the cursor is, in Markdown.
 //!
-//! A hook point: its kind, whether rules there can block, how its host
-//! applies edits, its payload fields and outputs, all from the schema. A
-//! field path: the type the schema gives the part under the cursor, at each
-//! point of the rule (or, outside a rule, wherever the schema declares it).
+//! A hook point: what it is, its kind, whether rules there can block, how
+//! its host applies edits, its payload fields and outputs, all from the
+//! schema. A field path: what a context field is, and the type the schema
+//! gives the part under the cursor, at each point of the rule (or, outside
+//! a rule, wherever the schema declares it).
 //! A list, pattern or macro: its definition as written, where it is, and
 //! the `list … +=` lines that extend it. A function, a keyword: one line.
 //! An import: the file and what it defines. A `schema` line: the schema's
@@ -80,12 +81,13 @@ fn found_hover(
 /// A point, from its schema.
 pub(crate) fn point_doc(schema: &Schema, def: &PointDef) -> String {
     let mut out = format!(
-        "**`{}`**: a `{}` point of the `{}` schema\n\n{}",
-        def.name,
-        def.kind,
-        schema.name,
-        kind_doc(def.kind)
+        "**`{}`**: a `{}` point of the `{}` schema",
+        def.name, def.kind, schema.name
     );
+    if !def.doc.is_empty() {
+        let _ = write!(out, "\n\n{}", def.doc);
+    }
+    let _ = write!(out, "\n\n{}", kind_doc(def.kind));
     out.push_str(if def.blocking {
         " Rules here can block it (`abort`/`deny`, `ask`, `skip`)."
     } else {
@@ -173,8 +175,8 @@ fn path_hover(
         return None; // inside a list element: the schema does not say
     }
     let mut out = format!("`{shown}`");
-    if fields.is_empty() {
-        let _ = write!(out, ": {}", root.doc());
+    if let Some(doc) = context_doc(root, &fields) {
+        let _ = write!(out, ": {doc}");
     }
     let ty = |point: &str| -> String {
         match root {
@@ -282,6 +284,20 @@ fn variable_hover(
         }
         _ => None,
     }
+}
+
+/// What a field of the hook context is (`component`, `principal.id`, …),
+/// as the schemas say; `None` below `payload` and `metadata`.
+pub(crate) fn context_doc(root: Root, fields: &[&str]) -> Option<&'static str> {
+    let mut path = root.as_str().to_owned();
+    for field in fields {
+        path.push('.');
+        path.push_str(field);
+    }
+    crate::schema::CONTEXT_FIELDS
+        .iter()
+        .find(|(p, _, _)| *p == path)
+        .map(|&(_, _, doc)| doc)
 }
 
 /// Points grouped by what `describe` says of them, in the order first seen.
@@ -393,6 +409,9 @@ fn schema_doc(schema: &Schema) -> String {
         schema.name,
         schema.points.len()
     );
+    if !schema.doc.is_empty() {
+        let _ = write!(out, "{}\n\n", schema.doc);
+    }
     for point in &schema.points {
         let _ = writeln!(out, "- `{}` ({})", point.name, point.kind);
     }
