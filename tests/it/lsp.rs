@@ -326,6 +326,10 @@ fn an_editor_session() {
         "{point}"
     );
     assert!(
+        point.contains("Before a tool call runs"),
+        "the point's doc: {point}"
+    );
+    assert!(
         point.contains("- `payload.tool_input.command`: `string?`"),
         "{point}"
     );
