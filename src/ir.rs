@@ -727,6 +727,26 @@ impl Func {
         }
     }
 
+    /// How it is called and what it gives, in one line (for editors).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Func::Shell => "`shell(s)`: the simple commands of a shell command string, a list of objects (`program`, `args`, `flags`, `operands`, …)",
+            Func::Lower => "`lower(s)`: lower case",
+            Func::Upper => "`upper(s)`: upper case",
+            Func::Trim => "`trim(s)`: without leading and trailing white space",
+            Func::Basename => "`basename(s)`: the last segment of a path",
+            Func::Dirname => "`dirname(s)`: the path without its last segment",
+            Func::Normalize => "`normalize(s)`: the path lexically normalized (`a/../b` is `b`)",
+            Func::Len => "`len(x)`: characters of a string, elements of a list, keys of an object",
+            Func::Env => "`env(name)`: the host's environment variable, or `null`",
+            Func::Relpath => "`relpath(p)`: the path relative to the host's project directory, or `null` outside it",
+            Func::Stem => "`stem(p)`: the last segment of a path without its extension",
+            Func::Extension => "`extension(p)`: the extension of a path, without its dot; empty when it has none",
+            Func::Replace => "`replace(s, from, to)`: every `from` in `s` replaced by `to` (literal text; `rewrite` takes regexes)",
+            Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path",
+        }
+    }
+
     /// The function written as `name`, if it is one.
     pub fn from_name(name: &str) -> Option<Func> {
         Func::ALL.into_iter().find(|f| f.as_str() == name)

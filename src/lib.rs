@@ -65,7 +65,7 @@
 //! ([`systems`], [`claude`]); and [`embed`] for build scripts.
 //!
 //! Everything else (the IR, the syntax tree, the checker, the loader, the
-//! importers and the CLI) is public only so the `hookc` binary, the tests
+//! importers, the CLI and the language server) is public only so the `hookc` binary, the tests
 //! and the benchmarks reach it: hidden from these docs and outside any
 //! compatibility promise. The IR is not the table format either: the
 //! bytes are [`table::encoding`]'s, versioned on their own.
@@ -124,6 +124,9 @@ pub mod watch;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod lsp;
 
 /// Claude Code command hooks (see [`systems::claude_code::protocol`]).
 pub use systems::claude_code::protocol as claude;

@@ -216,6 +216,16 @@ pub fn load_sources(sources: Vec<SourceFile>) -> LoadedSources {
     )
 }
 
+/// Parses in-memory root sources, each with the path it stands for (imports
+/// are resolved relative to it), reading every imported file with `read`:
+/// an editor's unsaved texts stand in for the files on disk.
+pub fn load_sources_with(
+    roots: Vec<(SourceFile, Option<PathBuf>)>,
+    read: &mut dyn FnMut(&Path) -> std::io::Result<String>,
+) -> LoadedSources {
+    load(roots, read)
+}
+
 fn load(
     roots: Vec<(SourceFile, Option<PathBuf>)>,
     read: &mut dyn FnMut(&Path) -> std::io::Result<String>,

@@ -11,7 +11,7 @@
 
 pub mod lints;
 mod lower;
-mod names;
+pub(crate) mod names;
 mod overrides;
 pub(crate) mod scenarios;
 
@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
+pub use lower::bindings::{command_fields, redirect_fields};
 
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The
@@ -302,33 +303,48 @@ fn dedup_unknown_fields(diagnostics: &mut Diagnostics) {
     });
 }
 
-/// The help of an `unknown-point` error: the point of another built-in
-/// schema it names (with the `schema` line that makes it one), else the
-/// point of `schema` it probably meant, else where to read its points.
-pub(crate) fn unknown_point_help(point: &str, schema: &Schema) -> String {
+/// Adds the help of an `unknown-point` error to `d`: the point of another
+/// built-in schema it names (with the `schema` line that makes it one),
+/// else the point of `schema` it probably meant (a suggestion replacing
+/// `span`, the point as written, when there is one), else where to read
+/// its points.
+pub(crate) fn unknown_point_help(
+    d: Diagnostic,
+    point: &str,
+    span: Option<Span>,
+    schema: &Schema,
+) -> Diagnostic {
     if let Some(other) = crate::systems::builtin_schema_with_point(point, &schema.name) {
-        return format!(
+        return d.with_help(format!(
             "`{point}` is a point of the `{other}` schema, not of `{}`: declare `schema {other}` in the file",
             schema.name
-        );
+        ));
     }
     if let Some(s) = suggest(point, schema.points.iter().map(|p| p.name.as_str())) {
-        return format!("did you mean `{s}`?");
+        return match span {
+            Some(span) => d.with_suggestion(span, s),
+            None => d.with_help(format!("did you mean `{s}`?")),
+        };
     }
-    if crate::systems::BUILTIN_SCHEMAS.contains(&schema.name.as_str()) {
-        format!(
-            "run `hookc schema {}` for the points of the `{}` schema",
-            schema.name, schema.name
-        )
-    } else {
-        format!(
-            "run `hookc schema FILE` on the schema file for the points of the `{}` schema",
-            schema.name
-        )
-    }
+    d.with_help(
+        if crate::systems::BUILTIN_SCHEMAS.contains(&schema.name.as_str()) {
+            format!(
+                "run `hookc schema {}` for the points of the `{}` schema",
+                schema.name, schema.name
+            )
+        } else {
+            format!(
+                "run `hookc schema FILE` on the schema file for the points of the `{}` schema",
+                schema.name
+            )
+        },
+    )
 }
 
-fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
+/// The schema the root files declare (`schema NAME` or `schema "file"`),
+/// `orcs` when none does; conflicts and unreadable schema files are
+/// reported.
+pub(crate) fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Schema {
     let mut chosen: Option<(Schema, usize, Span)> = None;
     // A schema file that does not load: check against no points rather
     // than against `orcs`, so its rules get no misleading errors.
@@ -354,7 +370,7 @@ fn resolve_schema(loaded: &LoadedSources, diagnostics: &mut Diagnostics) -> Sche
                             &name.name,
                             crate::systems::BUILTIN_SCHEMAS.iter().copied(),
                         ) {
-                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            Some(s) => d.with_suggestion(name.span, s),
                             None => d.with_help(format!(
                                 "built-in schemas: {}",
                                 crate::systems::BUILTIN_SCHEMAS.join(", ")

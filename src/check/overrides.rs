@@ -55,7 +55,7 @@ pub(super) fn check_extensions(
                     .in_file(&file.source)
                     .with_primary(name.span, "not defined or imported here");
                     d = match suggest(&name.name, lists) {
-                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                        Some(s) => d.with_suggestion(name.span, s),
                         None => d.with_help(
                             "import the file that defines it, or define it with `list NAME = […]`",
                         ),
@@ -155,7 +155,7 @@ pub(super) fn apply(
                 .in_file(&file.source)
                 .with_primary(o.id.span, "not a rule of the compiled files");
                 d = match suggest(&o.id.name, rules.iter().map(|r| r.id.as_str())) {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                    Some(s) => d.with_suggestion(o.id.span, s),
                     None => d.with_help("compile the file that defines the rule with this one"),
                 };
                 diagnostics.push(d);

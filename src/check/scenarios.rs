@@ -361,7 +361,7 @@ impl TestChecker<'_> {
                             span,
                             format!("not a point of the `{}` schema", self.schema.name),
                         );
-                d = d.with_help(super::unknown_point_help(&point, self.schema));
+                d = super::unknown_point_help(d, &point, None, self.schema);
                 self.diagnostics.push(d);
                 return None;
             }

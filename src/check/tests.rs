@@ -28,6 +28,43 @@ fn unknown_point_suggests_the_closest() {
     assert_eq!(d.severity, Severity::Error);
 }
 
+/// Applies a diagnostic's suggestion to `text`.
+fn fixed(text: &str, d: &Diagnostic) -> String {
+    let s = d.suggestion.as_ref().expect("a suggestion");
+    let mut out = text.to_string();
+    out.replace_range(s.span.range(), &s.replacement);
+    out
+}
+
+#[test]
+fn did_you_mean_carries_the_replacement() {
+    let text = "hook a on tool.pre_exec { continue }";
+    let (d, _) = one(text, "unknown-point");
+    assert_eq!(fixed(text, &d), "hook a on tool.pre_execute { continue }");
+    let text = "list dangerous = [\"rm\"]\nhook a on tool.pre_execute { when payload.args contains any dangerus abort }";
+    let (d, _) = one(text, "unknown-name");
+    assert!(fixed(text, &d).ends_with("contains any dangerous abort }"));
+    let text = "hook a on tool.pre_execute { when lowr(payload.args) == \"x\" abort }";
+    let (d, _) = one(text, "unknown-function");
+    assert!(fixed(text, &d).contains("when lower(payload.args)"));
+    let text = "schema claude-code\nhook a on PreToolUse { when payload.tool_nme == \"x\" deny }";
+    let (d, _) = one(text, "unknown-field");
+    assert!(fixed(text, &d).contains("when payload.tool_name =="));
+    // A path with an index is not replaced whole: the help alone.
+    let text =
+        "schema claude-code\nhook a on PreToolUse { when payload.tool_nme[0] == \"x\" deny }";
+    let (d, _) = one(text, "unknown-field");
+    assert_eq!(d.suggestion, None);
+    assert!(d.help.unwrap().starts_with("did you mean"));
+    // A misspelt keyword is a syntax error with a replacement too.
+    let text = "hook a on tool.pre_execute { whne depth > 1 abort }";
+    let (d, _) = one(text, "syntax");
+    assert_eq!(
+        fixed(text, &d),
+        "hook a on tool.pre_execute { when depth > 1 abort }"
+    );
+}
+
 #[test]
 fn a_point_of_another_builtin_schema_says_which_schema_to_declare() {
     let (d, at) = one("hook a on PreToolUse { continue }", "unknown-point");

@@ -24,6 +24,7 @@ mod init;
 mod inspect;
 mod keygen;
 mod lint;
+mod lsp;
 mod man;
 mod rate_store;
 mod schema;
@@ -392,6 +393,26 @@ enum Command {
     /// Exit status: 0 printed or written, 2 a page cannot be written.
     #[command(after_help = "Examples:\n  hookc man | man -l -\n  hookc man --out target/man/man1")]
     Man(man::ManArgs),
+    /// Serve editors: a language server for `.hooks` files, on stdio
+    ///
+    /// Speaks the Language Server Protocol on stdin and stdout, for an
+    /// editor to start. Documents are checked as they are typed, with the
+    /// checker and lints of `lint` (their codes and help; lint levels from
+    /// the `hookc.toml` found from the file; imports read beside the file,
+    /// or from the editor when open there). Also: hover (points, fields
+    /// with their schema types, the value of a list, pattern or macro,
+    /// functions, keywords), completion (points, fields, names, keywords,
+    /// import paths), go to definition (lists, patterns, macros, imported
+    /// files), formatting (`fmt`) and quick fixes for did-you-mean
+    /// suggestions.
+    ///
+    /// Exit status: 0 after the client's `shutdown` and `exit`, 1 when the
+    /// client exits without `shutdown` or closes stdin, 2 when the input is
+    /// not framed LSP messages.
+    #[command(
+        after_help = "Editors start it themselves, e.g. Neovim (0.11+):\n  vim.lsp.config(\"hookc\", {cmd = {\"hookc\", \"lsp\"}, filetypes = {\"hooks\"}})\n  vim.lsp.enable(\"hookc\")\n\nREADME.md § Editors has VS Code and Helix."
+    )]
+    Lsp(lsp::LspArgs),
 }
 
 /// Output formats: `human` for people, `json` for machines.
@@ -516,6 +537,7 @@ pub fn main() -> ExitCode {
         Command::Schema(args) => schema::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
+        Command::Lsp(args) => lsp::run(args),
     };
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,

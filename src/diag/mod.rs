@@ -41,6 +41,17 @@ pub struct Label {
     pub primary: bool,
 }
 
+/// A fix a tool can apply without asking: put `replacement` in place of
+/// the text at `span` (in the diagnostic's file). The "did you mean `x`?"
+/// of a misspelt name carries one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The text to replace.
+    pub span: Span,
+    /// What to write instead.
+    pub replacement: String,
+}
+
 /// One finding about a source: a stable code, a message, where, and a help.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -56,6 +67,8 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// A second sentence: what to do about it.
     pub help: Option<String>,
+    /// The fix the help describes, when it is one replacement.
+    pub suggestion: Option<Suggestion>,
 }
 
 impl Diagnostic {
@@ -68,6 +81,7 @@ impl Diagnostic {
             file: None,
             labels: Vec::new(),
             help: None,
+            suggestion: None,
         }
     }
 
@@ -116,6 +130,15 @@ impl Diagnostic {
     /// Sets the help line.
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the help to "did you mean `replacement`?" and records the fix:
+    /// `replacement` in place of the text at `span`.
+    pub fn with_suggestion(mut self, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        let replacement = replacement.into();
+        self.help = Some(format!("did you mean `{replacement}`?"));
+        self.suggestion = Some(Suggestion { span, replacement });
         self
     }
 

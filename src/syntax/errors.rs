@@ -203,7 +203,10 @@ pub(super) fn syntax_error(
     if let Some(help) = operator_help(text, pos) {
         diag = diag.with_help(help);
     } else if let Some(help) = syntax_help(&positives, &found, word.as_deref()) {
-        diag = diag.with_help(help);
+        diag = match help {
+            Help::Text(text) => diag.with_help(text),
+            Help::Keyword(keyword) => diag.with_suggestion(span, keyword),
+        };
     } else if let Some(help) = expect_help(text, pos) {
         diag = diag.with_help(help);
     }
@@ -254,8 +257,35 @@ pub(super) fn expect_help(text: &str, pos: usize) -> Option<String> {
     )
 }
 
-/// A help line for a syntax error, when one is likely to help.
-pub(super) fn syntax_help(positives: &[Rule], found: &str, word: Option<&str>) -> Option<String> {
+/// A help for a syntax error: a sentence, or the keyword a misspelt word
+/// meant (which a tool can put in its place).
+pub(super) enum Help {
+    /// What to do, in words.
+    Text(String),
+    /// "did you mean `keyword`?", about the word found.
+    Keyword(&'static str),
+}
+
+/// A help for a syntax error, when one is likely to help.
+pub(super) fn syntax_help(positives: &[Rule], found: &str, word: Option<&str>) -> Option<Help> {
+    if let Some(text) = syntax_help_text(positives, found, word) {
+        return Some(Help::Text(text));
+    }
+    let word = word?;
+    let cands: Vec<&'static str> = positives.iter().flat_map(|r| candidates(*r)).collect();
+    if let Some(best) = suggest_keyword(word, &cands) {
+        return Some(Help::Keyword(best));
+    }
+    let has = |rule: Rule| positives.contains(&rule);
+    (has(Rule::lbrace) && has(Rule::hook_option)).then(|| {
+        Help::Text(format!(
+            "`{word}` is not a hook option; the options are `priority`, `disabled`, `fail` and `timeout`"
+        ))
+    })
+}
+
+/// The helps of [`syntax_help`] that come before a keyword suggestion.
+fn syntax_help_text(positives: &[Rule], found: &str, word: Option<&str>) -> Option<String> {
     let has = |rule: Rule| positives.contains(&rule);
     if has(Rule::kw_event) {
         return Some(
@@ -293,15 +323,6 @@ pub(super) fn syntax_help(positives: &[Rule], found: &str, word: Option<&str>) -
     {
         return Some(format!(
             "`{word}` is a reserved word and cannot be used as a name"
-        ));
-    }
-    let cands: Vec<&str> = positives.iter().flat_map(|r| candidates(*r)).collect();
-    if let Some(best) = suggest_keyword(word, &cands) {
-        return Some(format!("did you mean `{best}`?"));
-    }
-    if has(Rule::lbrace) && has(Rule::hook_option) {
-        return Some(format!(
-            "`{word}` is not a hook option; the options are `priority`, `disabled`, `fail` and `timeout`"
         ));
     }
     None

@@ -24,6 +24,7 @@ mod hardening;
 mod host;
 mod import;
 mod lints;
+mod lsp;
 mod lua;
 mod orcs_config;
 mod outputs;

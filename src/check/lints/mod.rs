@@ -739,7 +739,7 @@ fn parse_directive(
                 .in_file(source)
                 .with_primary(Span::new(pos, pos + word_len), "not a level");
             d = match crate::diag::suggest::suggest(word, Level::NAMES) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                Some(s) => d.with_suggestion(Span::new(pos, pos + word_len), s),
                 None => d.with_help("levels are `allow`, `warn`, `deny` and `note`"),
             };
             out.push((file, d));
@@ -788,7 +788,10 @@ pub(crate) fn unknown_lint(code: &str, at: Option<(&SourceFile, Span)>) -> Diagn
             .with_primary(span, "no lint has this code");
     }
     match crate::diag::suggest::suggest(code, codes()) {
-        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        Some(s) => match at {
+            Some((_, span)) => d.with_suggestion(span, s),
+            None => d.with_help(format!("did you mean `{s}`?")),
+        },
         None => d.with_help(format!(
             "the lints are: {}",
             codes().collect::<Vec<_>>().join(", ")

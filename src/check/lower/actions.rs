@@ -68,22 +68,20 @@ impl<'a> Lowerer<'a> {
                 .map_or(&[][..], |p| p.outputs.as_slice());
             let Some(def) = outputs.iter().find(|o| o.path == name.name) else {
                 let names: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
-                let help = match crate::diag::suggest::suggest(&name.name, names.iter().copied()) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None if names.is_empty() => format!(
+                let d = self.error(
+                    "unknown-output",
+                    format!("`{point}` takes no output `{}`", name.name),
+                    name.span,
+                    "not an output of this point",
+                );
+                let d = match crate::diag::suggest::suggest(&name.name, names.iter().copied()) {
+                    Some(s) => d.with_suggestion(name.span, s),
+                    None if names.is_empty() => d.with_help(format!(
                         "the `{}` schema gives `{point}` no outputs: its answer is the outcome alone",
                         self.schema.name
-                    ),
-                    None => format!("`{point}` reads {}", quoted_list(&names)),
+                    )),
+                    None => d.with_help(format!("`{point}` reads {}", quoted_list(&names))),
                 };
-                let d = self
-                    .error(
-                        "unknown-output",
-                        format!("`{point}` takes no output `{}`", name.name),
-                        name.span,
-                        "not an output of this point",
-                    )
-                    .with_help(help);
                 self.emit(d);
                 return None;
             };

@@ -55,6 +55,18 @@ const COMMAND_FIELDS: &[(&str, Ty)] = &[
     ("error", Ty::Any),
 ];
 
+/// The fields of a command of a shell view (`any c in shell(…):
+/// c.program`), with their types in words, for editors.
+pub fn command_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
+    COMMAND_FIELDS.iter().map(|&(name, ty)| (name, ty.name()))
+}
+
+/// The fields of a redirection (`any r in c.redirects: r.target`), with
+/// their types in words, for editors.
+pub fn redirect_fields() -> impl Iterator<Item = (&'static str, &'static str)> {
+    REDIRECT_FIELDS.iter().map(|&(name, ty)| (name, ty.name()))
+}
+
 /// The fields of a redirection.
 const REDIRECT_FIELDS: &[(&str, Ty)] = &[("op", Ty::String), ("target", Ty::String)];
 
@@ -250,7 +262,7 @@ impl<'a> Lowerer<'a> {
             );
             let all: Vec<&str> = names.clone().collect();
             d = match suggest(&name.name, names) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                Some(s) => d.with_suggestion(name.span, s),
                 None => d.with_help(format!("the functions: {}", all.join(", "))),
             };
             self.emit(d);

@@ -432,13 +432,15 @@ impl<'a> Lowerer<'a> {
                     })
             });
             d = if let Some(path) = field {
-                d.with_help(format!(
+                let mut d = d.with_suggestion(name.span, format!("payload.{path}"));
+                d.help = Some(format!(
                     "`{}` is a field of the event's payload: write `payload.{path}`",
                     name.name
-                ))
+                ));
+                d
             } else {
                 match suggest(&name.name, known.iter().copied().chain(roots)) {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                    Some(s) => d.with_suggestion(name.span, s),
                     None => d.with_help(
                         "define it with `list`, `pattern` or `macro`, or import the file that does",
                     ),

@@ -15,7 +15,7 @@ impl<'a> Lowerer<'a> {
                 "not a field of the hook context",
             );
             d = match suggest(&p.root.name, roots.iter().copied()) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                Some(s) => d.with_suggestion(p.root.span, s),
                 None => d.with_help(format!("paths start with one of: {}", roots.join(", "))),
             };
             self.emit(d);
@@ -111,7 +111,11 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("not declared at {at} by the `{}` schema", self.schema.name),
             );
+        // The path is replaced whole, so only when it is written plainly
+        // (`payload.a.b`, no index or quoted key).
+        let plain = self.src().source.slice(span) == shown;
         d = match self.suggest_field(first, fields) {
+            Some(s) if plain => d.with_suggestion(span, s),
             Some(s) => d.with_help(format!("did you mean `{s}`?")),
             None => d.with_help(format!(
                 "the `{}` schema does not declare it at {at}, so it reads as null there",

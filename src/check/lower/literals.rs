@@ -47,7 +47,7 @@ impl<'a> Lowerer<'a> {
                             "not defined",
                         );
                         d = match suggest(&name.name, patterns.iter().copied()) {
-                            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                            Some(s) => d.with_suggestion(name.span, s),
                             None => d.with_help("define it with `pattern NAME = /regex/`"),
                         };
                         self.emit(d);

@@ -183,7 +183,7 @@ impl<'a> Lowerer<'a> {
                         point.span,
                         format!("not a point of the `{}` schema", self.schema.name),
                     );
-                    d = d.with_help(super::unknown_point_help(&point.name, self.schema));
+                    d = super::unknown_point_help(d, &point.name, Some(point.span), self.schema);
                     self.emit(d);
                 }
             }
