@@ -593,3 +593,45 @@ fn outputs_are_the_ones_the_point_reads_with_their_types() {
     )
     .is_empty());
 }
+
+#[test]
+fn a_bare_payload_field_is_told_its_path() {
+    let (d, at) = one(
+        "schema claude-code\nhook a on PreToolUse { when tool_name == \"Bash\" deny \"x\" }",
+        "unknown-name",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`tool_name` is a field of the event's payload: write `payload.tool_name`")
+    );
+    assert_eq!(at, (2, 29));
+    let fix = d.suggestion.expect("a quick fix");
+    assert_eq!(fix.replacement, "payload.tool_name");
+    // By its last name.
+    let (d, _) = one(
+        "schema claude-code\nhook a on PreToolUse { when command contains \"rm\" deny \"x\" }",
+        "unknown-name",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`command` is a field of the event's payload: write `payload.tool_input.command`")
+    );
+}
+
+#[test]
+fn a_bare_target_is_told_its_scope() {
+    let (d, _) = one(
+        "schema claude-code\nhook a on PreToolUse at Bash { deny \"x\" }",
+        "invalid-fql",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("a target names a scope and a component: write `at claude-code::Bash` (the `claude-code` schema's components are `claude-code::…`)")
+    );
+    // A schema whose components come from several scopes.
+    let (d, _) = one("hook a on tool.pre_execute at llm { abort }", "invalid-fql");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("a target names a scope and a component: write `at *::llm` for `llm` in any scope, or name the scope (`builtin::llm`)")
+    );
+}

@@ -368,6 +368,17 @@ mod tests {
     }
 
     #[test]
+    fn a_component_scope_is_optional() {
+        let points = "[[points]]\nname = \"job.pre_run\"\nkind = \"pre\"\n";
+        assert_eq!(parse_str(points).unwrap().component_scope, None);
+        let scoped = format!("component-scope = \"app\"\n{points}");
+        assert_eq!(
+            parse_str(&scoped).unwrap().component_scope.as_deref(),
+            Some("app")
+        );
+    }
+
+    #[test]
     fn command_input_is_the_context_unless_the_schema_says_payload() {
         let points = "[[points]]\nname = \"job.pre_run\"\nkind = \"pre\"\n";
         assert_eq!(

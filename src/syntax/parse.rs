@@ -79,14 +79,70 @@ pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
                 // error pest reports later is only a consequence of it.
                 let at = diag.primary_span().map_or(start, |s| s.start as usize);
                 match unterminated_string(text, start, at) {
-                    Some(span) => diags.push(unterminated_string_error(file, span)),
-                    None => diags.push(diag),
+                    Some(span) => {
+                        diags.push(unterminated_string_error(file, span));
+                    }
+                    None => {
+                        diags.push(diag);
+                        if rest.starts_with("hook") {
+                            body_errors_after(file, at, resume, &mut diags);
+                        }
+                    }
                 }
                 pos = resume;
             }
         }
     }
     (File { items }, diags)
+}
+
+/// The syntax errors of a rule's body after its first one (at `error`, the
+/// rule ending before `end`): each later line that starts a condition, a
+/// `let` or an action is parsed on its own, up to the next such line (or
+/// the rule's closing `}`), so that one slip does not hide the next.
+fn body_errors_after(file: &SourceFile, error: usize, end: usize, diags: &mut Diagnostics) {
+    let text: &str = &file.text;
+    let body_end = text
+        .get(..end)
+        .and_then(|item| item.rfind('}'))
+        .filter(|&close| close > error)
+        .unwrap_or(end);
+    let starts = body_line_starts(text, error, body_end);
+    for (i, &from) in starts.iter().enumerate() {
+        let to = starts.get(i + 1).copied().unwrap_or(body_end);
+        let statement = text.get(from..to).unwrap_or("");
+        if let Err(err) = HooksParser::parse(Rule::body_statement, statement) {
+            // The statement ends where the next line of the body starts.
+            let mut diag = syntax_error(file, from, &err);
+            diag.message = diag.message.replace("end of file", "the end of the line");
+            for label in &mut diag.labels {
+                label.message = label.message.replace("end of file", "the end of the line");
+            }
+            diags.push(diag);
+        }
+    }
+}
+
+/// Where the lines after the one holding `pos` and before `end` that start
+/// (after blanks) with a body keyword begin their keyword.
+fn body_line_starts(text: &str, pos: usize, end: usize) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut at = pos;
+    while let Some(nl) = text.get(at..end).and_then(|s| s.find('\n')) {
+        at += nl + 1;
+        let line = text.get(at..end).unwrap_or("");
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let trimmed = line.get(indent..).unwrap_or("");
+        let starts_body = BODY_KEYWORDS.iter().any(|kw| {
+            trimmed.strip_prefix(kw).is_some_and(|after| {
+                after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '"'])
+            })
+        });
+        if starts_body {
+            starts.push(at + indent);
+        }
+    }
+    starts
 }
 
 /// True when, after blanks and comments, `pos` is at the end of the text or

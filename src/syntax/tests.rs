@@ -1259,3 +1259,53 @@ fn reserved_words_are_the_grammars_keywords() {
     reserved.sort_unstable();
     assert_eq!(in_grammar, reserved);
 }
+
+// -- every error of a rule, and the slips of other languages -------------------
+
+#[test]
+fn every_line_of_a_rule_after_an_error_is_read_for_its_own_errors() {
+    let src = "hook a on p {\n    when payload.a == 1 && payload.b == 2\n    when payload.c || payload.d\n    unless payload.e = 3\n    when payload.ok == 1\n    abort \"x\"\n}\nhook b on p { when payload.f == 1 abort }\n";
+    let (file, diags) = parse_str(src);
+    let found: Vec<(String, Option<String>, (u32, u32))> = diags
+        .0
+        .iter()
+        .map(|d| {
+            let (_, line, col) = d.location().unwrap();
+            (d.message.clone(), d.help.clone(), (line, col))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "expected an expression, found `&`".to_owned(),
+                Some("write `and`: conditions join with `and`, `or` and `not`".to_owned()),
+                (2, 26),
+            ),
+            (
+                "expected an expression, found `|`".to_owned(),
+                Some("write `or`: conditions join with `and`, `or` and `not`".to_owned()),
+                (3, 21),
+            ),
+            (
+                "expected the end of the line or an operator, found `=`".to_owned(),
+                Some("use `==` to compare values".to_owned()),
+                (4, 22),
+            ),
+        ],
+        "{}",
+        render::human(&diags, false)
+    );
+    // The next rule still parses.
+    assert_eq!(file.items.len(), 1);
+}
+
+#[test]
+fn a_bang_names_not() {
+    let (_, diags) = parse_str("hook a on p { when !payload.x abort }");
+    let d = diags.0.first().expect("an error");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("write `not`: conditions join with `and`, `or` and `not`")
+    );
+}

@@ -105,6 +105,13 @@ pub(super) const ACTION_KEYWORDS: [&str; 19] = [
     "meta", "log", "ask", "allow", "context", "exec", "sh", "webhook", "call",
 ];
 
+/// Keywords that start a line of a rule's body: conditions, `let`, actions.
+pub(super) const BODY_KEYWORDS: [&str; 25] = [
+    "when", "unless", "let", "continue", "abort", "deny", "skip", "replace", "set", "unset",
+    "rewrite", "prepend", "append", "meta", "log", "ask", "allow", "context", "exec", "sh",
+    "webhook", "call", "output", "lua", "trace",
+];
+
 /// Keywords that start a header option.
 pub(super) const OPTION_KEYWORDS: [&str; 4] = ["priority", "disabled", "fail", "timeout"];
 
