@@ -79,8 +79,8 @@ fn digest_of<P: AsRef<Path>>(paths: &[P], texts: &[String]) -> String {
 /// recursively (sorted). Missing paths are `io` diagnostics.
 ///
 /// A subdirectory with a `hookc.toml` of its own is a separate rule set (it
-/// may use another schema, or other lint levels) and is not searched; name
-/// it to compile it.
+/// may use another schema, or other lint levels) and is not searched (a
+/// `separate-rule-set` note says so); name it to compile it.
 pub fn discover<P: AsRef<Path>>(paths: &[P], diagnostics: &mut Diagnostics) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for path in paths {
@@ -136,7 +136,18 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            if !path.join(CONFIG_FILE).is_file() {
+            if path.join(CONFIG_FILE).is_file() {
+                diagnostics.push(
+                    Diagnostic::note(
+                        "separate-rule-set",
+                        format!(
+                            "`{}` has a `{CONFIG_FILE}` of its own: a separate rule set, not searched",
+                            path.display()
+                        ),
+                    )
+                    .with_help(format!("name it to check it: `hookc lint {}`", path.display())),
+                );
+            } else {
                 walk(&path, out, diagnostics);
             }
         } else if path.extension().is_some_and(|e| e == "hooks") {

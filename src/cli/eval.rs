@@ -131,7 +131,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
                     return Ok(if has_io_errors(&diags) {
                         Status::Reported
                     } else {
-                        Status::Findings
+                        Status::RulesInvalid
                     });
                 }
             }

@@ -8,7 +8,8 @@
 //! Exit codes: 0 ok; 1 findings (lint errors, warnings with
 //! `--deny-warnings`, rules that do not compile) or an `abort` outcome from
 //! `eval`; 2 usage or I/O errors (unreadable files, bad events, corrupt
-//! tables).
+//! tables); 3 from `eval`, rules that do not compile (so that a script can
+//! tell them from an abort).
 
 mod claude;
 mod compile;
@@ -80,7 +81,9 @@ enum Command {
     /// documents each). Lint levels (allow, warn, deny) come from the
     /// `[lints]` table of the `hookc.toml` found in the first path's
     /// directory or above, and per rule from `# hookc: allow(CODE)` comments.
-    /// Prints nothing when the rules are clean. Human output goes to stderr,
+    /// Prints nothing when the rules are clean (but a note for each
+    /// subdirectory with a `hookc.toml` of its own: a separate rule set, not
+    /// searched). Human output goes to stderr,
     /// `--format json` and `--format sarif` (SARIF 2.1.0, for code scanning)
     /// to stdout.
     ///
@@ -123,9 +126,9 @@ enum Command {
     /// fired, log lines and warnings. Command-line options override the
     /// event's fields.
     ///
-    /// Exit status: 0 the outcome is not an abort, 1 abort (or the rules do
-    /// not compile), 2 unreadable or invalid event, unknown hook point, or a
-    /// table that cannot be loaded.
+    /// Exit status: 0 the outcome is not an abort, 1 abort, 2 unreadable or
+    /// invalid event, unknown hook point, or a table that cannot be loaded,
+    /// 3 the rules do not compile.
     #[command(
         after_help = "Examples:\n  hookc eval rules/ --event examples/events/tool_exec_rm.json\n  hookc eval --table rules.tbl --event - < event.json\n  hookc eval rules/ --event event.json --target builtin::llm/agent-1 --format human"
     )]
@@ -433,6 +436,9 @@ pub(crate) enum Status {
     Findings,
     /// Exit 2: an error that was already reported (e.g. as a diagnostic).
     Reported,
+    /// Exit 3: `eval`'s rules do not compile (reported), which an abort
+    /// outcome (1) must not be mistaken for.
+    RulesInvalid,
 }
 
 /// A usage or I/O error: printed as `error: …` on stderr, exit 2.
@@ -543,6 +549,7 @@ pub fn main() -> ExitCode {
         Ok(Status::Ok) => ExitCode::SUCCESS,
         Ok(Status::Findings) => ExitCode::from(1),
         Ok(Status::Reported) => ExitCode::from(2),
+        Ok(Status::RulesInvalid) => ExitCode::from(3),
         Err(failure) => {
             failure.print();
             ExitCode::from(2)

@@ -113,7 +113,32 @@ fn lint_shipped_rules_is_clean() {
     let run = hookc(&["lint", "--deny-warnings", "rules/"]);
     run.assert_code(0);
     assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, "");
+    // Only the notes that name the rule sets of their own it did not search.
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note["))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note[separate-rule-set]: `rules/audit-trail` has a `hookc.toml` of its own: a separate rule set, not searched",
+            "note[separate-rule-set]: `rules/claude-code` has a `hookc.toml` of its own: a separate rule set, not searched",
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("warning") && !run.stderr.contains("error"),
+        "{}",
+        run.stderr
+    );
+    // Named, each is clean.
+    for set in ["rules/audit-trail", "rules/claude-code"] {
+        let run = hookc(&["lint", "--deny-warnings", set]);
+        run.assert_code(0);
+        assert_eq!(run.stderr, "", "{set}");
+    }
 }
 
 #[test]
@@ -352,7 +377,13 @@ fn eval_rules_dir_directly_matches_the_table() {
         let table = eval_event(event);
         assert_eq!(direct.code, table.code, "{event}");
         assert_eq!(direct.stdout, table.stdout, "{event}");
-        assert_eq!(direct.stderr, "", "{event}");
+        assert!(
+            direct.stderr.lines().all(|l| l.is_empty()
+                || l.starts_with("note[separate-rule-set]")
+                || l.starts_with("  help: name it")),
+            "{event}: {}",
+            direct.stderr
+        );
     }
 }
 
@@ -513,14 +544,17 @@ fn eval_bad_target_override() {
 
 #[test]
 fn eval_rules_with_errors() {
+    // 3, not the 1 of an abort: a script tells a broken policy from a
+    // blocked event.
     let run = hookc(&[
         "eval",
         "tests/fixtures/cli/errors.hooks",
         "--event",
         "examples/events/tool_exec_ls.json",
     ]);
-    run.assert_code(1);
+    run.assert_code(3);
     assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("error["), "{}", run.stderr);
 }
 
 // ---------------------------------------------------------------- corrupt tables

@@ -383,3 +383,43 @@ fn every_text_example_of_the_readme_compiles() {
     }
     assert!(checked >= 5, "only {checked} text examples found");
 }
+
+/// The summary at the top of "The command line" names every subcommand
+/// `hookc --help` lists, and each of those lines names a real subcommand.
+#[test]
+fn the_command_line_summary_lists_every_subcommand() {
+    let help = Command::new(env!("CARGO_BIN_EXE_hookc"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 10, "{help}");
+    let section = section_named("## The command line");
+    let summary = &blocks(&section)[0];
+    let listed: Vec<&str> = summary
+        .lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("hookc "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for command in &commands {
+        assert!(
+            listed.contains(&command.as_str()),
+            "`hookc {command}` is missing from the README's command-line summary"
+        );
+    }
+    for command in &listed {
+        assert!(
+            commands.iter().any(|c| c == command),
+            "the README's summary lists `hookc {command}`, which `hookc --help` does not"
+        );
+    }
+}
