@@ -111,23 +111,29 @@ impl<'a> Run<'a> {
         for &a in field.eq.get(text) {
             hit(a, scratch);
         }
-        if let Some(dfa) = field.dfa.and_then(|d| self.loaded.dfas.get(d as usize)) {
-            let input = Input::new(text);
-            let mut state = OverlappingState::start();
-            let mut failed = false;
-            loop {
-                if dfa.search_overlapping(&input, &mut state).is_err() {
-                    failed = true;
-                    break;
-                }
-                let Some(m) = state.get_match() else { break };
-                if let Some(&a) = field.dfa_atoms.get(m.pattern().as_usize()) {
-                    hit(a, scratch);
+        if let Some(section) = field.dfa.and_then(|d| self.loaded.dfas.get(d as usize)) {
+            let mut failed = true;
+            // A section that is not a valid DFA (see `LazyDfa`) is not
+            // searched: its atoms are decided one by one, like those of a
+            // DFA that gives up.
+            if let Some(dfa) = section.get() {
+                failed = false;
+                let input = Input::new(text);
+                let mut state = OverlappingState::start();
+                loop {
+                    if dfa.search_overlapping(&input, &mut state).is_err() {
+                        failed = true;
+                        break;
+                    }
+                    let Some(m) = state.get_match() else { break };
+                    if let Some(&a) = field.dfa_atoms.get(m.pattern().as_usize()) {
+                        hit(a, scratch);
+                    }
                 }
             }
             if failed {
                 // The DFA gave up (a Unicode word boundary on non-ASCII
-                // text): decide its atoms one by one instead.
+                // text), or is not valid: decide its atoms one by one.
                 for &a in &field.dfa_atoms {
                     match self.eval_atom(a, scratch, ctx) {
                         Ok(true) => hit(a, scratch),

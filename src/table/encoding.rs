@@ -52,9 +52,8 @@
 //! change of the IR's shape is a change of the format: bump [`VERSION`]
 //! and bless a golden table (`tests/it/golden.rs` fails until then).
 
-use super::{sign, Dfa, LoadError, LoadErrorKind, PublicKey};
+use super::{sign, LazyDfa, LoadError, LoadErrorKind, PublicKey};
 use crate::ir::Program;
-use regex_automata::dfa::{dense, sparse};
 
 /// The label every table starts with.
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
@@ -75,8 +74,9 @@ pub const MAX_LEN: usize = 256 << 20;
 #[derive(Debug)]
 pub(crate) struct Decoded<'a> {
     pub(crate) program: Program,
-    /// DFA sections, by index, borrowed from the bytes.
-    pub(crate) dfas: Vec<Dfa<'a>>,
+    /// DFA sections, by index, borrowed from the bytes; each is validated
+    /// when first searched.
+    pub(crate) dfas: Vec<LazyDfa<'a>>,
     /// The length of each DFA section in bytes.
     pub(crate) dfa_bytes: Vec<usize>,
     /// Where the signature block starts, and the key it names.
@@ -193,25 +193,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
             })
         };
         let kind = u32_at(section, 0).ok_or_else(|| dfa_error(&"missing kind"))?;
+        if kind > 1 {
+            return Err(dfa_error(&format!("unknown DFA kind {kind}")));
+        }
+        // The DFA itself is validated when a dispatch first searches it.
         let body = section.get(4..).unwrap_or(&[]);
-        let (dfa, read) = match kind {
-            0 => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::Dense(d), n + 4)),
-            1 => sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::Sparse(d), n + 4)),
-            _ => return Err(dfa_error(&format!("unknown DFA kind {kind}"))),
-        }
-        .map_err(|e| {
-            LoadError::new(LoadErrorKind::Dfa {
-                index: i,
-                error: e.to_string(),
-            })
-        })?;
-        if read != len {
-            return Err(LoadError::invalid(format!(
-                "DFA section {i} has {} trailing bytes",
-                len - read
-            )));
-        }
-        dfas.push(dfa);
+        dfas.push(LazyDfa::new(i, kind, body));
         dfa_bytes.push(len);
         at = (start + len).next_multiple_of(4);
     }

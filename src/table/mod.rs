@@ -1,11 +1,16 @@
 //! The compiled [`Table`] and its versioned binary format.
 //!
 //! A table is a validated [`Program`] plus its matcher automata: the
-//! multi-pattern DFAs are stored in regex-automata's own serialized form and
-//! loaded with its validating `DFA::from_bytes` straight from the table's
-//! bytes (no copy); the Aho-Corasick automata are rebuilt from their stored
-//! literals. [`Table::from_bytes`] checks everything before returning, so a
-//! truncated, corrupted or foreign file is a [`LoadError`], never a panic.
+//! multi-pattern DFAs are stored in regex-automata's own serialized form,
+//! validated by its `DFA::from_bytes` when a dispatch first searches them
+//! (a hook process answering one event validates only the automata that
+//! event reaches); the Aho-Corasick automata are rebuilt from their stored
+//! literals. [`Table::from_bytes`] checks the checksum, every section's
+//! bounds and the whole program before returning, so a truncated,
+//! corrupted or foreign file is a [`LoadError`], never a panic; a DFA
+//! section crafted to pass the checksum but not validation is never
+//! searched, and its patterns are matched one by one from their regexes
+//! (the answer stays the same, a warning says so).
 //!
 //! The bytes are [`encoding`]'s: the versioned format (header, checksum,
 //! the encoded program, DFA sections, an optional signature block) is
@@ -33,6 +38,7 @@ use aho_corasick::AhoCorasick;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
 pub(crate) use regexes::LazyRegexes;
+use std::sync::OnceLock;
 
 /// The largest compiled size of one regex (the `regex` crate's size limit).
 pub const REGEX_SIZE_LIMIT: usize = 10 << 20;
@@ -86,14 +92,16 @@ pub enum DfaKind {
     Sparse = 1,
 }
 
-/// A loaded DFA section, borrowed from the table's bytes.
+/// A DFA section once validated, copied out of the table's bytes (a copy
+/// costs less than the validation it follows, and only the sections a
+/// dispatch reaches are made).
 #[derive(Clone, Debug)]
-pub(crate) enum Dfa<'a> {
-    Dense(dense::DFA<&'a [u32]>),
-    Sparse(sparse::DFA<&'a [u8]>),
+pub(crate) enum Dfa {
+    Dense(dense::DFA<Vec<u32>>),
+    Sparse(sparse::DFA<Vec<u8>>),
 }
 
-impl Dfa<'_> {
+impl Dfa {
     /// One step of an overlapping search (see regex-automata's
     /// `Automaton::try_search_overlapping_fwd`).
     #[inline]
@@ -126,6 +134,87 @@ impl Dfa<'_> {
         match self {
             Dfa::Dense(d) => d.pattern_len(),
             Dfa::Sparse(d) => d.pattern_len(),
+        }
+    }
+}
+
+/// A DFA section, validated when a dispatch first searches it: loading a
+/// table checks every section's bounds (and the CRC, or the signature, the
+/// whole), and a hook process that answers one event validates only the
+/// automata that event reaches. A section that fails validation then is
+/// never used: its patterns are matched one by one from the regexes they
+/// were compiled from, with a warning, so the answer stays the same.
+#[derive(Debug)]
+pub(crate) struct LazyDfa<'a> {
+    /// Its index, for messages.
+    index: usize,
+    /// [`DfaKind`] as stored.
+    kind: u32,
+    /// The serialized DFA.
+    body: &'a [u8],
+    /// How many patterns the program's matchers expect of it, once one
+    /// refers to it.
+    patterns: Option<usize>,
+    dfa: OnceLock<Option<Dfa>>,
+}
+
+impl<'a> LazyDfa<'a> {
+    pub(super) fn new(index: usize, kind: u32, body: &'a [u8]) -> LazyDfa<'a> {
+        LazyDfa {
+            index,
+            kind,
+            body,
+            patterns: None,
+            dfa: OnceLock::new(),
+        }
+    }
+
+    /// The DFA, validated on first use; `None` when it is not valid (a
+    /// warning says why, once).
+    pub(crate) fn get(&self) -> Option<&Dfa> {
+        self.dfa
+            .get_or_init(|| match self.load() {
+                Ok(dfa) => Some(dfa),
+                Err(error) => {
+                    tracing::warn!(
+                        "corrupted table: DFA section {}: {error}; its patterns are matched one by one",
+                        self.index
+                    );
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    /// Deserializes and validates the section.
+    fn load(&self) -> Result<Dfa, String> {
+        let (dfa, read) = match self.kind {
+            0 => dense::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n)),
+            1 => sparse::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n)),
+            kind => return Err(format!("unknown DFA kind {kind}")),
+        }
+        .map_err(|e| e.to_string())?;
+        if read != self.body.len() {
+            return Err(format!("{} trailing bytes", self.body.len() - read));
+        }
+        match self.patterns {
+            Some(n) if n != dfa.pattern_len() => Err(format!(
+                "{} patterns where the program expects {n}",
+                dfa.pattern_len()
+            )),
+            _ => Ok(dfa),
+        }
+    }
+
+    /// Records that a matcher expects `n` patterns of it; `false` when
+    /// another expects a different number.
+    fn expect_patterns(&mut self, n: usize) -> bool {
+        match self.patterns {
+            Some(m) => m == n,
+            None => {
+                self.patterns = Some(n);
+                true
+            }
         }
     }
 }
@@ -170,8 +259,8 @@ impl Buffer {
 pub(crate) struct Loaded<'a> {
     pub(crate) program: Program,
     pub(crate) regexes: LazyRegexes,
-    /// DFA sections, by index.
-    pub(crate) dfas: Vec<Dfa<'a>>,
+    /// DFA sections, by index, each validated on first use.
+    pub(crate) dfas: Vec<LazyDfa<'a>>,
     /// Per point, per field: the Aho-Corasick automaton over its literals.
     pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
     /// Per `rate(…)` counter, its identity in a
@@ -475,12 +564,12 @@ impl Table {
 fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
     let encoding::Decoded {
         program,
-        dfas,
+        mut dfas,
         dfa_bytes,
         signature,
         len,
     } = decoded;
-    validate::program(&program, &dfas)?;
+    validate::program(&program, &mut dfas)?;
     let regexes = LazyRegexes::new(&program);
     let acs = program
         .points

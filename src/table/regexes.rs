@@ -195,7 +195,7 @@ pub(crate) struct Matching<'a> {
     pub(crate) regexes: &'a LazyRegexes,
     /// The table's DFA sections, and per regex the one that decides it
     /// ([`Program::regex_dfas`](crate::ir::Program::regex_dfas)).
-    pub(crate) dfas: &'a [super::Dfa<'a>],
+    pub(crate) dfas: &'a [super::LazyDfa<'a>],
     pub(crate) regex_dfas: &'a [u32],
     pub(crate) budget: &'a Budget,
     pub(crate) views: &'a crate::shell::Views,
@@ -211,7 +211,8 @@ impl Matching<'_> {
         let dfa = self
             .regex_dfas
             .get(id as usize)
-            .and_then(|&d| self.dfas.get(d as usize));
+            .and_then(|&d| self.dfas.get(d as usize))
+            .and_then(super::LazyDfa::get);
         if let Some(Ok(found)) = dfa.map(|d| d.is_match(text)) {
             return Ok(found);
         }

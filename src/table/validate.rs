@@ -8,7 +8,7 @@ use crate::ir::{Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RegexId
 /// Deepest condition or expression nesting accepted.
 pub(crate) const MAX_NESTING: usize = 256;
 
-pub(super) fn program(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
+pub(super) fn program(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
     for pair in program.points.windows(2) {
         if let [a, b] = pair {
             if a.name >= b.name {
@@ -329,7 +329,7 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
 /// The field matchers, the atom → field map and the trigger lists agree with
 /// each other and with the DFA sections.
 /// Each regex's prebuilt DFA is a section of the table with one pattern.
-fn regex_dfas(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
+fn regex_dfas(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
     let table = &program.regex_dfas;
     if !table.is_empty() && table.len() != program.regexes.len() {
         return Err(LoadError::invalid(format!(
@@ -339,8 +339,8 @@ fn regex_dfas(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadErro
         )));
     }
     for &d in table.iter().filter(|&&d| d != crate::ir::NO_DFA) {
-        match dfas.get(d as usize) {
-            Some(dfa) if dfa.pattern_len() == 1 => {}
+        match dfas.get_mut(d as usize).map(|dfa| dfa.expect_patterns(1)) {
+            Some(true) => {}
             _ => {
                 return Err(LoadError::invalid(format!(
                     "regex DFA {d} is not a one-pattern section"
@@ -351,7 +351,7 @@ fn regex_dfas(program: &Program, dfas: &[super::Dfa<'_>]) -> Result<(), LoadErro
     Ok(())
 }
 
-fn matchers(point: &PointProgram, dfas: &[super::Dfa<'_>]) -> Result<(), LoadError> {
+fn matchers(point: &PointProgram, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
     let name = &point.name;
     let atoms = point.atoms.len();
     let rules = point.rules.len();
@@ -411,8 +411,11 @@ fn matchers(point: &PointProgram, dfas: &[super::Dfa<'_>]) -> Result<(), LoadErr
         match f.dfa {
             None if f.dfa_atoms.is_empty() => {}
             None => return bad("DFA patterns without a DFA"),
-            Some(d) => match dfas.get(d as usize) {
-                Some(dfa) if dfa.pattern_len() == f.dfa_atoms.len() => {}
+            Some(d) => match dfas
+                .get_mut(d as usize)
+                .map(|dfa| dfa.expect_patterns(f.dfa_atoms.len()))
+            {
+                Some(true) => {}
                 _ => return bad("DFA index out of range or pattern count mismatch"),
             },
         }

@@ -2,6 +2,8 @@
 //! `Table::from_bytes_verified` and `hookc claude --verify-key`. A table that
 //! is unsigned, signed by another key, or changed in any byte after signing
 //! (even with its CRC fixed up) must not load where a signature is required.
+//! A DFA section crafted the same way (its CRC fixed up) loads unsigned, is
+//! never searched, and changes no answer.
 
 #![expect(
     clippy::unwrap_used,
@@ -625,4 +627,71 @@ fn watch_signs_each_table() {
     let _ = child.wait();
     let verified = verified.expect("hookc watch wrote no table in 20 s");
     assert!(verified.is_ok(), "{:?}", verified.err());
+}
+
+/// A DFA section is validated when a dispatch first searches it, not at
+/// load: a section crafted to fail validation (its CRC fixed up, as only a
+/// hand-made table has it) loads, is never searched, and its patterns are
+/// matched one by one from their regexes, so every answer stays the same.
+#[test]
+fn a_dfa_section_that_does_not_validate_is_not_searched() {
+    const RULES: &str = r#"
+hook no-rm on tool.pre_execute at *::* {
+    when payload.args matches /rm\s+-[a-z]*r/
+    abort "no rm"
+}
+hook no-mkfs on tool.pre_execute at *::* {
+    when payload.args matches /mkfs\.[a-z0-9]+/
+    abort "no mkfs"
+}
+"#;
+    let good = hookc::compile_str("a.hooks", RULES).unwrap().table;
+    let mut bytes = good.to_bytes();
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let program_len = u32_at(&bytes, 20) as usize;
+    assert!(
+        u32_at(&bytes, 28) >= 1,
+        "the rules compile to a DFA section"
+    );
+    // Every section crafted: every transition byte in the middle of each
+    // DFA set to a state id that names no state.
+    let mut at = (HEADER_LEN + program_len).next_multiple_of(4);
+    for _ in 0..u32_at(&bytes, 28) {
+        let len = u32_at(&bytes, at) as usize;
+        let (body, end) = (at + 8, at + 4 + len);
+        for b in &mut bytes[body + 64..end - 16] {
+            *b = 0xff;
+        }
+        let invalid = match u32_at(&bytes, at + 4) {
+            0 => regex_automata::dfa::dense::DFA::from_bytes(&bytes[body..end]).is_err(),
+            _ => regex_automata::dfa::sparse::DFA::from_bytes(&bytes[body..end]).is_err(),
+        };
+        assert!(invalid, "the crafted section must fail validation");
+        at = end.next_multiple_of(4);
+    }
+    fix_crc(&mut bytes, at);
+    let crafted = Table::from_bytes(&bytes).expect("a DFA is validated when first searched");
+    for (args, reason) in [
+        ("rm -rf /", Some("no rm")),
+        ("sudo rm -fr /tmp/x", Some("no rm")),
+        ("mkfs.ext4 /dev/sda1", Some("no mkfs")),
+        ("ls -la", None),
+        ("rm file", None),
+    ] {
+        for table in [&good, &crafted] {
+            let mut scratch = table.scratch();
+            let mut ctx = HookContext::new(
+                HookPoint::ToolPreExecute,
+                "builtin::llm",
+                json!({"tool": "exec", "args": args}),
+            );
+            let outcome = table.dispatch(
+                &mut scratch,
+                HookPoint::ToolPreExecute,
+                &Target::new("builtin::llm"),
+                &mut ctx,
+            );
+            assert_eq!(outcome.reason(), reason, "{args}");
+        }
+    }
 }
