@@ -250,11 +250,20 @@ enum Command {
     /// `fired [...]`, `decision …`, or a condition on the final context).
     /// Prints one line per test like `cargo test`, the failures, and a
     /// summary. Tests run against the rules of all the files together.
+    /// `--run FILTER` runs only the tests whose `FILE::NAME` contains
+    /// FILTER; the summary counts the others as filtered out. `--coverage`
+    /// reports, per file, the rules no test made fire and the parts of
+    /// their conditions (each `when`/`unless` line, each `and`/`or`
+    /// operand) that no test made true, or false, or reached at all, at
+    /// `file:line:col`. `--format json` prints one document (with the
+    /// coverage), `--format junit` JUnit XML for CI (the coverage then goes
+    /// to stderr).
     ///
     /// Exit status: 0 every test passed, 1 a test failed, 2 the rules or the
-    /// tests do not compile, or a path cannot be read.
+    /// tests do not compile, or a path cannot be read. Coverage and the
+    /// format do not change it.
     #[command(
-        after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --format json"
+        after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --coverage\n  hookc test rules/ --run \"rm is blocked\"\n  hookc test rules/ --format junit > hookc-tests.xml"
     )]
     Test(test::TestArgs),
 
