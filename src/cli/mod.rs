@@ -229,15 +229,17 @@ enum Command {
     /// change), atomically and keeping their permissions; a file that is a
     /// symlink is not rewritten (format the file it points to). `-` reads
     /// stdin and writes the result to stdout. With
-    /// `--check`, nothing is written: the files that would change are listed
-    /// with a diff of their first changes. A file with syntax errors is not
-    /// formatted; its errors are printed.
+    /// `--check`, nothing is written: the files that would change are listed,
+    /// each with its whole unified diff. `--format json` prints one document
+    /// instead: per file whether it changes (or would) and its diff, and the
+    /// diagnostics. A file with syntax errors is not formatted; its errors
+    /// are printed.
     ///
     /// Exit status: 0 formatted (or, with --check, already formatted), 1 with
     /// --check some file would change, 2 a file does not parse or a path
     /// cannot be read or written.
     #[command(
-        after_help = "Examples:\n  hookc fmt rules/\n  hookc fmt --check rules/\n  hookc fmt - < guard.hooks"
+        after_help = "Examples:\n  hookc fmt rules/\n  hookc fmt --check rules/\n  hookc fmt --check --format json rules/\n  hookc fmt - < guard.hooks"
     )]
     Fmt(fmt::FmtArgs),
 
