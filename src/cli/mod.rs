@@ -300,11 +300,13 @@ enum Command {
     /// nothing is written. Rules go to stdout, or with `-o` to a file, with
     /// the files they need beside it: the Node.js runners of MCP Router
     /// scripts (in `mcp-router/`). The module docs of `hookc::import` have each mapping.
+    /// `--format json` prints one document instead: the rules imported, the
+    /// files written, what could not be imported, the diagnostics.
     ///
     /// Exit status: 0 imported (warnings allowed), 1 errors in the input,
     /// 2 a file cannot be read or written.
     #[command(
-        after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks"
+        after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks\n  hookc import claude-settings .claude/settings.json --format json"
     )]
     Import(import::ImportArgs),
 
