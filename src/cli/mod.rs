@@ -285,8 +285,11 @@ enum Command {
     /// save), is reported and not published unless `--allow-empty`. Runs
     /// until interrupted. A host linking the library can use
     /// `hookc::watch::Watcher::run` to reload a `Registry` in-process instead.
+    /// `--format json` reports each event as one JSON object per line on
+    /// stdout (`started`, `compiled`, `failed` with the diagnostics, `kept`,
+    /// `reloaded` after `--exec`, `refused`).
     #[command(
-        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000"
+        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000\n  hookc watch rules/ -o rules.tbl --format json | jq -c 'select(.event == \"failed\")'"
     )]
     Watch(watch::WatchArgs),
 
