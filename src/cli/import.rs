@@ -2,9 +2,13 @@
 //!
 //! The conversion is the library's (`crate::import`); this file reads the
 //! files, merges them, and writes the rules with the files they need (the
-//! `ironclaw` schema, MCP Router's script runners) or prints them.
+//! `ironclaw` schema, MCP Router's script runners) or prints them. With
+//! `--format json` it prints one document saying what was imported: the
+//! rules, the files, and what could not be imported.
 
-use super::{plural, print_stderr, print_stdout, stderr_color, Failure, Status};
+use super::{
+    plural, pretty_json, print_stderr, print_stdout, stderr_color, Failure, Format, Status,
+};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::span::SourceFile;
 use crate::systems::claude_code::import as claude_settings;
@@ -29,6 +33,12 @@ pub(crate) struct ImportArgs {
     /// instead of printing the rules
     #[arg(short, long, value_name = "OUT.hooks")]
     output: Option<PathBuf>,
+
+    /// Output: `human` (the rules on stdout, or a summary with `-o`; the
+    /// warnings on stderr) or `json` (one document: the rules imported, the
+    /// files written, what could not be imported, the diagnostics)
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
 }
 
 /// The hook systems `hookc import` reads.
@@ -42,6 +52,18 @@ pub(crate) enum Source {
     ClaudeSettings,
     /// MCP Router hooks exported as JSON
     McpRouter,
+}
+
+impl Source {
+    /// The name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Source::Orcs => "orcs",
+            Source::Ironclaw => "ironclaw",
+            Source::ClaudeSettings => "claude-settings",
+            Source::McpRouter => "mcp-router",
+        }
+    }
 }
 
 /// What a conversion produced: the rules, the files they need (paths as
@@ -66,11 +88,11 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    let json = args.format == Format::Json;
     let converted = match convert(args.from, &inputs, &out_dir) {
         Ok(converted) => converted,
         Err(diagnostics) => {
-            report(&diagnostics);
-            return Ok(Status::Findings);
+            return failed(&args, &diagnostics);
         }
     };
     let Converted {
@@ -79,13 +101,14 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
         mut diagnostics,
     } = converted;
     if diagnostics.has_errors() {
-        report(&diagnostics);
-        return Ok(Status::Findings);
+        return failed(&args, &diagnostics);
     }
-    let rules = text.lines().filter(|l| l.starts_with("hook ")).count();
+    let rules = imported_rules(&text);
     match &args.output {
         Some(output) => {
-            report(&diagnostics);
+            if !json {
+                report(&diagnostics);
+            }
             for path in std::iter::once(output).chain(companions.iter().map(|(p, _)| p)) {
                 if let Some(input) = args
                     .files
@@ -104,19 +127,21 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
             for (path, contents) in &companions {
                 write_if_changed(path, contents)?;
             }
-            let mut summary = format!(
-                "imported {} into {}",
-                plural(rules, "rule", "rules"),
-                output.display()
-            );
-            if !companions.is_empty() {
-                let names: Vec<String> = companions
-                    .iter()
-                    .map(|(p, _)| format!("`{}`", p.display()))
-                    .collect();
-                summary.push_str(&format!(", with {}", names.join(", ")));
+            if !json {
+                let mut summary = format!(
+                    "imported {} into {}",
+                    plural(rules.len(), "rule", "rules"),
+                    output.display()
+                );
+                if !companions.is_empty() {
+                    let names: Vec<String> = companions
+                        .iter()
+                        .map(|(p, _)| format!("`{}`", p.display()))
+                        .collect();
+                    summary.push_str(&format!(", with {}", names.join(", ")));
+                }
+                print_stderr(&(summary + "\n"));
             }
-            print_stderr(&(summary + "\n"));
         }
         None => {
             if !companions.is_empty() {
@@ -135,11 +160,105 @@ pub(crate) fn run(args: ImportArgs) -> Result<Status, Failure> {
                     .with_help("`-o FILE` writes the rules and the files they need"),
                 );
             }
-            report(&diagnostics);
-            print_stdout(&text);
+            if !json {
+                report(&diagnostics);
+                print_stdout(&text);
+            }
         }
     }
+    if json {
+        let written = args.output.is_some();
+        let files: Vec<serde_json::Value> = args
+            .output
+            .iter()
+            .map(|p| (p, "rules"))
+            .chain(companions.iter().map(|(p, _)| (p, "companion")))
+            .map(|(path, kind)| {
+                serde_json::json!({
+                    "path": path.display().to_string(),
+                    "kind": kind,
+                    "written": written,
+                })
+            })
+            .collect();
+        print_stdout(&pretty_json(&document(
+            &args,
+            Some(&text),
+            &rules,
+            &files,
+            &diagnostics,
+        ))?);
+    }
     Ok(Status::Ok)
+}
+
+/// The input did not convert: the diagnostics (on stderr, or in the JSON
+/// document), nothing written, exit 1.
+fn failed(args: &ImportArgs, diagnostics: &Diagnostics) -> Result<Status, Failure> {
+    if args.format == Format::Json {
+        print_stdout(&pretty_json(&document(args, None, &[], &[], diagnostics))?);
+    } else {
+        report(diagnostics);
+    }
+    Ok(Status::Findings)
+}
+
+/// A rule of the imported text.
+#[derive(Debug, serde::Serialize)]
+struct ImportedRule {
+    /// Its id.
+    id: String,
+    /// The points it is on.
+    points: Vec<String>,
+    /// 1-based line of its `hook` keyword in the text.
+    line: u32,
+}
+
+/// The rules of the text an importer wrote, in order.
+fn imported_rules(text: &str) -> Vec<ImportedRule> {
+    let source = SourceFile::new("imported.hooks", text);
+    let (file, _) = crate::syntax::parse(&source);
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            crate::syntax::ast::Item::Hook(hook) => Some(ImportedRule {
+                id: hook.id.name.clone(),
+                points: hook.points.iter().map(|p| p.name.clone()).collect(),
+                line: source.line_col(hook.span.start).0,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `hookc import --format json`: what was imported. `text` is `None` when
+/// the input did not convert.
+fn document(
+    args: &ImportArgs,
+    text: Option<&str>,
+    rules: &[ImportedRule],
+    files: &[serde_json::Value],
+    diagnostics: &Diagnostics,
+) -> serde_json::Value {
+    use crate::diag::Severity;
+    // Every warning of an importer is something of the input it left out
+    // or changed.
+    let not_imported: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| serde_json::json!({"message": d.message, "help": d.help}))
+        .collect();
+    serde_json::json!({
+        "from": args.from.name(),
+        "inputs": args.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "output": args.output.as_ref().map(|p| p.display().to_string()),
+        "ok": text.is_some(),
+        "rules": rules,
+        "files": files,
+        "not_imported": not_imported,
+        "text": text,
+        "diagnostics": crate::diag::render::json(diagnostics),
+    })
 }
 
 /// Parses every input as `from` and converts the merged configuration.

@@ -1,4 +1,7 @@
-//! `hookc inspect`: a readable summary of a compiled table.
+//! `hookc inspect`: a readable summary of a compiled table, or with
+//! `--format json` all of it as data: the format version, the schema and
+//! its points, the source digest, the signature, the sizes, and per point
+//! its rules in execution order with the matchers built for each field.
 
 use super::{
     check_paths, check_sources, emit_diagnostics, has_io_errors, plural, pretty_json, print_stdout,
@@ -158,7 +161,7 @@ fn fail_mode(rule: &Rule) -> &'static str {
     }
 }
 
-fn rule_json(program: &Program, rule: &Rule) -> Value {
+fn rule_json(program: &Program, point: &PointProgram, rule: &Rule) -> Value {
     json!({
         "priority": rule.priority,
         "id": rule.id,
@@ -167,6 +170,7 @@ fn rule_json(program: &Program, rule: &Rule) -> Value {
         "fail": fail_mode(rule),
         "timeout_ms": rule.timeout_ms,
         "atoms": atom_count(rule),
+        "trigger": rule.trigger.map(|a| crate::runtime::atom_text(program, point, a)),
         "actions": rule.actions.iter().map(action_keyword).collect::<Vec<_>>(),
         "origin": origin(program, rule),
     })
@@ -180,7 +184,16 @@ fn matcher_json(stats: &FieldStats) -> Value {
         "dfa_patterns": stats.dfa_patterns,
         "dfa_bytes": stats.dfa_bytes,
         "literals": stats.literals,
+        "ac_bytes": stats.ac_bytes,
     })
+}
+
+/// How the host applies an edit at a point, as `hookc schema` shows it.
+fn edits_json(edits: &crate::schema::EditApplication) -> Value {
+    match super::schema::edits(edits) {
+        None => Value::Null,
+        Some((mode, text, field)) => json!({"mode": mode, "text": text, "field": field}),
+    }
 }
 
 /// Atoms that no field matcher computes: numeric comparisons, expressions,
@@ -194,21 +207,49 @@ fn point_json(table: &Table, point: &PointProgram) -> Value {
     json!({
         "name": point.name,
         "kind": point.kind,
+        "edits": edits_json(&point.edits),
         "atoms": point.atoms.len(),
-        "rules": point.rules.iter().map(|r| rule_json(program, r)).collect::<Vec<_>>(),
+        "rules": point.rules.iter().map(|r| rule_json(program, point, r)).collect::<Vec<_>>(),
         "matchers": table.field_stats(&point.name).iter().map(matcher_json).collect::<Vec<_>>(),
         "atoms_one_by_one": one_by_one(point),
     })
 }
 
+/// The source digest, `None` when the sources were not read from files.
+fn digest(program: &Program) -> Option<&str> {
+    Some(program.source_digest.as_str()).filter(|d| !d.is_empty())
+}
+
 fn to_json(table: &Table, name: &str, size: usize) -> Value {
     let program = table.program();
+    let dfas = table.dfa_sizes();
+    let schema_points: Vec<Value> = program
+        .schema_points
+        .iter()
+        .map(|p| {
+            let rules = table.point(&p.name).map_or(0, |points| points.rules.len());
+            json!({"name": p.name, "kind": p.kind, "rules": rules})
+        })
+        .collect();
     json!({
         "table": name,
+        "format_version": crate::table::VERSION,
         "schema": program.schema,
+        "schema_points": schema_points,
+        "command_input": program.command_input,
+        "digest": digest(program),
+        "signature": {
+            "signed": table.signer().is_some(),
+            "key_id": table.signer().map(|key| key.id()),
+        },
         "bytes": size,
         "files": program.files,
         "rules": rule_ids(program).len(),
+        "rule_entries": table.rule_count(),
+        "regexes": program.regexes.len(),
+        "expression_dfas": program.regex_dfas.iter().filter(|&&d| d != crate::ir::NO_DFA).count(),
+        "rate_counters": program.rates.len(),
+        "dfas": {"sections": dfas.len(), "bytes": dfas.iter().sum::<usize>()},
         "points": program.points.iter().map(|p| point_json(table, p)).collect::<Vec<_>>(),
     })
 }
@@ -272,7 +313,14 @@ fn to_human(table: &Table, name: &str, size: usize) -> String {
     let mut out = String::new();
     out.push_str(&format!("table   {name}\n"));
     out.push_str(&format!("schema  {}\n", program.schema));
-    out.push_str(&format!("size    {}\n", plural(size, "byte", "bytes")));
+    out.push_str(&format!(
+        "size    {} (format version {})\n",
+        plural(size, "byte", "bytes"),
+        crate::table::VERSION
+    ));
+    if let Some(digest) = digest(program) {
+        out.push_str(&format!("digest  {digest} (of the sources)\n"));
+    }
     if let Some(key) = table.signer() {
         out.push_str(&format!(
             "signed  by key {} (checked by loaders given the public key)\n",

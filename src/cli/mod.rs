@@ -210,7 +210,10 @@ enum Command {
     /// point its kind, rule count and atom count, then its rules in execution
     /// order: priority, id, target, enabled or disabled, fail mode, condition
     /// atoms, actions, and where each rule was written. Given `.hooks` files
-    /// or directories, compiles them first.
+    /// or directories, compiles them first. `--format json` prints all of
+    /// it as data, with the format version, every point of the schema, the
+    /// digest of the sources, the signature, each rule's trigger and the
+    /// sizes of the matchers and automata.
     ///
     /// Exit status: 0 ok, 1 the rules have errors, 2 a path cannot be read or
     /// the table cannot be loaded.
@@ -229,15 +232,17 @@ enum Command {
     /// change), atomically and keeping their permissions; a file that is a
     /// symlink is not rewritten (format the file it points to). `-` reads
     /// stdin and writes the result to stdout. With
-    /// `--check`, nothing is written: the files that would change are listed
-    /// with a diff of their first changes. A file with syntax errors is not
-    /// formatted; its errors are printed.
+    /// `--check`, nothing is written: the files that would change are listed,
+    /// each with its whole unified diff. `--format json` prints one document
+    /// instead: per file whether it changes (or would) and its diff, and the
+    /// diagnostics. A file with syntax errors is not formatted; its errors
+    /// are printed.
     ///
     /// Exit status: 0 formatted (or, with --check, already formatted), 1 with
     /// --check some file would change, 2 a file does not parse or a path
     /// cannot be read or written.
     #[command(
-        after_help = "Examples:\n  hookc fmt rules/\n  hookc fmt --check rules/\n  hookc fmt - < guard.hooks"
+        after_help = "Examples:\n  hookc fmt rules/\n  hookc fmt --check rules/\n  hookc fmt --check --format json rules/\n  hookc fmt - < guard.hooks"
     )]
     Fmt(fmt::FmtArgs),
 
@@ -250,11 +255,20 @@ enum Command {
     /// `fired [...]`, `decision …`, or a condition on the final context).
     /// Prints one line per test like `cargo test`, the failures, and a
     /// summary. Tests run against the rules of all the files together.
+    /// `--run FILTER` runs only the tests whose `FILE::NAME` contains
+    /// FILTER; the summary counts the others as filtered out. `--coverage`
+    /// reports, per file, the rules no test made fire and the parts of
+    /// their conditions (each `when`/`unless` line, each `and`/`or`
+    /// operand) that no test made true, or false, or reached at all, at
+    /// `file:line:col`. `--format json` prints one document (with the
+    /// coverage), `--format junit` JUnit XML for CI (the coverage then goes
+    /// to stderr).
     ///
     /// Exit status: 0 every test passed, 1 a test failed, 2 the rules or the
-    /// tests do not compile, or a path cannot be read.
+    /// tests do not compile, or a path cannot be read. Coverage and the
+    /// format do not change it.
     #[command(
-        after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --format json"
+        after_help = "Examples:\n  hookc test rules/\n  hookc test rules/guard.hooks rules/common.hooks\n  hookc test rules/ --coverage\n  hookc test rules/ --run \"rm is blocked\"\n  hookc test rules/ --format junit > hookc-tests.xml"
     )]
     Test(test::TestArgs),
 
@@ -274,8 +288,11 @@ enum Command {
     /// save), is reported and not published unless `--allow-empty`. Runs
     /// until interrupted. A host linking the library can use
     /// `hookc::watch::Watcher::run` to reload a `Registry` in-process instead.
+    /// `--format json` reports each event as one JSON object per line on
+    /// stdout (`started`, `compiled`, `failed` with the diagnostics, `kept`,
+    /// `reloaded` after `--exec`, `refused`).
     #[command(
-        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000"
+        after_help = "Examples:\n  hookc watch rules/ -o rules.tbl\n  hookc watch rules/ -o rules.tbl --exec pkill -HUP my-agent\n  hookc watch rules/ -o rules.tbl --poll --interval 1000\n  hookc watch rules/ -o rules.tbl --format json | jq -c 'select(.event == \"failed\")'"
     )]
     Watch(watch::WatchArgs),
 
@@ -289,11 +306,13 @@ enum Command {
     /// nothing is written. Rules go to stdout, or with `-o` to a file, with
     /// the files they need beside it: the Node.js runners of MCP Router
     /// scripts (in `mcp-router/`). The module docs of `hookc::import` have each mapping.
+    /// `--format json` prints one document instead: the rules imported, the
+    /// files written, what could not be imported, the diagnostics.
     ///
     /// Exit status: 0 imported (warnings allowed), 1 errors in the input,
     /// 2 a file cannot be read or written.
     #[command(
-        after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks"
+        after_help = "Examples:\n  hookc import claude-settings .claude/settings.json -o rules/claude.hooks\n  hookc import orcs ~/.orcs/orcs.toml .orcs/orcs.toml > rules/orcs.hooks\n  hookc import ironclaw hooks/hooks.json -o rules/ironclaw.hooks\n  hookc import mcp-router mcp-hooks.json -o rules/mcp.hooks\n  hookc import claude-settings .claude/settings.json --format json"
     )]
     Import(import::ImportArgs),
 

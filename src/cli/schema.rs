@@ -387,7 +387,7 @@ fn json<'a>(shown: &Shown<'a>) -> SchemaJson<'a> {
 
 /// How the host applies edits at a point: mode, the edited path and the
 /// path it stands for; `None` when the next rule sees the edit as made.
-fn edits(edits: &EditApplication) -> Option<(&'static str, String, Option<String>)> {
+pub(super) fn edits(edits: &EditApplication) -> Option<(&'static str, String, Option<String>)> {
     let path = |p: &str| format!("payload.{p}");
     match edits {
         EditApplication::AsEdited => None,

@@ -1,12 +1,18 @@
 //! `hookc test`: run the `test` blocks written next to the rules.
 //!
 //! Prints like `cargo test`: one `test FILE::NAME ... ok|FAILED` line per
-//! test, the failures, then `test result: ok. N passed; M failed` and a last
-//! line `N passed, M failed`.
+//! test, the failures, with `--coverage` what the tests exercised, then
+//! `test result: ok. N passed; M failed` and a last line `N passed, M
+//! failed`. `--format json` prints one document, `--format junit` JUnit XML
+//! (one `testsuite` per file).
 
-use super::{check_sources, emit_diagnostics, pretty_json, print_stdout, Failure, Format, Status};
+use super::{
+    check_sources, emit_diagnostics, pretty_json, print_stderr, print_stdout, Failure, Format,
+    Status,
+};
 use crate::diag::escape;
-use crate::scenarios::{TestReport, TestResult};
+use crate::scenarios::{Coverage, TestReport, TestResult, TestRun};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Arguments of `hookc test`.
@@ -16,9 +22,19 @@ pub(crate) struct TestArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// Output: `human` (like `cargo test`) or `json` (every result)
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// Output: `human` (like `cargo test`), `json` (every result, and the
+    /// coverage) or `junit` (JUnit XML, one test suite per file)
+    #[arg(long, value_enum, default_value_t = TestFormat::Human)]
+    format: TestFormat,
+
+    /// Run only the tests whose `FILE::NAME` contains FILTER
+    #[arg(long, value_name = "FILTER")]
+    run: Option<String>,
+
+    /// Report which rules no test made fire and which parts of their
+    /// conditions no test made true, or false, per file
+    #[arg(long)]
+    coverage: bool,
 
     /// Lint levels from this file instead of the `hookc.toml` found in the
     /// first path's directory or above
@@ -31,6 +47,17 @@ pub(crate) struct TestArgs {
     no_effects: bool,
 }
 
+/// The output formats of `hookc test`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TestFormat {
+    /// Text for people, like `cargo test`
+    Human,
+    /// One JSON document
+    Json,
+    /// JUnit XML, for CI test reports
+    Junit,
+}
+
 /// Runs the tests; exit 1 when one fails, 2 when the rules do not compile.
 pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
     check_sources(&args.paths)?;
@@ -39,12 +66,12 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
         emit_diagnostics(&found, Format::Human)?;
         return Ok(Status::Reported);
     }
-    let run = if args.no_effects {
-        crate::scenarios::run_tests_without_effects
-    } else {
-        crate::scenarios::run_tests_with
+    let how = TestRun {
+        record_effects: args.no_effects,
+        filter: args.run.clone(),
+        coverage: args.coverage,
     };
-    let report = match run(&args.paths, &options) {
+    let report = match crate::scenarios::run_tests_as(&args.paths, &options, &how) {
         Ok(report) => report,
         Err(diags) => {
             found.extend(diags);
@@ -55,14 +82,23 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
     found.extend(report.warnings.clone());
     emit_diagnostics(&found, Format::Human)?;
     match args.format {
-        Format::Human => print_stdout(&crate::diag::escape::guard(human(&report))),
-        Format::Json => {
+        TestFormat::Human => print_stdout(&escape::guard(human(&report))),
+        TestFormat::Json => {
             let value = serde_json::json!({
                 "tests": report.tests,
                 "passed": report.passed(),
                 "failed": report.failed(),
+                "filtered_out": report.filtered_out,
+                "coverage": report.coverage,
             });
             print_stdout(&pretty_json(&value)?);
+        }
+        TestFormat::Junit => {
+            print_stdout(&junit(&report));
+            // Stdout is the XML document: the coverage goes to stderr.
+            if let Some(coverage) = &report.coverage {
+                print_stderr(&escape::guard(coverage_text(coverage)));
+            }
         }
     }
     super::flush::flush_global();
@@ -117,10 +153,179 @@ fn human(report: &TestReport) -> String {
             out.push_str(&format!("    {}\n", name(t)));
         }
     }
+    if let Some(coverage) = &report.coverage {
+        out.push('\n');
+        out.push_str(&coverage_text(coverage));
+    }
     let (passed, failed) = (report.passed(), report.failed());
     let result = if failed == 0 { "ok" } else { "FAILED" };
+    let (filtered, filtered_last) = if report.filtered_out > 0 {
+        let n = report.filtered_out;
+        (format!("; {n} filtered out"), format!(", {n} filtered out"))
+    } else {
+        (String::new(), String::new())
+    };
     out.push_str(&format!(
-        "\ntest result: {result}. {passed} passed; {failed} failed\n{passed} passed, {failed} failed\n"
+        "\ntest result: {result}. {passed} passed; {failed} failed{filtered}\n{passed} passed, {failed} failed{filtered_last}\n"
     ));
+    out
+}
+
+/// `covered/total (p%)`; no percentage of nothing.
+fn ratio(count: crate::scenarios::Count) -> String {
+    if count.total == 0 {
+        return "0/0".to_owned();
+    }
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "a percentage shown to one decimal"
+    )]
+    let percent = count.covered as f64 * 100.0 / count.total as f64;
+    format!("{}/{} ({percent:.1}%)", count.covered, count.total)
+}
+
+/// The coverage for people: per file its counts, then what was missed at
+/// `file:line:col`; a total last.
+fn coverage_text(coverage: &Coverage) -> String {
+    let mut out = String::from("coverage:\n");
+    for file in &coverage.files {
+        let name = escape::shorten(&file.file, WIDTH);
+        let _ = writeln!(
+            out,
+            "  {name}: rules {}, conditions {}",
+            ratio(file.rules),
+            ratio(file.conditions)
+        );
+        for rule in &file.uncovered_rules {
+            let why = if rule.enabled {
+                "never fired"
+            } else {
+                "never fired (disabled)"
+            };
+            let _ = writeln!(
+                out,
+                "    {name}:{}:{}: rule `{}` {why}",
+                rule.line,
+                rule.col,
+                escape::shorten(&rule.id, WIDTH)
+            );
+        }
+        for cond in &file.uncovered_conditions {
+            let _ = writeln!(
+                out,
+                "    {}:{}:{}: `{}` {} (rule `{}`)",
+                escape::shorten(&cond.file, WIDTH),
+                cond.line,
+                cond.col,
+                escape::shorten(&cond.condition, CONDITION_WIDTH),
+                cond.missed.describe(),
+                escape::shorten(&cond.rule, WIDTH)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  total: rules {}, conditions {}",
+        ratio(coverage.rules),
+        ratio(coverage.conditions)
+    );
+    out
+}
+
+/// The longest condition shown in the human coverage, in characters.
+const CONDITION_WIDTH: usize = 120;
+
+/// The report as JUnit XML: `testsuites` with one `testsuite` per file,
+/// one `testcase` per test, a `failure` for each test that failed (its
+/// message the first failure, its text all of them).
+fn junit(report: &TestReport) -> String {
+    let mut files: Vec<&str> = Vec::new();
+    for t in &report.tests {
+        if !files.contains(&t.file.as_str()) {
+            files.push(&t.file);
+        }
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"hookc test\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">",
+        report.tests.len(),
+        report.failed(),
+        report.filtered_out
+    );
+    for file in files {
+        let tests: Vec<&TestResult> = report.tests.iter().filter(|t| t.file == file).collect();
+        let failed = tests.iter().filter(|t| !t.passed).count();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"0\">",
+            xml_escape(file),
+            tests.len()
+        );
+        for t in tests {
+            let _ = write!(
+                out,
+                "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\"",
+                xml_escape(&t.name),
+                xml_escape(file),
+                xml_escape(file),
+                t.line
+            );
+            if t.passed {
+                out.push_str("/>\n");
+                continue;
+            }
+            let message = t
+                .failures
+                .first()
+                .and_then(|f| f.lines().next())
+                .unwrap_or("failed");
+            let _ = writeln!(
+                out,
+                ">\n      <failure message=\"{}\" type=\"expectation\">{}</failure>\n    </testcase>",
+                xml_escape(message),
+                xml_text(&t.failures.join("\n"))
+            );
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// Text as an XML attribute value: [`xml_text`], with tabs and line
+/// breaks as character references (raw, a parser would read them back as
+/// spaces).
+fn xml_escape(text: &str) -> String {
+    xml_escaped(text, true)
+}
+
+/// Text as XML character data: the five markup characters as entities,
+/// and the characters XML 1.0 does not allow (controls other than tab,
+/// newline and carriage return, U+FFFE, U+FFFF) as visible `\u{…}`
+/// escapes.
+fn xml_text(text: &str) -> String {
+    xml_escaped(text, false)
+}
+
+fn xml_escaped(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            '\r' => out.push_str("&#13;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => {
+                escape::push_escape(&mut out, c);
+            }
+            c => out.push(c),
+        }
+    }
     out
 }

@@ -49,6 +49,8 @@ pub use crate::event::{json_eq, HookContext, Principal, Target, Val};
 use chain::Stop;
 pub(crate) use chain::{Live, Observer, Probe, Reach, Run, NATIVE_FIRED};
 pub use eval::EvalError;
+#[cfg(feature = "compiler")]
+pub(crate) use explain::atom_text;
 pub use explain::{
     diff as json_diff, ActionExplanation, CondExplanation, Explanation, FieldValue, Location,
     RuleExplanation, RuleStatus, TargetExplanation,

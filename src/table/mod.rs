@@ -504,6 +504,14 @@ impl Table {
         self.loaded().len
     }
 
+    /// The size in bytes of each DFA section of the table (the field
+    /// matchers' and the expression regexes' DFAs, each shared section
+    /// once), for `hookc inspect`.
+    #[cfg(feature = "cli")]
+    pub(crate) fn dfa_sizes(&self) -> &[usize] {
+        &self.loaded().dfa_bytes
+    }
+
     /// The matchers of each field of a point, with their sizes.
     pub fn field_stats(&self, point: &str) -> Vec<FieldStats> {
         let loaded = self.loaded();

@@ -76,8 +76,11 @@ fn redact(text: &str) -> String {
         .replace(&root().display().to_string(), "[ROOT]");
     let bytes = regex::Regex::new(r"\b\d+ bytes\b").unwrap();
     let text = bytes.replace_all(&text, "[N] bytes").into_owned();
-    let json_bytes = regex::Regex::new(r#""(bytes|dfa_bytes)": \d+"#).unwrap();
-    json_bytes.replace_all(&text, r#""$1": "[N]""#).into_owned()
+    let json_bytes = regex::Regex::new(r#""(bytes|dfa_bytes|ac_bytes)": \d+"#).unwrap();
+    let text = json_bytes.replace_all(&text, r#""$1": "[N]""#).into_owned();
+    // The digest of the sources changes with every edit of a rule file.
+    let digest = regex::Regex::new(r#"\b(digest"?:? +"?)[0-9a-f]{64}\b"#).unwrap();
+    digest.replace_all(&text, "${1}[DIGEST]").into_owned()
 }
 
 fn hookc<S: AsRef<OsStr>>(args: &[S]) -> Run {
@@ -652,6 +655,48 @@ fn inspect_sources_json() {
     let summary = run.json();
     assert_eq!(summary["schema"], "orcs");
     assert_eq!(summary["rules"], 6);
+    assert_eq!(summary["format_version"], hookc::table::VERSION);
+    assert_eq!(
+        summary["signature"],
+        serde_json::json!({"signed": false, "key_id": null})
+    );
+    assert_eq!(summary["command_input"], "context");
+    assert_eq!(
+        summary["digest"].as_str().unwrap(),
+        hookc::load::source_digest(&[root().join("rules")]),
+        "the digest `hookc claude` compares with the sources"
+    );
+    // Every point of the schema, with its rules there.
+    let schema_points = summary["schema_points"].as_array().unwrap();
+    let schema = hookc(&["schema", "orcs", "--format", "json"]).json();
+    let names: Vec<&Value> = schema_points.iter().map(|p| &p["name"]).collect();
+    let expected: Vec<&Value> = schema["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["name"])
+        .collect();
+    assert_eq!(names, expected);
+    let with_rules: usize = schema_points
+        .iter()
+        .map(|p| p["rules"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(
+        with_rules,
+        summary["rule_entries"].as_u64().unwrap() as usize
+    );
+    assert!(summary["dfas"]["bytes"].as_u64().unwrap() > 0);
+    assert!(summary["regexes"].as_u64().unwrap() > 0);
+    assert_eq!(summary["rate_counters"], 1, "rules/ratelimit.hooks");
+    // Per point: the edits, each rule's trigger, the matchers' sizes.
+    let points = summary["points"].as_array().unwrap();
+    let pre_execute = points
+        .iter()
+        .find(|p| p["name"] == "tool.pre_execute")
+        .unwrap();
+    assert_eq!(pre_execute["edits"], Value::Null);
+    assert!(pre_execute["rules"][0].get("trigger").is_some());
+    assert!(pre_execute["matchers"][0].get("ac_bytes").is_some());
     insta::assert_snapshot!("inspect_sources_json", run.render());
 }
 

@@ -532,6 +532,186 @@ fn cli_check_rewrite_and_stdin() {
     assert!(run.stdout.contains("+list l = [1, 2]"), "{}", run.stdout);
 }
 
+/// Applies a unified diff to `old`: the text it says the new file is.
+fn apply(old: &str, diff: &str) -> String {
+    let old: Vec<&str> = old.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut at = 0usize;
+    let mut lines = diff.split_inclusive('\n').peekable();
+    assert!(lines.next().unwrap().starts_with("--- "), "{diff}");
+    assert!(lines.next().unwrap().starts_with("+++ "), "{diff}");
+    while let Some(header) = lines.next() {
+        let start: usize = header
+            .strip_prefix("@@ -")
+            .and_then(|h| h.split([',', ' ']).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("not a hunk header: {header:?}"));
+        // `-0,0` (an empty old file) is before line 1.
+        let first = start.saturating_sub(1).max(at);
+        for line in &old[at..first] {
+            out.push_str(line);
+        }
+        at = first;
+        while let Some(line) = lines.next_if(|l| !l.starts_with("@@ ")) {
+            let (mark, text) = line.split_at(1);
+            // `\ No newline at end of file` takes the newline off the line
+            // before.
+            if mark == "\\" {
+                continue;
+            }
+            let missing_newline = lines.peek().is_some_and(|l| l.starts_with('\\'));
+            let text = if missing_newline {
+                text.strip_suffix('\n').unwrap_or(text)
+            } else {
+                text
+            };
+            match mark {
+                " " => {
+                    assert_eq!(old[at], text, "context differs at old line {}", at + 1);
+                    out.push_str(text);
+                    at += 1;
+                }
+                "-" => {
+                    assert_eq!(old[at], text, "removed line differs at {}", at + 1);
+                    at += 1;
+                }
+                "+" => out.push_str(text),
+                _ => panic!("not a diff line: {line:?}"),
+            }
+        }
+    }
+    for line in &old[at..] {
+        out.push_str(line);
+    }
+    out
+}
+
+/// A file whose diff is long: `--check` shows all of it (it was once cut
+/// after 40 lines), and the diff turns the file into its formatted text.
+#[test]
+fn cli_check_shows_the_whole_diff_of_a_long_file() {
+    let dir = tmp_dir("long-diff");
+    let mut text = String::new();
+    for i in 0..150 {
+        text.push_str(&format!(
+            "hook  rule-{i} on tool.pre_execute {{when payload.args contains \"x{i}\"\n abort \"no {i}\"}}\n\n"
+        ));
+        if i % 10 == 0 {
+            // Unchanged stretches between the changes: several hunks.
+            for j in 0..8 {
+                text.push_str(&format!("# note {i}.{j}\n"));
+            }
+            text.push('\n');
+        }
+    }
+    // No newline at the end, in CRLF: every kind of line ending differs.
+    let text = text
+        .trim_end()
+        .replace("# note 140.7\n", "# note 140.7\r\n");
+    let file = dir.join("long.hooks");
+    std::fs::write(&file, &text).unwrap();
+    let formatted = hookc(&["fmt", "-"], Some(&text));
+    assert_eq!(formatted.code, Some(0), "{}", formatted.stderr);
+
+    let run = hookc(&["fmt", "--check", file.to_str().unwrap()], None);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let diff = run
+        .stdout
+        .split_once('\n')
+        .map(|(first, rest)| {
+            assert!(first.starts_with("would reformat `"), "{first}");
+            rest
+        })
+        .unwrap();
+    assert!(diff.lines().count() > 600, "{} lines", diff.lines().count());
+    assert!(diff.matches("\n@@ ").count() > 10, "several hunks");
+    for i in [0, 75, 149] {
+        assert!(diff.contains(&format!("-hook  rule-{i} on ")), "rule {i}");
+        assert!(
+            diff.contains(&format!("+    abort \"no {i}\"\n")),
+            "rule {i}"
+        );
+    }
+    assert!(!diff.contains('…'), "nothing is left out");
+    // The human diff escapes the CR; unescaped, it is the exact diff.
+    assert!(
+        diff.contains("-# note 140.7\\u{d}\n"),
+        "the CRLF line is shown"
+    );
+    assert_eq!(
+        apply(&text, &diff.replace("\\u{d}", "\r")),
+        formatted.stdout
+    );
+
+    // JSON: the same diff, unescaped.
+    let run = hookc(
+        &["fmt", "--check", "--format", "json", file.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["check"], true);
+    assert_eq!(v["changed"], 1);
+    let entry = &v["files"][0];
+    assert_eq!(entry["file"], file.to_str().unwrap());
+    assert_eq!(entry["changed"], true);
+    assert_eq!(entry["error"], serde_json::Value::Null);
+    let json_diff = entry["diff"].as_str().unwrap();
+    assert_eq!(json_diff.replace('\r', "\\u{d}"), diff);
+    assert_eq!(apply(&text, json_diff), formatted.stdout);
+    // Nothing was written.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+/// `--format json` without `--check` says which files it rewrote, with what
+/// diff; for stdin, the formatted text; a file that does not parse has its
+/// error and the diagnostics.
+#[test]
+fn cli_json_reports_every_file() {
+    let dir = tmp_dir("json");
+    std::fs::write(dir.join("a.hooks"), "list  l = [1]\n").unwrap();
+    std::fs::write(dir.join("b.hooks"), "list l = [1]\n").unwrap();
+    std::fs::write(dir.join("c.hooks"), "hook {\n").unwrap();
+    let run = hookc(&["fmt", "--format", "json", dir.to_str().unwrap()], None);
+    assert_eq!(run.code, Some(2), "c.hooks does not parse: {}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["check"], false);
+    assert_eq!(v["changed"], 1);
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["changed"], true);
+    assert_eq!(
+        files[0]["diff"],
+        format!(
+            "--- {0}\n+++ {0} (formatted)\n@@ -1 +1 @@\n-list  l = [1]\n+list l = [1]\n",
+            dir.join("a.hooks").display()
+        )
+    );
+    assert_eq!(files[1]["changed"], false);
+    assert_eq!(files[1]["diff"], serde_json::Value::Null);
+    assert!(
+        files[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not parse"),
+        "{}",
+        files[2]
+    );
+    assert_eq!(v["diagnostics"]["errors"], 1);
+    assert_eq!(v["diagnostics"]["diagnostics"][0]["code"], "syntax");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.hooks")).unwrap(),
+        "list l = [1]\n"
+    );
+
+    let run = hookc(&["fmt", "--format", "json", "-"], Some("list  l = [2]"));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["files"][0]["file"], "<stdin>");
+    assert_eq!(v["files"][0]["formatted"], "list l = [2]\n");
+    assert_eq!(v["files"][0]["changed"], true);
+}
+
 #[test]
 fn cli_unparsable_input_exits_2_and_is_left_alone() {
     let dir = tmp_dir("bad");

@@ -940,6 +940,132 @@ fn cli_writes_the_rules_and_the_files_they_need() {
     );
 }
 
+/// `--format json`: what was imported, as data (the rules, the files
+/// written, what was left out, the diagnostics), and nothing else on
+/// stdout.
+#[test]
+fn cli_json_says_what_was_imported() {
+    let r = hookc(&[
+        "import",
+        "claude-settings",
+        &format!("{FIXTURES}/claude/settings.json"),
+        &format!("{FIXTURES}/claude/settings.local.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    assert_eq!(r.stderr, "", "the warnings are in the document");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["from"], "claude-settings");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["output"], serde_json::Value::Null);
+    assert_eq!(
+        v["inputs"][1],
+        format!("{FIXTURES}/claude/settings.local.json")
+    );
+    let rules = v["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 10, "{rules:#?}");
+    assert_eq!(rules[0]["id"], "pre-tool-use-1");
+    assert_eq!(rules[0]["points"], serde_json::json!(["PreToolUse"]));
+    assert_eq!(rules[0]["line"], 5);
+    let text = v["text"].as_str().unwrap();
+    assert!(text.contains("hook pre-tool-use-1 on PreToolUse"), "{text}");
+    // The same text as the human output prints.
+    let human = hookc(&[
+        "import",
+        "claude-settings",
+        &format!("{FIXTURES}/claude/settings.json"),
+        &format!("{FIXTURES}/claude/settings.local.json"),
+    ]);
+    assert_eq!(human.stdout, text);
+    let left_out: Vec<&str> = v["not_imported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        left_out
+            .iter()
+            .any(|m| m.ends_with("`async` is not imported")),
+        "{left_out:#?}"
+    );
+    assert!(
+        left_out
+            .iter()
+            .any(|m| m.contains("an `http` handler is not imported")),
+        "{left_out:#?}"
+    );
+    assert_eq!(
+        v["diagnostics"]["warnings"].as_u64().unwrap() as usize,
+        left_out.len()
+    );
+    assert_eq!(v["files"], serde_json::json!([]));
+
+    // With `-o`: the files written, the companions included.
+    let dir = tmp_dir("cli-json");
+    std::fs::copy(
+        root().join(FIXTURES).join("mcp-router/hooks.json"),
+        dir.join("hooks.json"),
+    )
+    .unwrap();
+    let r = hookc_in(
+        &dir,
+        &[
+            "import",
+            "mcp-router",
+            "hooks.json",
+            "-o",
+            "rules/mcp.hooks",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.render());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["output"], "rules/mcp.hooks");
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(
+        files[0],
+        serde_json::json!({"path": "rules/mcp.hooks", "kind": "rules", "written": true})
+    );
+    assert!(
+        files.iter().any(|f| f["kind"] == "companion"
+            && f["path"] == "rules/mcp-router/block-file-deletion.mjs"
+            && f["written"] == true),
+        "{files:#?}"
+    );
+    for f in files {
+        assert!(dir.join(f["path"].as_str().unwrap()).is_file(), "{f}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("rules/mcp.hooks")).unwrap(),
+        v["text"].as_str().unwrap()
+    );
+
+    // Input that does not convert: `ok` false, the errors, exit 1.
+    std::fs::write(dir.join("bad.json"), "{not json").unwrap();
+    let r = hookc_in(
+        &dir,
+        &["import", "mcp-router", "bad.json", "--format", "json"],
+        None,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.render());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["text"], serde_json::Value::Null);
+    assert_eq!(v["rules"], serde_json::json!([]));
+    assert_eq!(v["diagnostics"]["errors"], 1);
+    assert!(
+        v["diagnostics"]["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not valid JSON"),
+        "{v:#}"
+    );
+}
+
 /// IronClaw's own cases: a later hook of a name replaces the earlier one
 /// (its registry test), a redundant `Content-Type` header, and a tool's
 /// `capabilities.json` without hooks next to a bundle: the import goes on,

@@ -41,6 +41,7 @@ mod schema_command;
 mod schemas;
 mod semantics;
 mod signing;
+mod test_reports;
 mod untrusted;
 mod watch;
 mod webhook;

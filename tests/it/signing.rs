@@ -397,6 +397,16 @@ fn inspect_names_the_signer() {
     );
     let run = hookc_in(&dir, &["inspect", "unsigned.tbl"], None);
     assert!(!run.stdout.contains("signed  by"), "{}", run.stdout);
+    for (table, signed, key_id) in [
+        ("signed.tbl", true, serde_json::Value::from(key.id())),
+        ("unsigned.tbl", false, serde_json::Value::Null),
+    ] {
+        let run = hookc_in(&dir, &["inspect", table, "--format", "json"], None);
+        assert_code(&run, 0);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(v["signature"]["signed"], signed, "{table}");
+        assert_eq!(v["signature"]["key_id"], key_id, "{table}");
+    }
 }
 
 #[test]

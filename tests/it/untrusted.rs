@@ -105,8 +105,10 @@ fn lint_shows_a_window_of_long_lines_and_escapes_controls() {
     assert_eq!(carets.find('^'), Some(first), "{source}\n{carets}");
 }
 
+/// The diff is whole (a diff cut short cannot be reviewed or applied), and
+/// every character a terminal would act on is escaped.
 #[test]
-fn fmt_check_diff_is_escaped_and_bounded() {
+fn fmt_check_diff_is_escaped_and_whole() {
     let dir = tmp_dir("fmt");
     let big = "y".repeat(BIG);
     // Raw characters in a string: the diff shows both lines escaped (the
@@ -117,10 +119,26 @@ fn fmt_check_diff_is_escaped_and_bounded() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert_no_raw("fmt --check", &run.stdout);
     assert_no_raw("fmt --check", &run.stderr);
-    assert!(run.stdout.len() < 2_000, "{} bytes", run.stdout.len());
-    assert!(run.stdout.contains("-list  l = [\"yyy"), "{}", run.stdout);
-    assert!(run.stdout.contains("+    \"yyy"), "{}", run.stdout);
-    assert!(run.stdout.contains("\\u202e"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains(&format!("-list  l = [\"{big}\", \"\\u{{1b}}]0;pwned")),
+        "the old line is whole"
+    );
+    assert!(
+        run.stdout.contains(&format!("+    \"{big}\",\n")),
+        "the new line is whole"
+    );
+    assert!(
+        run.stdout.contains("\\u202e"),
+        "{}",
+        &run.stdout[run.stdout.len() - 300..]
+    );
+    // JSON carries the text as it is (its consumers are programs).
+    let run = hookc(&dir, &["fmt", "--check", "--format", "json", "f.hooks"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let diff = v["files"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains(&format!("-list  l = [\"{big}\", \"{EVIL_RAW}\"]\n")));
     // And the file itself is written with escapes.
     let run = hookc(&dir, &["fmt", "f.hooks"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);

@@ -389,3 +389,100 @@ fn the_cli_refuses_to_write_the_table_over_a_rule_file() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), rules("first"));
 }
+
+/// `--format json`: one JSON object per line on stdout for every event, in
+/// order, and nothing on stderr.
+#[test]
+fn the_cli_reports_json_events_one_per_line() {
+    let dir = tmp_dir("json");
+    let rules_dir = dir.join("rules");
+    std::fs::create_dir_all(&rules_dir).unwrap();
+    let file = rules_dir.join("a.hooks");
+    std::fs::write(&file, rules("first")).unwrap();
+    let table = dir.join("rules.tbl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookc"))
+        .arg("watch")
+        .arg(&rules_dir)
+        .arg("-o")
+        .arg(&table)
+        .args(["--interval", "20", "--poll", "--format", "json"])
+        .args(["--exec", "/bin/sh", "-c", "exit 3"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pipe = child.stdout.take().unwrap();
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            sink.lock().unwrap().push(line);
+        }
+    });
+    let events = || -> Vec<serde_json::Value> {
+        lines
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    };
+    let count = |name: &str| events().iter().filter(|e| e["event"] == name).count();
+
+    eventually("compiled, then reloaded", || count("reloaded") == 1);
+    std::fs::write(&file, "hook broken on {").unwrap();
+    eventually("failed", || count("failed") == 1);
+    std::fs::write(&file, "").unwrap();
+    eventually("kept", || count("kept") == 1);
+    std::fs::write(&file, rules("second")).unwrap();
+    eventually("compiled again", || count("reloaded") == 2);
+
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    let events = events();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["started", "compiled", "reloaded", "failed", "kept", "compiled", "reloaded"]
+    );
+    let out = table.display().to_string();
+    let started = &events[0];
+    assert_eq!(started["wake"], "polling");
+    assert_eq!(started["reason"], "polling was asked for");
+    assert_eq!(started["interval_ms"], 20);
+    assert_eq!(started["output"], out.as_str());
+    let compiled = &events[1];
+    assert_eq!(compiled["rules"], 1);
+    assert_eq!(compiled["points"], 1);
+    assert_eq!(compiled["signed"], false);
+    assert_eq!(
+        compiled["bytes"].as_u64().unwrap(),
+        std::fs::metadata(&table).unwrap().len()
+    );
+    assert_eq!(compiled["warnings"]["errors"], 0);
+    let reloaded = &events[2];
+    assert_eq!(reloaded["command"], json!(["/bin/sh", "-c", "exit 3"]));
+    assert_eq!(reloaded["ok"], false);
+    assert_eq!(reloaded["status"], 3);
+    let failed = &events[3];
+    assert!(
+        failed["diagnostics"]["errors"].as_u64().unwrap() >= 1,
+        "{failed}"
+    );
+    assert_eq!(failed["diagnostics"]["diagnostics"][0]["severity"], "error");
+    let kept = &events[4];
+    assert_eq!(kept["published"], 1);
+    assert!(
+        kept["files"][0].as_str().unwrap().ends_with("a.hooks"),
+        "{kept}"
+    );
+    assert_eq!(table_state(&table), Some((1, Some("second".into()))));
+}

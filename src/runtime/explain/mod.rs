@@ -245,7 +245,71 @@ impl Table {
         ctx: &HookContext,
         effects: &crate::Effects,
     ) -> Explanation {
+        let mut observed = ctx.clone();
+        let mut explanation = self.observe(&point, target, &mut observed, effects);
+        // A plain dispatch checks the observed chain, unless the point has
+        // effects: those must not run twice for one explanation.
         let resolved = self.resolve(&point);
+        let has_effects = resolved
+            .index
+            .and_then(|i| self.program().points.get(i))
+            .is_some_and(|p| {
+                p.rules
+                    .iter()
+                    .any(|r| r.actions.iter().any(crate::ir::Action::is_effect))
+            });
+        if !has_effects {
+            let mut plain = ctx.clone();
+            let mut scratch = self.scratch();
+            let outcome = self
+                .dispatch_with(&mut scratch, point, target, &mut plain, effects)
+                .report(&plain);
+            if explanation.outcome != outcome {
+                explanation.notes.push(
+                    "the observed chain and the dispatch disagree; this is a bug".to_string(),
+                );
+            }
+            explanation.outcome = outcome;
+        }
+        explanation
+    }
+
+    /// Dispatches `ctx` at its own point for its own target, as
+    /// [`dispatch_context_with`](Self::dispatch_context_with) does (the
+    /// edits are applied to `ctx`), and explains that very dispatch: its
+    /// `outcome` is the dispatch's report. One dispatch, so effects and
+    /// `rate(…)` counts happen once, as in a plain dispatch; `hookc test
+    /// --coverage` runs tests this way.
+    #[cfg(feature = "compiler")]
+    pub(crate) fn dispatch_explained(
+        &self,
+        ctx: &mut HookContext,
+        effects: &crate::Effects,
+    ) -> Explanation {
+        let point = ctx.hook_point.clone();
+        let component = ctx.component_id.clone();
+        let child = ctx.child_id.clone();
+        let instance = ctx.instance.clone();
+        let mut target = Target::new(&component);
+        if let Some(child) = &child {
+            target = target.with_child(child);
+        }
+        if let Some(instance) = &instance {
+            target = target.with_instance(instance);
+        }
+        self.observe(&point.as_str(), &target, ctx, effects)
+    }
+
+    /// One dispatch of `ctx` with the [`Recorder`] watching every rule of
+    /// the point; the outcome is that dispatch's.
+    fn observe(
+        &self,
+        point: &impl AsPoint,
+        target: &Target<'_>,
+        ctx: &mut HookContext,
+        effects: &crate::Effects,
+    ) -> Explanation {
+        let resolved = self.resolve(point);
         let name = resolved.name.unwrap_or_default().to_string();
         let program = self.program();
         let point_program = resolved.index.and_then(|i| program.points.get(i));
@@ -260,41 +324,18 @@ impl Table {
             before: None,
             notes: Vec::new(),
         };
-        let mut observed = ctx.clone();
         let mut scratch = self.scratch();
-        let seen = self
+        let outcome = self
             .dispatch_observed(
                 &mut scratch,
                 resolved.index,
                 target,
-                &mut observed,
+                ctx,
                 super::Live::effects(effects),
                 &mut recorder,
             )
-            .report(&observed);
+            .report(ctx);
         let mut notes = recorder.notes;
-        // A plain dispatch checks the observed chain, unless the point has
-        // effects: those must not run twice for one explanation.
-        let has_effects = point_program.is_some_and(|p| {
-            p.rules
-                .iter()
-                .any(|r| r.actions.iter().any(crate::ir::Action::is_effect))
-        });
-        let outcome = if has_effects {
-            seen.clone()
-        } else {
-            let mut plain = ctx.clone();
-            let mut scratch = self.scratch();
-            let outcome = self
-                .dispatch_with(&mut scratch, point, target, &mut plain, effects)
-                .report(&plain);
-            if seen != outcome {
-                notes.push(
-                    "the observed chain and the dispatch disagree; this is a bug".to_string(),
-                );
-            }
-            outcome
-        };
         let rules = recorder
             .rules
             .into_iter()
@@ -338,6 +379,16 @@ impl Table {
             notes,
         }
     }
+}
+
+/// Atom `atom` of `point` rendered like source, as an explanation shows it
+/// (`"?"` for an atom the point does not have).
+#[cfg(feature = "compiler")]
+pub(crate) fn atom_text(program: &Program, point: &crate::ir::PointProgram, atom: u32) -> String {
+    point
+        .atoms
+        .get(atom as usize)
+        .map_or_else(|| "?".to_string(), |a| render_atom(a, program))
 }
 
 fn location(program: &Program, origin: Origin) -> Location {

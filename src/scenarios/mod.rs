@@ -43,9 +43,19 @@
 //! dispatched on the final context; the condition holds when its rule fires.
 //! There is no second evaluator.
 //!
+//! [`run_tests_as`] runs them as a [`TestRun`] says: only the tests whose
+//! `file::name` contains a filter, with effects recorded instead of run,
+//! and with coverage ([`Coverage`]: which rules no test made fire, which
+//! parts of their conditions no test made true or false), counted from an
+//! explanation of each test's dispatch.
+//!
 //! The checker validates tests (see `hookc lint`): a test with a malformed
 //! event or expectation is a compile error, reported by [`run_tests`] with
 //! the rest of the rules' diagnostics.
+
+mod coverage;
+
+pub use coverage::{Count, Coverage, FileCoverage, Missed, UncoveredCondition, UncoveredRule};
 
 use crate::check::lints::{self, Level};
 use crate::check::scenarios::test_context;
@@ -66,10 +76,32 @@ use std::path::Path;
 /// The results of a test run, in file and declaration order.
 #[derive(Clone, Debug, Default)]
 pub struct TestReport {
-    /// One result per test.
+    /// One result per test run.
     pub tests: Vec<TestResult>,
+    /// How many tests the filter left out ([`TestRun::filter`]).
+    pub filtered_out: usize,
+    /// What the tests exercised, when asked for ([`TestRun::coverage`]).
+    pub coverage: Option<Coverage>,
     /// Warnings found while compiling the rules.
     pub warnings: Diagnostics,
+}
+
+/// How to run tests: which ones, with which effects, measuring what.
+#[derive(Clone, Debug, Default)]
+pub struct TestRun {
+    /// Record effects instead of running them
+    /// ([`Effects::recording_only`](crate::Effects::recording_only)).
+    pub record_effects: bool,
+    /// Run only the tests whose `file::name` contains this text (like
+    /// `cargo test FILTER`); the others are counted in
+    /// [`TestReport::filtered_out`].
+    pub filter: Option<String>,
+    /// Count which rules fired and which parts of their conditions were
+    /// true and false ([`TestReport::coverage`]). Each test's dispatch is
+    /// then explained as `hookc explain` explains one: every condition of
+    /// every rule of the point is evaluated, so a `rate(…)` condition
+    /// counts the event even where a plain dispatch would not test it.
+    pub coverage: bool,
 }
 
 impl TestReport {
@@ -134,7 +166,21 @@ pub fn run_tests_with<P: AsRef<Path>>(
     paths: &[P],
     options: &Options,
 ) -> Result<TestReport, Diagnostics> {
-    run_loaded(load::load_paths(paths), options, false)
+    run_loaded(load::load_paths(paths), options, &TestRun::default())
+}
+
+/// Like [`run_tests_with`], run as `run` says: a filter, recorded effects,
+/// coverage.
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_tests_as<P: AsRef<Path>>(
+    paths: &[P],
+    options: &Options,
+    run: &TestRun,
+) -> Result<TestReport, Diagnostics> {
+    run_loaded(load::load_paths(paths), options, run)
 }
 
 /// Like [`run_tests_with`], with effects recorded, not run
@@ -148,7 +194,11 @@ pub fn run_tests_without_effects<P: AsRef<Path>>(
     paths: &[P],
     options: &Options,
 ) -> Result<TestReport, Diagnostics> {
-    run_loaded(load::load_paths(paths), options, true)
+    let run = TestRun {
+        record_effects: true,
+        ..TestRun::default()
+    };
+    run_loaded(load::load_paths(paths), options, &run)
 }
 
 /// Like [`run_tests`], for in-memory sources (imports are read from disk
@@ -158,7 +208,23 @@ pub fn run_tests_without_effects<P: AsRef<Path>>(
 ///
 /// Every diagnostic found when the rules or the tests do not compile.
 pub fn run_test_sources(sources: Vec<SourceFile>) -> Result<TestReport, Diagnostics> {
-    run_loaded(load::load_sources(sources), &Options::default(), false)
+    run_loaded(
+        load::load_sources(sources),
+        &Options::default(),
+        &TestRun::default(),
+    )
+}
+
+/// Like [`run_test_sources`], run as `run` says.
+///
+/// # Errors
+///
+/// Every diagnostic found when the rules or the tests do not compile.
+pub fn run_test_sources_as(
+    sources: Vec<SourceFile>,
+    run: &TestRun,
+) -> Result<TestReport, Diagnostics> {
+    run_loaded(load::load_sources(sources), &Options::default(), run)
 }
 
 /// One test of a root file.
@@ -177,7 +243,7 @@ fn expect_id(n: usize) -> String {
 fn run_loaded(
     loaded: LoadedSources,
     options: &Options,
-    record_effects: bool,
+    how: &TestRun,
 ) -> Result<TestReport, Diagnostics> {
     let compiled = compile_loaded(loaded.clone(), options)?;
     // The rules that check conditions are not the user's: no lint applies.
@@ -202,6 +268,14 @@ fn run_loaded(
             })
         })
         .collect();
+    let all = cases.len();
+    let cases: Vec<Case<'_>> = match &how.filter {
+        Some(filter) => cases
+            .into_iter()
+            .filter(|c| format!("{}::{}", c.source.name, c.test.name.value).contains(filter))
+            .collect(),
+        None => cases,
+    };
 
     // Number the conditions; those of tests whose context is at the depth
     // limit get a table each (a rule at the limit stops the chain).
@@ -239,8 +313,13 @@ fn run_loaded(
 
     let mut report = TestReport {
         tests: Vec::new(),
+        filtered_out: all - cases.len(),
+        coverage: None,
         warnings: compiled.warnings,
     };
+    let mut tally = how
+        .coverage
+        .then(|| coverage::Tally::new(compiled.table.program()));
     let mut next_cond = 0;
     for case in &cases {
         let (line, col) = case.source.line_col(case.test.span.start);
@@ -269,7 +348,7 @@ fn run_loaded(
         };
         // Rate counts must start empty for each test: effects of its own,
         // whose memory store is new.
-        let mut effects = if record_effects {
+        let mut effects = if how.record_effects {
             crate::Effects::new().recording_only()
         } else {
             crate::Effects::new()
@@ -282,10 +361,20 @@ fn run_loaded(
         let table = &compiled.table;
         let repeat = case.test.repeat.map_or(1, |(n, _)| n);
         let start = ctx.clone();
-        let mut run = table.dispatch_context_with(&mut ctx, &effects);
+        // With coverage, the dispatch is explained as it runs: the same
+        // single dispatch, its outcome the test's.
+        let mut dispatch = |ctx: &mut HookContext| match &mut tally {
+            Some(tally) => {
+                let explanation = table.dispatch_explained(ctx, &effects);
+                tally.record(&explanation);
+                explanation.outcome
+            }
+            None => table.dispatch_context_with(ctx, &effects),
+        };
+        let mut run = dispatch(&mut ctx);
         for _ in 1..repeat {
             ctx = start.clone();
-            run = table.dispatch_context_with(&mut ctx, &effects);
+            run = dispatch(&mut ctx);
         }
         for expect in &case.test.expects {
             let failure = match &expect.kind {
@@ -342,6 +431,7 @@ fn run_loaded(
         }
         report.tests.push(result);
     }
+    report.coverage = tally.map(coverage::Tally::finish);
     Ok(report)
 }
 
