@@ -2,20 +2,43 @@
 //! command, and each `shell(…)` of theirs would parse it again. Rules read
 //! the typed [`View`](super::View) in place (its commands, their words and
 //! redirections borrowed): no JSON is built for them.
+//!
+//! The cache outlives its dispatches: [`Views::clear`] gives the views'
+//! strings and lists back to its [`Buffers`], and the next dispatch parses
+//! into them. After one dispatch has parsed a command, a dispatch whose
+//! commands need no more buffers of each size class (the same command, or
+//! smaller ones) parses without allocating; the buffers kept are bounded by
+//! [`RETAINED`].
 
-use super::View;
-use std::cell::OnceCell;
+use super::{Buffers, View};
+use std::cell::{OnceCell, RefCell};
 
 /// How many distinct command strings a dispatch keeps the views of; a
 /// further one is parsed each time it is read.
 pub const CACHED_VIEWS: usize = 4;
 
+/// The most bytes of buffers the cache keeps from one dispatch to the next:
+/// above it (after a command far larger than those a host usually sees),
+/// they are freed and the next dispatch starts cold.
+pub const RETAINED: usize = 4 << 20;
+
 /// The views of the command strings a dispatch has read, keyed by the text
 /// itself (an edit that changes a command changes the key, so an entry is
-/// never stale within a dispatch).
-#[derive(Clone, Debug, Default)]
+/// never stale within a dispatch), and the buffers they are parsed into.
+#[derive(Debug, Default)]
 pub struct Views {
     slots: [OnceCell<(String, View)>; CACHED_VIEWS],
+    buffers: RefCell<Buffers>,
+}
+
+/// A clone holds the same views, and buffers of its own (empty).
+impl Clone for Views {
+    fn clone(&self) -> Self {
+        Views {
+            slots: self.slots.clone(),
+            buffers: RefCell::default(),
+        }
+    }
 }
 
 impl Views {
@@ -24,10 +47,20 @@ impl Views {
     /// another text.
     pub fn get(&self, text: &str) -> Result<&View, View> {
         for slot in &self.slots {
-            let (key, view) = slot.get_or_init(|| (text.to_owned(), super::parse(text)));
-            if key == text {
-                return Ok(view);
+            if let Some((key, view)) = slot.get() {
+                if key == text {
+                    return Ok(view);
+                }
+                continue;
             }
+            // Parsing never reads the cache, so the buffers are free.
+            let Ok(mut buffers) = self.buffers.try_borrow_mut() else {
+                break;
+            };
+            let key = buffers.copy(text);
+            let view = buffers.parse(text);
+            drop(buffers);
+            return Ok(&slot.get_or_init(|| (key, view)).1);
         }
         Err(super::parse(text))
     }
@@ -37,10 +70,18 @@ impl Views {
         self.slots.iter().all(|slot| slot.get().is_none())
     }
 
-    /// Forgets every view (a new dispatch starts).
+    /// Forgets every view (a new dispatch starts), keeping their memory for
+    /// the next ones unless it holds more than [`RETAINED`] bytes.
     pub fn clear(&mut self) {
+        let buffers = self.buffers.get_mut();
         for slot in &mut self.slots {
-            slot.take();
+            if let Some((key, view)) = slot.take() {
+                buffers.recycle_string(key);
+                buffers.recycle(view);
+            }
+        }
+        if buffers.retained() > RETAINED {
+            *buffers = Buffers::default();
         }
     }
 }

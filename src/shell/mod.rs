@@ -94,6 +94,7 @@
 //! cost is linear in the input with a factor of at most [`MAX_DEPTH`] + 1,
 //! recursion is bounded, and the parser never panics.
 
+mod buffers;
 mod cache;
 #[cfg(test)]
 mod evasions;
@@ -103,6 +104,7 @@ mod simple;
 #[cfg(test)]
 mod tests;
 
+pub use buffers::Buffers;
 pub use cache::Views;
 
 use serde_json::{Map, Value};
@@ -168,17 +170,7 @@ pub struct Redirect {
 /// Parses `text` into its view. Never fails: a parse error yields the
 /// commands found so far and a pseudo-command carrying the error.
 pub fn parse(text: &str) -> View {
-    let mut parser = lex::Parser::new(text, 0, lex::Origin::Offset(0));
-    parser.parse_all();
-    let (mut commands, error) = parser.finish();
-    if let Some(message) = error {
-        commands.push(Command {
-            dynamic: true,
-            error: Some(message),
-            ..Command::default()
-        });
-    }
-    View { commands }
+    Buffers::parse_once(text)
 }
 
 impl View {
