@@ -104,4 +104,43 @@ mod tests {
         let overflow = views.get("ls -la").cloned();
         assert_eq!(overflow, Err(super::super::parse("ls -la")));
     }
+
+    #[test]
+    fn clear_keeps_the_buffers_of_commands_under_4_kib() {
+        let units = [
+            "find -exec ",
+            "find -exec sudo ",
+            "eval ",
+            "a;",
+            "a|",
+            "a ",
+            "-abcdefghijklmnopqrstuvwxyz ",
+            "{ a;} >f ",
+            "((a) ",
+            "EOF\n",
+            "$(",
+            "bash -c ",
+            "env -S ",
+            "[[ ",
+            "<<A ",
+            "x=(",
+        ];
+        for unit in units {
+            let text = unit.repeat(4095 / unit.len());
+            let mut views = Views::default();
+            let parsed = views.get(&text).map(|view| view.commands.len());
+            assert!(parsed.is_ok_and(|n| n > 0), "{unit:?}");
+            views.clear();
+            let retained = views.buffers.borrow().retained();
+            assert!(
+                retained > 0 && retained <= RETAINED,
+                "{unit:?}: {retained} bytes"
+            );
+        }
+        let mut views = Views::default();
+        let huge = "a;".repeat(1 << 16);
+        assert!(views.get(&huge).is_ok());
+        views.clear();
+        assert_eq!(views.buffers.borrow().retained(), 0, "above the bound");
+    }
 }
