@@ -18,10 +18,13 @@
 //! and the room to reorder them, the first error.
 //!
 //! A pool makes a buffer only when none of its class or a larger one is
-//! free, and then also reserves the room to take it back, so recycling a
-//! view never allocates. After one parse, parsing text that needs no more
-//! buffers of each size class (the same text, or any text whose words and
-//! lists are as many and no longer) allocates nothing.
+//! free (a bit set of the stocked classes finds one in constant time), and
+//! at the end of the parse reserves the room to take back every buffer it
+//! made, so recycling a view never allocates. After one parse, parsing text
+//! that needs no more buffers of each size class (the same text, or any
+//! text whose words and lists are as many and no longer) allocates nothing.
+//! A pool's classes, and the buffers themselves, are made on first use: a
+//! parse with fresh buffers allocates about as often as one without pools.
 
 use super::{Command, Redirect, View};
 use std::fmt;
@@ -71,25 +74,53 @@ impl<T> Reusable for Vec<T> {
 
 /// Empty buffers of one type, by capacity class.
 pub(super) struct Pool<B> {
-    /// The free buffers of each class.
-    free: [Vec<B>; CLASSES],
-    /// How many buffers of each class the pool made: the room its free list
-    /// keeps, so that taking every one back never allocates.
-    made: [usize; CLASSES],
+    /// Each class, up to the largest one made.
+    classes: Vec<Class<B>>,
+    /// The classes with a free buffer, as bits.
+    stocked: u32,
+    /// The classes it made a buffer of since the last
+    /// [`settle`](Self::settle), as bits.
+    unsettled: u32,
     /// The smallest class it makes (tiny buffers are rounded up to it).
     min: usize,
     /// The bytes the free buffers hold.
     held: usize,
 }
 
+/// The buffers of one capacity class.
+struct Class<B> {
+    free: Vec<B>,
+    /// How many the pool made: the room `free` keeps (see
+    /// [`Pool::settle`]), so that taking every one back never allocates.
+    made: usize,
+}
+
+impl<B> Default for Class<B> {
+    fn default() -> Self {
+        Class {
+            free: Vec::new(),
+            made: 0,
+        }
+    }
+}
+
 impl<B> Pool<B> {
     fn new(min: usize) -> Self {
         Pool {
-            free: std::array::from_fn(|_| Vec::new()),
-            made: [0; CLASSES],
+            classes: Vec::new(),
+            stocked: 0,
+            unsettled: 0,
             min,
             held: 0,
         }
+    }
+
+    /// Class `class`, made room for.
+    fn class(&mut self, class: usize) -> Option<&mut Class<B>> {
+        if self.classes.len() <= class {
+            self.classes.resize_with(class + 1, Class::default);
+        }
+        self.classes.get_mut(class)
     }
 }
 
@@ -109,6 +140,11 @@ fn class_of(capacity: usize) -> usize {
     class.min(CLASSES - 1)
 }
 
+/// The bit of class `class` in a set of classes.
+fn bit(class: usize) -> u32 {
+    1u32.checked_shl(class as u32).unwrap_or(0)
+}
+
 impl<B: Reusable> Pool<B> {
     /// An empty buffer for at least `n` items: a free one of the smallest
     /// class that fits, or a new one.
@@ -117,10 +153,19 @@ impl<B: Reusable> Pool<B> {
             return B::default();
         }
         let from = class_for(n, self.min);
-        for free in self.free.iter_mut().skip(from) {
-            // Only the last class holds buffers of mixed sizes.
+        let mut candidates = self.stocked & !(bit(from).wrapping_sub(1));
+        while candidates != 0 {
+            let class = candidates.trailing_zeros() as usize;
+            candidates &= !bit(class);
+            let Some(Class { free, .. }) = self.classes.get_mut(class) else {
+                break;
+            };
+            // Only in the last class may a free buffer be too small.
             if free.last().is_some_and(|buffer| buffer.capacity() >= n) {
                 if let Some(buffer) = free.pop() {
+                    if free.is_empty() {
+                        self.stocked &= !bit(class);
+                    }
                     self.held = self.held.saturating_sub(buffer.capacity() * B::ITEM);
                     return buffer;
                 }
@@ -129,9 +174,9 @@ impl<B: Reusable> Pool<B> {
         let size = if from < CLASSES - 1 { 1 << from } else { n };
         let buffer = B::with_capacity(size);
         let class = class_of(buffer.capacity());
-        if let (Some(made), Some(free)) = (self.made.get_mut(class), self.free.get_mut(class)) {
-            *made += 1;
-            free.reserve(made.saturating_sub(free.len()));
+        if let Some(made) = self.class(class) {
+            made.made += 1;
+            self.unsettled |= bit(class);
         }
         buffer
     }
@@ -143,9 +188,23 @@ impl<B: Reusable> Pool<B> {
             return;
         }
         buffer.clear();
-        if let Some(free) = self.free.get_mut(class_of(capacity)) {
+        let class = class_of(capacity);
+        if let Some(Class { free, .. }) = self.class(class) {
             free.push(buffer);
+            self.stocked |= bit(class);
             self.held += capacity * B::ITEM;
+        }
+    }
+
+    /// Makes room in the free lists for every buffer made since the last
+    /// call, so that taking them back never allocates.
+    fn settle(&mut self) {
+        while self.unsettled != 0 {
+            let class = self.unsettled.trailing_zeros() as usize;
+            self.unsettled &= !bit(class);
+            if let Some(Class { free, made }) = self.classes.get_mut(class) {
+                free.reserve(made.saturating_sub(free.len()));
+            }
         }
     }
 
@@ -300,7 +359,10 @@ impl Buffers {
         self.read(text);
         let mut commands = self.commands.take(self.out.len());
         commands.append(&mut self.out);
-        self.reset();
+        self.strings.settle();
+        self.lists.settle();
+        self.redirects.settle();
+        self.commands.settle();
         View { commands }
     }
 

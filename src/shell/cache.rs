@@ -28,10 +28,12 @@ pub const RETAINED: usize = 4 << 20;
 #[derive(Debug, Default)]
 pub struct Views {
     slots: [OnceCell<(String, View)>; CACHED_VIEWS],
-    buffers: RefCell<Buffers>,
+    /// Made at the first parse (a dispatch that reads no shell view, or a
+    /// scratch used once, never pays for them).
+    buffers: RefCell<Option<Box<Buffers>>>,
 }
 
-/// A clone holds the same views, and buffers of its own (empty).
+/// A clone holds the same views, and no buffers.
 impl Clone for Views {
     fn clone(&self) -> Self {
         Views {
@@ -57,9 +59,9 @@ impl Views {
             let Ok(mut buffers) = self.buffers.try_borrow_mut() else {
                 break;
             };
+            let buffers = buffers.get_or_insert_with(Box::default);
             let key = buffers.copy(text);
             let view = buffers.parse(text);
-            drop(buffers);
             return Ok(&slot.get_or_init(|| (key, view)).1);
         }
         Err(super::parse(text))
@@ -76,12 +78,16 @@ impl Views {
         let buffers = self.buffers.get_mut();
         for slot in &mut self.slots {
             if let Some((key, view)) = slot.take() {
+                let buffers = buffers.get_or_insert_with(Box::default);
                 buffers.recycle_string(key);
                 buffers.recycle(view);
             }
         }
-        if buffers.retained() > RETAINED {
-            *buffers = Buffers::default();
+        if buffers
+            .as_ref()
+            .is_some_and(|buffers| buffers.retained() > RETAINED)
+        {
+            *buffers = None;
         }
     }
 }
@@ -131,7 +137,7 @@ mod tests {
             let parsed = views.get(&text).map(|view| view.commands.len());
             assert!(parsed.is_ok_and(|n| n > 0), "{unit:?}");
             views.clear();
-            let retained = views.buffers.borrow().retained();
+            let retained = views.buffers.borrow().as_ref().map_or(0, |b| b.retained());
             assert!(
                 retained > 0 && retained <= RETAINED,
                 "{unit:?}: {retained} bytes"
@@ -141,6 +147,6 @@ mod tests {
         let huge = "a;".repeat(1 << 16);
         assert!(views.get(&huge).is_ok());
         views.clear();
-        assert_eq!(views.buffers.borrow().retained(), 0, "above the bound");
+        assert!(views.buffers.borrow().is_none(), "above the bound");
     }
 }
