@@ -263,6 +263,46 @@ pub(super) fn text(arena: &str, span: Span) -> &str {
     arena.get(span.start..span.end).unwrap_or("")
 }
 
+/// A word, after quote removal, as the lexer reads it and the word stack
+/// keeps it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Word {
+    /// Quotes removed, escapes resolved, expansions as written: a span of
+    /// the word arena.
+    pub(super) text: Span,
+    /// Where it starts, in this parser's text.
+    pub(super) at: usize,
+    /// Some part of it was quoted or escaped (so it is no reserved word,
+    /// and as a heredoc delimiter it keeps the body literal).
+    pub(super) quoted: bool,
+    /// It holds an expansion or substitution: its value is known only when
+    /// the shell runs it.
+    pub(super) expansion: bool,
+    /// It holds an unquoted glob (`*`, `?`, `[…]`).
+    pub(super) glob: bool,
+    /// It holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
+    pub(super) brace: bool,
+    /// It has the form `NAME=value` (also `NAME+=`, `NAME[i]=`).
+    pub(super) assign: bool,
+    /// It starts with a process substitution.
+    pub(super) procsub: bool,
+    /// The commands of the substitutions it holds: `subs.0..subs.1` of the
+    /// output, pushed while it was read.
+    pub(super) subs: (usize, usize),
+}
+
+impl Word {
+    /// Unquoted and without expansions: it may be a reserved word.
+    pub(super) fn is_plain(&self) -> bool {
+        !self.quoted && !self.expansion
+    }
+
+    /// Its value is known only at run time (expansion, glob, brace).
+    pub(super) fn dynamic(&self) -> bool {
+        self.expansion || self.glob || self.brace
+    }
+}
+
 /// A pending heredoc: its body starts after the next newline.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Heredoc {
@@ -294,7 +334,7 @@ pub struct Buffers {
     pub(super) strings: Pool<String>,
     pub(super) lists: Pool<Vec<String>>,
     pub(super) redirects: Pool<Vec<Redirect>>,
-    commands: Pool<Vec<Command>>,
+    pub(super) commands: Pool<Vec<Command>>,
     /// The word arena: the text of the words being read, as a stack (a
     /// construct that reads words inside a word drops them when done).
     pub(super) text: String,
@@ -304,7 +344,7 @@ pub struct Buffers {
     /// stack was when it started.
     pub(super) heredocs: Vec<Heredoc>,
     /// The words of the simple commands being read, as a stack.
-    pub(super) words: Vec<super::lex::Word>,
+    pub(super) words: Vec<Word>,
     /// Their redirections, as a stack.
     pub(super) redirs: Vec<PendingRedirect>,
     /// The wrappers of the commands being analysed, as a stack.
@@ -352,43 +392,13 @@ impl Default for Buffers {
 }
 
 impl Buffers {
-    /// Parses `text` into its view, whose strings and lists come from these
-    /// buffers. Never fails: a parse error yields the commands found so far
-    /// and a pseudo-command carrying the error.
-    pub fn parse(&mut self, text: &str) -> View {
-        self.read(text);
-        let mut commands = self.commands.take(self.out.len());
-        commands.append(&mut self.out);
+    /// Makes room in the pools to take back every buffer made since the
+    /// last call (see [`Pool::settle`]).
+    pub(super) fn settle(&mut self) {
         self.strings.settle();
         self.lists.settle();
         self.redirects.settle();
         self.commands.settle();
-        View { commands }
-    }
-
-    /// Parses `text` with buffers of its own, which the view keeps.
-    pub(super) fn parse_once(text: &str) -> View {
-        let mut buffers = Buffers::default();
-        buffers.read(text);
-        View {
-            commands: mem::take(&mut buffers.out),
-        }
-    }
-
-    /// Parses `text` into the output.
-    fn read(&mut self, text: &str) {
-        self.reset();
-        let mut parser = super::lex::Parser::new(text, self, 0, super::lex::Origin::Offset(0));
-        parser.parse_all();
-        parser.finish();
-        if self.failed {
-            let error = self.strings.copy(&self.error);
-            self.out.push(Command {
-                dynamic: true,
-                error: Some(error),
-                ..Command::default()
-            });
-        }
     }
 
     /// Takes the strings and lists of `view` back, for later parses.
@@ -437,7 +447,7 @@ impl Buffers {
     }
 
     /// Empties the working memory, keeping its capacity.
-    fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.truncate_out(0);
         while let Some(command) = self.held.pop() {
             self.recycle_command(command);

@@ -15,7 +15,7 @@
 //! the shared output while the word is read, so a token is a small `Copy`
 //! value that allocates nothing.
 
-use super::buffers::{self, Buffers, Span};
+use super::buffers::{self, Buffers, Span, Word};
 use super::MAX_DEPTH;
 use std::fmt::{self, Write as _};
 use std::mem;
@@ -60,45 +60,6 @@ impl Op {
             Op::LParen => "(",
             Op::RParen => ")",
         }
-    }
-}
-
-/// A word, after quote removal.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Word {
-    /// Quotes removed, escapes resolved, expansions as written: a span of
-    /// the word arena.
-    pub(super) text: Span,
-    /// Where it starts, in this parser's text.
-    pub(super) at: usize,
-    /// Some part of it was quoted or escaped (so it is no reserved word,
-    /// and as a heredoc delimiter it keeps the body literal).
-    pub(super) quoted: bool,
-    /// It holds an expansion or substitution: its value is known only when
-    /// the shell runs it.
-    pub(super) expansion: bool,
-    /// It holds an unquoted glob (`*`, `?`, `[…]`).
-    pub(super) glob: bool,
-    /// It holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
-    pub(super) brace: bool,
-    /// It has the form `NAME=value` (also `NAME+=`, `NAME[i]=`).
-    pub(super) assign: bool,
-    /// It starts with a process substitution.
-    pub(super) procsub: bool,
-    /// The commands of the substitutions it holds: `subs.0..subs.1` of the
-    /// output, pushed while it was read.
-    pub(super) subs: (usize, usize),
-}
-
-impl Word {
-    /// Unquoted and without expansions: it may be a reserved word.
-    pub(super) fn is_plain(&self) -> bool {
-        !self.quoted && !self.expansion
-    }
-
-    /// Its value is known only at run time (expansion, glob, brace).
-    pub(super) fn dynamic(&self) -> bool {
-        self.expansion || self.glob || self.brace
     }
 }
 

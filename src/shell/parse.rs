@@ -16,9 +16,9 @@
 //! [`MAX_DEPTH`]: super::MAX_DEPTH
 
 use super::buffers::{Buffers, PendingRedirect};
-use super::lex::{Class, Kind, Op, Parser};
+use super::lex::{Class, Kind, Op, Origin, Parser};
 use super::simple::split_flags;
-use super::{Command, Redirect};
+use super::{Command, Redirect, View};
 use std::mem;
 
 /// Reserved words that end a list where a command could start.
@@ -646,6 +646,42 @@ impl Parser<'_> {
 }
 
 impl Buffers {
+    /// Parses `text` into its view, whose strings and lists come from these
+    /// buffers. Never fails: a parse error yields the commands found so far
+    /// and a pseudo-command carrying the error.
+    pub fn parse(&mut self, text: &str) -> View {
+        self.read(text);
+        let mut commands = self.commands.take(self.out.len());
+        commands.append(&mut self.out);
+        self.settle();
+        View { commands }
+    }
+
+    /// Parses `text` with buffers of its own, which the view keeps.
+    pub(super) fn parse_once(text: &str) -> View {
+        let mut buffers = Buffers::default();
+        buffers.read(text);
+        View {
+            commands: mem::take(&mut buffers.out),
+        }
+    }
+
+    /// Parses `text` into the output.
+    pub(super) fn read(&mut self, text: &str) {
+        self.reset();
+        let mut parser = Parser::new(text, self, 0, Origin::Offset(0));
+        parser.parse_all();
+        parser.finish();
+        if self.failed {
+            let error = self.strings.copy(&self.error);
+            self.out.push(Command {
+                dynamic: true,
+                error: Some(error),
+                ..Command::default()
+            });
+        }
+    }
+
     /// A command whose program and name are `program`.
     pub(super) fn named(&mut self, program: &str) -> Command {
         Command {
