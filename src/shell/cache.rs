@@ -73,7 +73,7 @@ impl Views {
     }
 
     /// Forgets every view (a new dispatch starts), keeping their memory for
-    /// the next ones unless it holds more than [`RETAINED`] bytes.
+    /// the next ones unless it holds more than `RETAINED` (4 MiB) bytes.
     pub fn clear(&mut self) {
         let buffers = self.buffers.get_mut();
         for slot in &mut self.slots {
