@@ -8,6 +8,13 @@
 //! 100 and 10,000 rules on the point (the shared generator in
 //! `benches/common/mod.rs`). A dispatch whose rule edits the context
 //! (`set payload.x = 1`) must allocate: that proves the counter counts.
+//!
+//! Shell views parse into the buffers of the scratch: once a dispatch has
+//! parsed a command holding every test command (a 72-command pipeline,
+//! `sudo bash -c …`, heredocs, substitutions, `find -exec`, `env -S`, a
+//! parse error), reading the view of each of them through the cache, and a
+//! whole dispatch whose rule tests their programs, flags and wrappers,
+//! allocate nothing; a larger command still parses as a fresh parse does.
 
 #![expect(clippy::expect_used, reason = "test setup fails the test")]
 
@@ -150,4 +157,163 @@ fn registry_dispatch_allocates_nothing() {
             event.name
         );
     }
+}
+
+/// The shell views of these tests: realistic Bash commands, each under
+/// 4 KiB. The first is the 1.8 KB pipeline of 72 simple commands of
+/// `benches/claude.rs`; the others exercise wrappers and `-c` scripts,
+/// substitutions, heredocs, `find -exec`, `env -S`, compound commands and
+/// a parse error.
+fn shell_commands() -> Vec<String> {
+    let heavy = (0..12)
+        .map(|i| {
+            format!(
+                "cd /work/p{i} && git status --short | grep -v '^??' | awk '{{print $2}}' \
+                 | xargs -r sed -i 's/foo/bar/g' && npm run build -- --prod > /tmp/log{i}.txt 2>&1"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" && ");
+    let mut commands = vec![heavy];
+    commands.extend(
+        [
+            "sudo bash -c 'rm -rf \"$HOME\"' && git push --force",
+            "cat <<EOF > /tmp/notes.txt\nbuilt by $(whoami) on `hostname`\nEOF",
+            "echo \"$(git rev-parse --short HEAD)\" > version.txt; rm -rf \"$(mktemp -d)\"",
+            "find . -name '*.tmp' -exec rm -f {} + ; env -S 'FOO=1 rm -rf /tmp/x' true",
+            "for f in $(ls *.log); do gzip -9 \"$f\"; done 2>/dev/null",
+            "{ echo a; echo b; } > out.txt && if [[ -f .env ]]; then source .env; fi",
+            "timeout 10 nice -n 5 xargs -0 rm -f < <(find /tmp -print0) | tee log",
+            "echo \"unterminated",
+        ]
+        .map(String::from),
+    );
+    commands
+}
+
+/// One command string that holds every command of [`shell_commands`], one
+/// per line (the one with a parse error last): its view needs at least the
+/// buffers of each of theirs.
+fn warm_up_command(commands: &[String]) -> String {
+    commands.join("\n")
+}
+
+/// Parsing into warm buffers allocates nothing: after the view of the
+/// warm-up command (every test command, one per line), the view of each
+/// test command, read through the dispatch's cache of views, allocates zero
+/// times, and is the view a fresh parse gives.
+#[test]
+fn shell_views_parse_into_warm_buffers_without_allocating() {
+    let commands = shell_commands();
+    let warm = warm_up_command(&commands);
+    assert!(commands.iter().all(|command| command.len() < 4096));
+    let mut views = hookc::shell::Views::default();
+    let mut failures = Vec::new();
+    for round in 0..2 {
+        views.clear();
+        assert!(views.get(&warm).is_ok());
+        for command in &commands {
+            let (allocations, ()) = count(|| views.clear());
+            assert_eq!(allocations, 0, "clearing the views allocated");
+            let (allocations, view) = count(|| views.get(command).map(|view| view.commands.len()));
+            let expected = hookc::shell::parse(command);
+            assert_eq!(view, Ok(expected.commands.len()), "{command:?}");
+            assert_eq!(views.get(command).ok(), Some(&expected), "{command:?}");
+            eprintln!(
+                "round {round}, {} commands, {} bytes: {allocations} allocations",
+                expected.commands.len(),
+                command.len()
+            );
+            if allocations != 0 {
+                failures.push(format!("{command:?}: {allocations} allocations"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "parsing into warm buffers allocated:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// A command larger than any the buffers have held parses the same as a
+/// fresh parse, allocating for what it needs, and is then warm too.
+#[test]
+fn a_larger_command_than_the_warm_up_still_parses() {
+    let commands = shell_commands();
+    let mut views = hookc::shell::Views::default();
+    assert!(views.get("ls -la").is_ok());
+    let larger = commands.join(" ; ").repeat(3);
+    views.clear();
+    let (allocations, view) = count(|| views.get(&larger).cloned());
+    assert_eq!(view, Ok(hookc::shell::parse(&larger)));
+    assert!(
+        allocations > 0,
+        "buffers warmed for `ls -la` held a larger view"
+    );
+    views.clear();
+    let (allocations, view) = count(|| views.get(&larger).map(|view| view.commands.len()));
+    assert_eq!(view.ok(), Some(hookc::shell::parse(&larger).commands.len()));
+    assert_eq!(allocations, 0, "the larger command, parsed again");
+}
+
+/// A whole dispatch whose rule reads the shell view of the command (its
+/// program, flags and wrappers, with no function that builds a string)
+/// allocates nothing once a dispatch has warmed the scratch with the
+/// warm-up command: neither for events the rule blocks nor for those it
+/// lets through.
+#[test]
+fn a_dispatch_reading_shell_views_allocates_nothing() {
+    let table = hookc::compile_str(
+        "shell.hooks",
+        "hook rm on tool.pre_execute at *::* {
+    when payload.tool == \"exec\"
+    when any c in shell(payload.command):
+        c.program in [\"rm\", \"dd\", \"mkfs\"] and (c.flags contains \"-r\" or c.flags contains \"-f\")
+        or c.wrappers contains \"sudo\" and c.program == \"bash\"
+    abort \"blocked\"
+}
+",
+    )
+    .expect("compiles")
+    .table;
+    let event = |command: &str| {
+        HookContext::new(
+            common::POINT,
+            common::COMPONENT,
+            serde_json::json!({"tool": "exec", "command": command}),
+        )
+    };
+    let commands = shell_commands();
+    let target = Target::new(common::COMPONENT);
+    let mut scratch = table.scratch();
+    let mut warm = event(&warm_up_command(&commands));
+    let _ = table.dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut warm);
+    let mut failures = Vec::new();
+    let mut blocked = 0;
+    for command in &commands {
+        let mut ctx = event(command);
+        let (allocations, kind) = count(|| {
+            table
+                .dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut ctx)
+                .kind()
+        });
+        let start: String = command.chars().take(40).collect();
+        eprintln!("{kind:?}, {allocations} allocations: {start:?}");
+        if kind == hookc::OutcomeKind::Abort {
+            blocked += 1;
+        }
+        if allocations != 0 {
+            failures.push(format!("{command:?}: {allocations} allocations"));
+        }
+    }
+    assert!(
+        blocked > 0 && blocked < commands.len(),
+        "the rule must block some commands and let others through ({blocked})"
+    );
+    assert!(
+        failures.is_empty(),
+        "dispatch allocated:\n{}",
+        failures.join("\n")
+    );
 }

@@ -7,8 +7,18 @@
 //! grammar finds (a `case` pattern's `)` does not close it). Backticks,
 //! `-c` scripts and other derived text are parsed by a fresh parser over
 //! that text, one nesting level deeper.
+//!
+//! Every parser of one parse shares its [`Buffers`]: a word's text is read
+//! onto the top of the word arena (and anything read inside the word, such
+//! as the words of a substitution, is dropped from the arena before the
+//! word goes on), and the commands of a word's substitutions are pushed onto
+//! the shared output while the word is read, so a token is a small `Copy`
+//! value that allocates nothing.
 
-use super::{Command, MAX_DEPTH};
+use super::buffers::{self, Buffers, Span, Word};
+use super::MAX_DEPTH;
+use std::fmt::{self, Write as _};
+use std::mem;
 
 /// Reserved words; recognised only unquoted, where the grammar expects them.
 const RESERVED: [&str; 20] = [
@@ -53,40 +63,8 @@ impl Op {
     }
 }
 
-/// A word, after quote removal.
-#[derive(Debug, Default)]
-pub(super) struct Word {
-    /// Quotes removed, escapes resolved, expansions as written.
-    pub(super) text: String,
-    /// Where it starts, in this parser's text.
-    pub(super) at: usize,
-    /// Some part of it was quoted or escaped (so it is no reserved word,
-    /// and as a heredoc delimiter it keeps the body literal).
-    pub(super) quoted: bool,
-    /// It holds an expansion or substitution: its value is known only when
-    /// the shell runs it.
-    pub(super) expansion: bool,
-    /// It holds an unquoted glob (`*`, `?`, `[…]`).
-    pub(super) glob: bool,
-    /// It holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
-    pub(super) brace: bool,
-    /// It has the form `NAME=value` (also `NAME+=`, `NAME[i]=`).
-    pub(super) assign: bool,
-    /// It starts with a process substitution.
-    pub(super) procsub: bool,
-    /// The commands of the substitutions it holds.
-    pub(super) subs: Vec<Command>,
-}
-
-impl Word {
-    /// Unquoted and without expansions: it may be a reserved word.
-    pub(super) fn is_plain(&self) -> bool {
-        !self.quoted && !self.expansion
-    }
-}
-
 /// What a token is.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Kind {
     Word(Word),
     Op(Op),
@@ -98,8 +76,18 @@ pub(super) enum Kind {
     Eof,
 }
 
+impl Kind {
+    /// The word of a word or arithmetic token.
+    pub(super) fn word(self) -> Option<Word> {
+        match self {
+            Kind::Word(word) | Kind::Arith(word) => Some(word),
+            _ => None,
+        }
+    }
+}
+
 /// A token and where it starts.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Tok {
     pub(super) at: usize,
     pub(super) kind: Kind,
@@ -116,11 +104,6 @@ pub(super) enum Class {
     Eof,
 }
 
-static EOF_TOKEN: Tok = Tok {
-    at: 0,
-    kind: Kind::Eof,
-};
-
 /// Where a parser's text comes from, for the byte offsets of its errors.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Origin {
@@ -131,54 +114,55 @@ pub(super) enum Origin {
     Derived(usize),
 }
 
-#[derive(Debug)]
-struct Heredoc {
-    delimiter: String,
-    strip_tabs: bool,
-    expand: bool,
-}
-
 /// The lexer and parser state over one text.
 #[derive(Debug)]
 pub(super) struct Parser<'a> {
     src: &'a str,
+    /// The memory every parser of this parse shares.
+    pub(super) b: &'a mut Buffers,
     pub(super) pos: usize,
     depth: usize,
     origin: Origin,
     pub(super) peeked: Option<Tok>,
-    heredocs: Vec<Heredoc>,
+    /// Where this parser's pending heredocs start in `b.heredocs`…
+    heredocs: usize,
+    /// …and their delimiters in `b.heredoc_text`.
+    heredoc_text: usize,
     /// Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&`, `||` are words.
     pub(super) test_mode: bool,
-    /// The commands found so far (swapped out while a substitution is
-    /// parsed, whose commands go to the word that holds it).
-    pub(super) out: Vec<Command>,
-    error: Option<String>,
     aborted: bool,
+    /// Inside [`before_peeked`](Self::before_peeked): the commands of the
+    /// peeked token are set aside.
+    lifting: bool,
     /// How many redirections may still be copied onto the commands of a
     /// compound command, so that copying stays linear in the input.
     pub(super) budget: usize,
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(src: &'a str, depth: usize, origin: Origin) -> Self {
+    pub(super) fn new(src: &'a str, b: &'a mut Buffers, depth: usize, origin: Origin) -> Self {
+        let heredocs = b.heredocs.len();
+        let heredoc_text = b.heredoc_text.len();
         Parser {
             src,
+            b,
             pos: 0,
             depth,
             origin,
             peeked: None,
-            heredocs: Vec::new(),
+            heredocs,
+            heredoc_text,
             test_mode: false,
-            out: Vec::new(),
-            error: None,
             aborted: false,
+            lifting: false,
             budget: src.len().saturating_mul(4).max(1024),
         }
     }
 
-    /// The commands found and the first error, if any.
-    pub(super) fn finish(self) -> (Vec<Command>, Option<String>) {
-        (self.out, self.error)
+    /// Drops the heredocs still pending (their bodies never came).
+    pub(super) fn finish(self) {
+        self.b.heredocs.truncate(self.heredocs);
+        self.b.heredoc_text.truncate(self.heredoc_text);
     }
 
     fn byte(&self, at: usize) -> Option<u8> {
@@ -197,15 +181,43 @@ impl<'a> Parser<'a> {
         self.src.get(at..).and_then(|rest| rest.chars().next())
     }
 
-    /// Appends the character at the cursor to `text` and moves past it.
-    fn take_char(&mut self, text: &mut String) {
+    /// The text of a span of the word arena.
+    pub(super) fn text(&self, span: Span) -> &str {
+        buffers::text(&self.b.text, span)
+    }
+
+    /// Where the next word read starts in the word arena.
+    fn mark(&self) -> usize {
+        self.b.text.len()
+    }
+
+    /// The span from `mark` to the top of the word arena.
+    fn span_from(&self, mark: usize) -> Span {
+        Span {
+            start: mark,
+            end: self.b.text.len(),
+        }
+    }
+
+    /// Drops the word arena above `mark`.
+    fn drop_text(&mut self, mark: usize) {
+        self.b.text.truncate(mark);
+    }
+
+    /// Appends the character at the cursor to the word arena and moves past
+    /// it.
+    fn take_char(&mut self) {
         match self.char_at(self.pos) {
             Some(c) => {
-                text.push(c);
+                self.b.text.push(c);
                 self.pos += c.len_utf8();
             }
             None => self.pos = (self.pos + 1).min(self.src.len()),
         }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        self.b.text.push_str(text);
     }
 
     fn skip_char(&mut self) {
@@ -231,29 +243,46 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Records an error; the first one is kept.
-    pub(super) fn fail(&mut self, what: &str, at: usize) {
-        if self.error.is_some() {
+    /// Records an error written by `what` (given the word arena); the first
+    /// error of the parse is kept.
+    fn fail_with(&mut self, at: usize, what: impl FnOnce(&mut String, &str) -> fmt::Result) {
+        let Buffers {
+            error,
+            failed,
+            text,
+            ..
+        } = &mut *self.b;
+        if *failed {
             return;
         }
-        self.error = Some(match self.origin {
-            Origin::Offset(base) => format!("{what} at byte {}", base + at),
-            Origin::Derived(word) => format!("{what} in a nested script at byte {word}"),
+        *failed = true;
+        error.clear();
+        let _ = what(error, text);
+        let _ = match self.origin {
+            Origin::Offset(base) => write!(error, " at byte {}", base + at),
+            Origin::Derived(word) => write!(error, " in a nested script at byte {word}"),
+        };
+    }
+
+    /// Records an error; the first one is kept.
+    pub(super) fn fail(&mut self, what: fmt::Arguments<'_>, at: usize) {
+        self.fail_with(at, |error, _| error.write_fmt(what));
+    }
+
+    /// Records that the token `tok` was not expected.
+    pub(super) fn unexpected(&mut self, tok: Tok) {
+        self.fail_with(tok.at, |error, text| {
+            error.push_str("unexpected ");
+            describe(error, tok.kind, text)
         });
     }
 
     /// Records an error and stops reading this text.
-    fn abort(&mut self, what: &str, at: usize) {
+    fn abort(&mut self, what: fmt::Arguments<'_>, at: usize) {
         self.fail(what, at);
         self.aborted = true;
         self.pos = self.src.len();
         self.peeked = None;
-    }
-
-    fn merge_error(&mut self, error: Option<String>) {
-        if self.error.is_none() {
-            self.error = error;
-        }
     }
 
     /// Enters one nesting level; past [`MAX_DEPTH`] the parse ends with an
@@ -263,7 +292,7 @@ impl<'a> Parser<'a> {
             return false;
         }
         if self.depth >= MAX_DEPTH {
-            self.abort(&format!("nesting deeper than {MAX_DEPTH}"), at);
+            self.abort(format_args!("nesting deeper than {MAX_DEPTH}"), at);
             return false;
         }
         self.depth += 1;
@@ -274,65 +303,94 @@ impl<'a> Parser<'a> {
         self.depth = self.depth.saturating_sub(1);
     }
 
-    /// Parses `text`, derived from the word at `at`, one level deeper, and
-    /// returns its commands; its error becomes this parser's.
-    pub(super) fn sub_parse(&mut self, text: &str, at: usize) -> Vec<Command> {
-        if self.aborted || text.trim().is_empty() {
-            return Vec::new();
+    /// Parses `script`, derived from the word at `at`, one level deeper: its
+    /// commands are pushed onto the output, and its error becomes this
+    /// parser's. The script's memory goes back to the pool.
+    pub(super) fn sub_parse(&mut self, script: String, at: usize) {
+        if !self.aborted && !script.trim().is_empty() {
+            if self.depth >= MAX_DEPTH {
+                self.fail(format_args!("nesting deeper than {MAX_DEPTH}"), at);
+            } else {
+                let origin = Origin::Derived(self.absolute(at));
+                let mark = self.mark();
+                let mut inner = Parser::new(&script, self.b, self.depth + 1, origin);
+                inner.parse_all();
+                inner.finish();
+                self.drop_text(mark);
+            }
         }
-        if self.depth >= MAX_DEPTH {
-            self.fail(&format!("nesting deeper than {MAX_DEPTH}"), at);
-            return Vec::new();
-        }
-        let mut inner = Parser::new(text, self.depth + 1, Origin::Derived(self.absolute(at)));
-        inner.parse_all();
-        let (commands, error) = inner.finish();
-        self.merge_error(error);
-        commands
+        self.b.strings.give(script);
     }
 
-    /// Splits `text` (derived from the word at `at`) into words, as `env -S`
-    /// does; operators become plain words and substitutions are not run.
-    pub(super) fn split_words(&mut self, text: &str, at: usize) -> Vec<Word> {
-        let mut inner = Parser::new(text, self.depth, Origin::Derived(self.absolute(at)));
-        let mut words = Vec::new();
+    /// A pooled copy of a span of the word arena, as the text of a nested
+    /// parser.
+    pub(super) fn script(&mut self, span: Span) -> String {
+        self.b.copy_span(span)
+    }
+
+    /// Splits the text of `span` (derived from the word at `at`) into words,
+    /// as `env -S` does, pushed onto the word stack; operators become plain
+    /// words and substitutions are not run. Returns how many there are.
+    pub(super) fn split_words(&mut self, span: Span, at: usize) -> usize {
+        let source = self.script(span);
+        let origin = Origin::Derived(self.absolute(at));
+        let commands = self.b.out.len();
+        let before = self.b.words.len();
+        let mut inner = Parser::new(&source, self.b, self.depth, origin);
         loop {
             let tok = inner.next();
             let word = match tok.kind {
                 Kind::Eof => break,
                 Kind::Newline => continue,
                 Kind::Word(word) | Kind::Arith(word) => word,
-                Kind::Op(op) => Word {
-                    text: op.text().to_string(),
-                    ..Word::default()
-                },
-                Kind::Redir(op) => Word {
-                    text: op.to_string(),
-                    ..Word::default()
-                },
+                Kind::Op(op) => inner.literal(op.text()),
+                Kind::Redir(op) => inner.literal(op),
             };
-            words.push(Word {
+            inner.b.words.push(Word {
                 at,
-                subs: Vec::new(),
+                subs: (commands, commands),
                 ..word
             });
         }
-        self.merge_error(inner.error);
-        words
+        inner.finish();
+        self.b.truncate_out(commands);
+        self.b.strings.give(source);
+        self.b.words.len() - before
+    }
+
+    /// A plain word of the text `text`, read onto the word arena.
+    fn literal(&mut self, text: &str) -> Word {
+        let mark = self.mark();
+        self.push_text(text);
+        Word {
+            text: self.span_from(mark),
+            ..Word::default()
+        }
     }
 
     // ----- tokens -----------------------------------------------------
 
-    pub(super) fn peek(&mut self) -> &Tok {
+    pub(super) fn peek(&mut self) -> Tok {
         if self.aborted {
-            self.peeked = None;
-            return &EOF_TOKEN;
+            // The token read when the parse ended is dropped, with the
+            // commands of its substitutions (unless `before_peeked` holds
+            // them, and drops them itself).
+            if let Some(tok) = self.peeked.take() {
+                if !self.lifting {
+                    self.discard(tok);
+                }
+            }
+            return Tok {
+                at: 0,
+                kind: Kind::Eof,
+            };
         }
-        if self.peeked.is_none() {
-            let tok = self.lex_token();
-            self.peeked = Some(tok);
+        if let Some(tok) = self.peeked {
+            return tok;
         }
-        self.peeked.as_ref().unwrap_or(&EOF_TOKEN)
+        let tok = self.lex_token();
+        self.peeked = Some(tok);
+        tok
     }
 
     /// Takes the next token; taking a newline reads the pending heredoc
@@ -343,16 +401,35 @@ impl<'a> Parser<'a> {
             at: self.pos,
             kind: Kind::Eof,
         });
-        if matches!(tok.kind, Kind::Newline) && !self.heredocs.is_empty() {
+        if matches!(tok.kind, Kind::Newline) && self.b.heredocs.len() > self.heredocs {
             self.read_heredocs();
         }
         tok
     }
 
+    /// Takes the next token and drops it, with the commands of its
+    /// substitutions.
+    pub(super) fn skip(&mut self) -> Tok {
+        let tok = self.next();
+        self.discard(tok);
+        tok
+    }
+
+    /// Drops the commands of the substitutions of `tok`, taken and not used
+    /// (they are the last commands found).
+    pub(super) fn discard(&mut self, tok: Tok) {
+        if let Some(word) = tok.kind.word() {
+            let (start, end) = word.subs;
+            if start < end && end == self.b.out.len() {
+                self.b.truncate_out(start);
+            }
+        }
+    }
+
     pub(super) fn peek_class(&mut self) -> Class {
-        match &self.peek().kind {
+        match self.peek().kind {
             Kind::Word(_) => Class::Word,
-            Kind::Op(op) => Class::Op(*op),
+            Kind::Op(op) => Class::Op(op),
             Kind::Redir(_) => Class::Redir,
             Kind::Arith(_) => Class::Arith,
             Kind::Newline => Class::Newline,
@@ -364,26 +441,89 @@ impl<'a> Parser<'a> {
         self.peek().at
     }
 
+    /// Where the commands of the next token's substitutions start in the
+    /// output (the end of the output when it has none).
+    pub(super) fn peek_subs(&mut self) -> usize {
+        match self.peek().kind.word() {
+            Some(word) => word.subs.0,
+            None => self.b.out.len(),
+        }
+    }
+
     /// The reserved word the next token is, if it is one.
     pub(super) fn peek_reserved(&mut self) -> Option<&'static str> {
-        match &self.peek().kind {
-            Kind::Word(word) if word.is_plain() => RESERVED
-                .iter()
-                .chain(PREFIXES.iter())
-                .copied()
-                .find(|reserved| *reserved == word.text),
+        match self.peek().kind {
+            Kind::Word(word) if word.is_plain() => {
+                let text = self.text(word.text);
+                RESERVED
+                    .iter()
+                    .chain(PREFIXES.iter())
+                    .copied()
+                    .find(|reserved| *reserved == text)
+            }
             _ => None,
         }
     }
 
     /// The next token is a word that looks like an option (`time -p`).
     pub(super) fn peek_option(&mut self) -> bool {
-        matches!(&self.peek().kind, Kind::Word(word) if word.text.len() > 1 && word.text.starts_with('-'))
+        match self.peek().kind {
+            Kind::Word(word) => {
+                let text = self.text(word.text);
+                text.len() > 1 && text.starts_with('-')
+            }
+            _ => false,
+        }
     }
 
-    pub(super) fn push_heredoc(&mut self, delimiter: String, strip_tabs: bool, expand: bool) {
-        self.heredocs.push(Heredoc {
-            delimiter,
+    /// Runs `f` with the commands of the peeked token's substitutions set
+    /// aside, so that what `f` pushes onto the output comes before them; the
+    /// token then points at where they are.
+    pub(super) fn before_peeked<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let lifted = match self.peeked.and_then(|tok| tok.kind.word()) {
+            Some(Word {
+                subs: (start, end), ..
+            }) if start <= end && end == self.b.out.len() => {
+                let Buffers { out, held, .. } = &mut *self.b;
+                held.extend(out.drain(start..));
+                end - start
+            }
+            _ => 0,
+        };
+        let lifting = mem::replace(&mut self.lifting, true);
+        let result = f(self);
+        self.lifting = lifting;
+        let start = self.b.out.len();
+        let from = self.b.held.len().saturating_sub(lifted);
+        let Buffers { out, held, .. } = &mut *self.b;
+        out.extend(held.drain(from..));
+        let end = out.len();
+        match &mut self.peeked {
+            Some(Tok {
+                kind: Kind::Word(word) | Kind::Arith(word),
+                ..
+            }) => word.subs = (start, end),
+            // The parse ended inside `f`: the token is gone, with its
+            // commands.
+            _ => self.b.truncate_out(start),
+        }
+        result
+    }
+
+    pub(super) fn push_heredoc(&mut self, delimiter: Span, strip_tabs: bool, expand: bool) {
+        let Buffers {
+            heredoc_text,
+            heredocs,
+            text,
+            ..
+        } = &mut *self.b;
+        let start = heredoc_text.len();
+        heredoc_text.push_str(buffers::text(text, delimiter));
+        heredocs.push(buffers::Heredoc {
+            delimiter: Span {
+                start,
+                end: heredoc_text.len(),
+            },
             strip_tabs,
             expand,
         });
@@ -419,10 +559,11 @@ impl<'a> Parser<'a> {
             };
             if let Some(text) = text {
                 self.pos = at + text.len();
+                let subs = self.b.out.len();
                 let word = Word {
-                    text: text.to_string(),
                     at,
-                    ..Word::default()
+                    subs: (subs, subs),
+                    ..self.literal(text)
                 };
                 return Tok {
                     at,
@@ -523,8 +664,11 @@ impl<'a> Parser<'a> {
 
     // ----- words ------------------------------------------------------
 
+    /// Reads a word onto the top of the word arena.
     fn lex_word(&mut self) -> Word {
         let start = self.pos;
+        let mark = self.mark();
+        let subs = self.b.out.len();
         let mut word = Word {
             at: start,
             ..Word::default()
@@ -550,7 +694,7 @@ impl<'a> Parser<'a> {
                     _ => false,
                 };
                 if literal {
-                    word.text.push(char::from(b));
+                    self.b.text.push(char::from(b));
                     self.pos += 1;
                     continue;
                 }
@@ -558,9 +702,9 @@ impl<'a> Parser<'a> {
             match b {
                 b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' => break,
                 b'(' => {
-                    if word.assign && word.text.ends_with('=') {
+                    if word.assign && self.text(self.span_from(mark)).ends_with('=') {
                         array = 1;
-                        word.text.push('(');
+                        self.b.text.push('(');
                         self.pos += 1;
                     } else {
                         break;
@@ -581,10 +725,10 @@ impl<'a> Parser<'a> {
                     Some(_) => {
                         self.pos += 1;
                         word.quoted = true;
-                        self.take_char(&mut word.text);
+                        self.take_char();
                     }
                     None => {
-                        word.text.push('\\');
+                        self.b.text.push('\\');
                         self.pos += 1;
                     }
                 },
@@ -609,16 +753,18 @@ impl<'a> Parser<'a> {
                         b'=' if !word.assign
                             && !word.quoted
                             && !word.expansion
-                            && is_assign_name(&word.text) =>
+                            && is_assign_name(self.text(self.span_from(mark))) =>
                         {
                             word.assign = true;
                         }
                         _ => {}
                     }
-                    self.take_char(&mut word.text);
+                    self.take_char();
                 }
             }
         }
+        word.text = self.span_from(mark);
+        word.subs = (subs, self.b.out.len());
         word
     }
 
@@ -628,13 +774,13 @@ impl<'a> Parser<'a> {
         let rest = self.rest(open + 1);
         match rest.iter().position(|&c| c == b'\'') {
             Some(len) => {
-                word.text.push_str(self.slice(open + 1, open + 1 + len));
+                self.push_text(self.slice(open + 1, open + 1 + len));
                 self.pos = open + 2 + len;
             }
             None => {
-                word.text.push_str(self.slice(open + 1, self.src.len()));
+                self.push_text(self.slice(open + 1, self.src.len()));
                 self.pos = self.src.len();
-                self.fail("unterminated single quote", open);
+                self.fail(format_args!("unterminated single quote"), open);
             }
         }
     }
@@ -646,7 +792,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.byte(self.pos) {
                 None => {
-                    self.fail("unterminated double quote", open);
+                    self.fail(format_args!("unterminated double quote"), open);
                     return;
                 }
                 Some(b'"') => {
@@ -656,17 +802,17 @@ impl<'a> Parser<'a> {
                 Some(b'\\') => match self.byte(self.pos + 1) {
                     Some(b'$' | b'`' | b'"' | b'\\') => {
                         self.pos += 1;
-                        self.take_char(&mut word.text);
+                        self.take_char();
                     }
                     Some(b'\n') => self.pos += 2,
                     _ => {
-                        word.text.push('\\');
+                        self.b.text.push('\\');
                         self.pos += 1;
                     }
                 },
                 Some(b'$') => self.lex_dollar(word, true),
                 Some(b'`') => self.lex_backquote(word, true),
-                Some(_) => self.take_char(&mut word.text),
+                Some(_) => self.take_char(),
             }
         }
     }
@@ -688,11 +834,12 @@ impl<'a> Parser<'a> {
                         if !self.enter(start) {
                             return;
                         }
+                        let mark = self.mark();
                         let mut scratch = Word::default();
                         self.walk_arith(&mut scratch, start + 3, end);
+                        self.drop_text(mark);
                         self.leave();
-                        word.text.push_str(self.slice(start, self.pos));
-                        word.subs.append(&mut scratch.subs);
+                        self.push_text(self.slice(start, self.pos));
                         return;
                     }
                 }
@@ -706,35 +853,34 @@ impl<'a> Parser<'a> {
                     .take_while(|c| **c == b'_' || c.is_ascii_alphanumeric())
                     .count();
                 self.pos = start + 1 + len;
-                word.text.push_str(self.slice(start, self.pos));
+                self.push_text(self.slice(start, self.pos));
                 word.expansion = true;
             }
             Some(c) if c.is_ascii_digit() || b"@*#?-$!".contains(&c) => {
                 self.pos = start + 2;
-                word.text.push_str(self.slice(start, self.pos));
+                self.push_text(self.slice(start, self.pos));
                 word.expansion = true;
             }
             _ => {
-                word.text.push('$');
+                self.b.text.push('$');
                 self.pos += 1;
             }
         }
     }
 
     /// A `$( … )`, `<( … )` or `>( … )` starting at `start`: its body is
-    /// parsed in place and its commands go to `word`.
+    /// parsed in place, and its commands follow those of the word so far.
     fn lex_subst(&mut self, word: &mut Word, start: usize, what: &str) {
         self.pos = start + 2;
         word.expansion = true;
         if !self.enter(start) {
             return;
         }
-        let outer = std::mem::take(&mut self.out);
+        let mark = self.mark();
         self.parse_in_parens(start, what);
-        let inner = std::mem::replace(&mut self.out, outer);
+        self.drop_text(mark);
         self.leave();
-        word.text.push_str(self.slice(start, self.pos));
-        word.subs.extend(inner);
+        self.push_text(self.slice(start, self.pos));
     }
 
     /// `${ … }`: kept as written; substitutions inside it run.
@@ -745,12 +891,13 @@ impl<'a> Parser<'a> {
             return;
         }
         self.pos = start + 2;
+        let mark = self.mark();
         let mut scratch = Word::default();
         let mut braces = 1usize;
         loop {
             match self.byte(self.pos) {
                 None => {
-                    self.fail("unterminated parameter expansion", start);
+                    self.fail(format_args!("unterminated parameter expansion"), start);
                     break;
                 }
                 Some(b'}') => {
@@ -775,9 +922,9 @@ impl<'a> Parser<'a> {
                 Some(_) => self.skip_char(),
             }
         }
+        self.drop_text(mark);
         self.leave();
-        word.text.push_str(self.slice(start, self.pos));
-        word.subs.append(&mut scratch.subs);
+        self.push_text(self.slice(start, self.pos));
     }
 
     /// `$'…'`: ANSI-C quoting, decoded.
@@ -790,7 +937,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.byte(self.pos) {
                 None => {
-                    self.fail("unterminated ANSI-C quote", open);
+                    self.fail(format_args!("unterminated ANSI-C quote"), open);
                     return;
                 }
                 Some(b'\'') => {
@@ -799,24 +946,25 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    let mut decoded = String::new();
-                    if self.ansi_escape(&mut decoded) {
+                    let mark = self.mark();
+                    if self.ansi_escape() {
                         ended = true;
                     }
-                    if !ended {
-                        word.text.push_str(&decoded);
+                    if ended {
+                        self.drop_text(mark);
                     }
                 }
                 Some(_) if ended => self.skip_char(),
-                Some(_) => self.take_char(&mut word.text),
+                Some(_) => self.take_char(),
             }
         }
     }
 
-    /// Decodes the escape after a `\` in `$'…'` into `out`; true for NUL.
-    fn ansi_escape(&mut self, out: &mut String) -> bool {
+    /// Decodes the escape after a `\` in `$'…'` onto the word arena; true
+    /// for NUL.
+    fn ansi_escape(&mut self) -> bool {
         let Some(b) = self.byte(self.pos) else {
-            out.push('\\');
+            self.b.text.push('\\');
             return false;
         };
         let simple = match b {
@@ -836,7 +984,7 @@ impl<'a> Parser<'a> {
         };
         if let Some(c) = simple {
             self.pos += 1;
-            out.push(c);
+            self.b.text.push(c);
             return false;
         }
         let value = match b {
@@ -851,8 +999,8 @@ impl<'a> Parser<'a> {
                 let start = self.pos;
                 let value = self.digits(max, 16);
                 if self.pos == start {
-                    out.push('\\');
-                    out.push(char::from(b));
+                    self.b.text.push('\\');
+                    self.b.text.push(char::from(b));
                     return false;
                 }
                 Some(value)
@@ -865,7 +1013,7 @@ impl<'a> Parser<'a> {
                         Some(u32::from(c & 0x1f))
                     }
                     _ => {
-                        out.push_str("\\c");
+                        self.push_text("\\c");
                         return false;
                     }
                 }
@@ -875,12 +1023,14 @@ impl<'a> Parser<'a> {
         match value {
             Some(0) => true,
             Some(value) => {
-                out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
+                self.b
+                    .text
+                    .push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
                 false
             }
             None => {
-                out.push('\\');
-                self.take_char(out);
+                self.b.text.push('\\');
+                self.take_char();
                 false
             }
         }
@@ -908,11 +1058,11 @@ impl<'a> Parser<'a> {
         let open = self.pos;
         self.pos += 1;
         word.expansion = true;
-        let mut inner = String::new();
+        let mark = self.mark();
         loop {
             match self.byte(self.pos) {
                 None => {
-                    self.fail("unterminated backquote", open);
+                    self.fail(format_args!("unterminated backquote"), open);
                     break;
                 }
                 Some(b'`') => {
@@ -922,24 +1072,25 @@ impl<'a> Parser<'a> {
                 Some(b'\\') => match self.byte(self.pos + 1) {
                     Some(b'$' | b'`' | b'\\') => {
                         self.pos += 1;
-                        self.take_char(&mut inner);
+                        self.take_char();
                     }
                     Some(b'"') if in_double => {
                         self.pos += 1;
-                        self.take_char(&mut inner);
+                        self.take_char();
                     }
                     Some(b'\n') => self.pos += 2,
                     _ => {
-                        inner.push('\\');
+                        self.b.text.push('\\');
                         self.pos += 1;
                     }
                 },
-                Some(_) => self.take_char(&mut inner),
+                Some(_) => self.take_char(),
             }
         }
-        word.text.push_str(self.slice(open, self.pos));
-        let commands = self.sub_parse(&inner, open);
-        word.subs.extend(commands);
+        let script = self.script(self.span_from(mark));
+        self.drop_text(mark);
+        self.push_text(self.slice(open, self.pos));
+        self.sub_parse(script, open);
     }
 
     /// Where the `))` closing an arithmetic expression that starts at
@@ -983,7 +1134,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the arithmetic expression in `from..end` for the substitutions
-    /// in it, and moves past the closing `))`.
+    /// in it, and moves past the closing `))`. What it reads onto the word
+    /// arena is left for the caller to drop.
     fn walk_arith(&mut self, word: &mut Word, from: usize, end: usize) {
         self.pos = from;
         while self.pos < end {
@@ -1004,6 +1156,8 @@ impl<'a> Parser<'a> {
 
     /// `(( … ))` where a command starts.
     fn lex_arith_command(&mut self, at: usize, end: usize) -> Tok {
+        let mark = self.mark();
+        let subs = self.b.out.len();
         let mut word = Word {
             at,
             ..Word::default()
@@ -1012,7 +1166,10 @@ impl<'a> Parser<'a> {
             self.walk_arith(&mut word, at + 2, end);
             self.leave();
         }
-        word.text = self.slice(at + 2, end).trim().to_string();
+        self.drop_text(mark);
+        self.push_text(self.slice(at + 2, end).trim());
+        word.text = self.span_from(mark);
+        word.subs = (subs, self.b.out.len());
         Tok {
             at,
             kind: Kind::Arith(word),
@@ -1023,8 +1180,11 @@ impl<'a> Parser<'a> {
 
     /// Reads the bodies of the heredocs opened on the line just ended.
     fn read_heredocs(&mut self) {
-        let pending = std::mem::take(&mut self.heredocs);
-        for heredoc in pending {
+        let pending = self.b.heredocs.len();
+        for index in self.heredocs..pending {
+            let Some(heredoc) = self.b.heredocs.get(index).copied() else {
+                break;
+            };
             let body_start = self.pos;
             let mut body_end = self.src.len();
             while self.pos < self.src.len() {
@@ -1038,7 +1198,7 @@ impl<'a> Parser<'a> {
                 } else {
                     line
                 };
-                if line == heredoc.delimiter {
+                if line == buffers::text(&self.b.heredoc_text, heredoc.delimiter) {
                     body_end = line_start;
                     break;
                 }
@@ -1047,6 +1207,8 @@ impl<'a> Parser<'a> {
                 self.scan_heredoc(body_start, body_end);
             }
         }
+        self.b.heredocs.truncate(self.heredocs);
+        self.b.heredoc_text.truncate(self.heredoc_text);
     }
 
     /// The substitutions in a heredoc body with an unquoted delimiter: the
@@ -1056,7 +1218,9 @@ impl<'a> Parser<'a> {
         if !body.contains(['$', '`']) {
             return;
         }
-        let mut inner = Parser::new(body, self.depth, self.origin_at(from));
+        let origin = self.origin_at(from);
+        let mark = self.mark();
+        let mut inner = Parser::new(body, self.b, self.depth, origin);
         let mut scratch = Word::default();
         while let Some(b) = inner.byte(inner.pos) {
             match b {
@@ -1069,8 +1233,8 @@ impl<'a> Parser<'a> {
                 _ => inner.pos += 1,
             }
         }
-        self.merge_error(inner.error);
-        self.out.append(&mut scratch.subs);
+        inner.finish();
+        self.drop_text(mark);
     }
 }
 
@@ -1090,14 +1254,20 @@ pub(super) fn is_assign_name(text: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// A short description of a token, for error messages.
-pub(super) fn describe(tok: &Tok) -> String {
-    match &tok.kind {
-        Kind::Word(word) => format!("`{}`", word.text.chars().take(24).collect::<String>()),
-        Kind::Op(op) => format!("`{}`", op.text()),
-        Kind::Redir(op) => format!("`{op}`"),
-        Kind::Arith(_) => "`((`".to_string(),
-        Kind::Newline => "newline".to_string(),
-        Kind::Eof => "end of input".to_string(),
+/// Writes a short description of a token, for error messages (`arena` holds
+/// its word's text).
+fn describe(out: &mut String, kind: Kind, arena: &str) -> fmt::Result {
+    match kind {
+        Kind::Word(word) => {
+            out.push('`');
+            out.extend(buffers::text(arena, word.text).chars().take(24));
+            out.push('`');
+            Ok(())
+        }
+        Kind::Op(op) => write!(out, "`{}`", op.text()),
+        Kind::Redir(op) => write!(out, "`{op}`"),
+        Kind::Arith(_) => write!(out, "`((`"),
+        Kind::Newline => write!(out, "newline"),
+        Kind::Eof => write!(out, "end of input"),
     }
 }

@@ -7,11 +7,19 @@
 //! error the first message is kept and parsing goes on where it can, so a
 //! command after a stray `)` is still seen.
 //!
+//! The commands of a word's substitutions are pushed onto the output while
+//! the word is read, before the command that holds the word; once that
+//! command is known it is moved in front of them (by rotating the tail of
+//! the output in place), so each command is moved a bounded number of times
+//! per nesting level.
+//!
 //! [`MAX_DEPTH`]: super::MAX_DEPTH
 
-use super::lex::{describe, Class, Kind, Op, Parser, Tok, Word};
-use super::simple::{split_flags, WordInfo};
-use super::{Command, Redirect};
+use super::buffers::{Buffers, PendingRedirect};
+use super::lex::{Class, Kind, Op, Origin, Parser};
+use super::simple::split_flags;
+use super::{Command, Redirect, View};
+use std::mem;
 
 /// Reserved words that end a list where a command could start.
 const TERMINATORS: [&str; 8] = ["then", "elif", "else", "fi", "do", "done", "esac", "}"];
@@ -34,13 +42,15 @@ impl Parser<'_> {
     /// skipped.
     fn recover(&mut self) {
         if self.peek_class() == Class::Word && !self.peek_terminator() {
-            let message = format!("unexpected {}", describe(self.peek()));
-            let at = self.peek_at();
-            self.fail(&message, at);
-            self.parse_simple(Vec::new());
+            let tok = self.peek();
+            self.unexpected(tok);
+            let words = self.b.words.len();
+            let start = self.peek_subs();
+            self.parse_simple(words, start);
+            self.b.words.truncate(words);
         } else {
-            let tok = self.next();
-            self.unexpected(&tok);
+            let tok = self.skip();
+            self.unexpected(tok);
         }
     }
 
@@ -55,17 +65,13 @@ impl Parser<'_> {
                     return;
                 }
                 Class::Eof => {
-                    self.fail(&format!("unterminated {what}"), open);
+                    self.fail(format_args!("unterminated {what}"), open);
                     self.peeked = None;
                     return;
                 }
                 _ => self.recover(),
             }
         }
-    }
-
-    fn unexpected(&mut self, tok: &Tok) {
-        self.fail(&format!("unexpected {}", describe(tok)), tok.at);
     }
 
     fn skip_newlines(&mut self) {
@@ -86,7 +92,7 @@ impl Parser<'_> {
             self.next();
             return true;
         }
-        self.fail(&format!("missing `{word}` for `{opener}`"), at);
+        self.fail(format_args!("missing `{word}` for `{opener}`"), at);
         false
     }
 
@@ -106,7 +112,7 @@ impl Parser<'_> {
                 }
                 Class::Op(Op::Semi | Op::Amp) => {
                     let tok = self.next();
-                    self.unexpected(&tok);
+                    self.unexpected(tok);
                     continue;
                 }
                 _ => {}
@@ -131,9 +137,8 @@ impl Parser<'_> {
         if self.parse_list() || self.peek_class() == Class::Eof {
             return;
         }
-        let message = format!("unexpected {}", describe(self.peek()));
-        let at = self.peek_at();
-        self.fail(&message, at);
+        let tok = self.peek();
+        self.unexpected(tok);
     }
 
     fn parse_and_or(&mut self) -> bool {
@@ -147,7 +152,10 @@ impl Parser<'_> {
             let tok = self.next();
             self.skip_newlines();
             if !self.parse_pipeline() {
-                self.fail(&format!("expected a command after `{}`", op.text()), tok.at);
+                self.fail(
+                    format_args!("expected a command after `{}`", op.text()),
+                    tok.at,
+                );
                 return true;
             }
         }
@@ -155,29 +163,35 @@ impl Parser<'_> {
 
     fn parse_pipeline(&mut self) -> bool {
         // `time` and `coproc` (and `time`'s options) are kept as the first
-        // words of the command, where they are analysed as wrappers.
-        let mut prefix: Vec<Word> = Vec::new();
+        // words of the command, where they are analysed as wrappers: they go
+        // onto the word stack from `words` on.
+        let words = self.b.words.len();
+        let mut start = self.peek_subs();
         let mut consumed = false;
         loop {
+            let prefixed = self.b.words.len() > words;
             match self.peek_reserved() {
-                Some("!") if prefix.is_empty() => {
+                Some("!") if !prefixed => {
                     self.next();
                     consumed = true;
+                    start = self.peek_subs();
                 }
-                Some(keyword @ ("time" | "coproc")) if prefix.is_empty() => {
+                Some(keyword @ ("time" | "coproc")) if !prefixed => {
                     if let Kind::Word(word) = self.next().kind {
-                        prefix.push(word);
+                        self.b.words.push(word);
                     }
                     while keyword == "time" && self.peek_option() {
                         if let Kind::Word(word) = self.next().kind {
-                            prefix.push(word);
+                            self.b.words.push(word);
                         }
                     }
                 }
                 _ => break,
             }
         }
-        if !self.parse_command(prefix) {
+        let found = self.parse_command(words, start);
+        self.b.words.truncate(words);
+        if !found {
             // A lone `!` is a valid (empty) pipeline, but not before `&` or
             // an operator that needs a command on its left.
             if consumed
@@ -186,9 +200,8 @@ impl Parser<'_> {
                     Class::Op(Op::Amp | Op::AndAnd | Op::OrOr | Op::Pipe | Op::PipeAmp)
                 )
             {
-                let message = format!("unexpected {}", describe(self.peek()));
-                let at = self.peek_at();
-                self.fail(&message, at);
+                let tok = self.peek();
+                self.unexpected(tok);
             }
             return consumed;
         }
@@ -198,28 +211,43 @@ impl Parser<'_> {
             };
             let tok = self.next();
             self.skip_newlines();
-            if !self.parse_command(Vec::new()) {
-                self.fail(&format!("expected a command after `{}`", op.text()), tok.at);
+            let start = self.peek_subs();
+            let found = self.parse_command(words, start);
+            self.b.words.truncate(words);
+            if !found {
+                self.fail(
+                    format_args!("expected a command after `{}`", op.text()),
+                    tok.at,
+                );
                 return true;
             }
         }
     }
 
-    fn parse_command(&mut self, prefix: Vec<Word>) -> bool {
-        let start = self.out.len();
+    /// A command whose prefix words (`time`, `coproc`) are on the word stack
+    /// from `words` on, and whose tokens' substitutions start at `start` in
+    /// the output.
+    fn parse_command(&mut self, words: usize, start: usize) -> bool {
+        let prefixed = self.b.words.len() > words;
+        let body = self.peek_subs();
         if self.parse_compound() {
-            for word in prefix {
-                self.out.extend(word.subs);
+            // The prefix's substitutions run after the compound command.
+            if body > start {
+                self.before_peeked(|p| {
+                    if let Some(tail) = p.b.out.get_mut(start..) {
+                        tail.rotate_left(body - start);
+                    }
+                });
             }
             self.compound_redirects(start);
             return true;
         }
-        if prefix.is_empty()
+        if !prefixed
             && (self.peek_terminator() || !matches!(self.peek_class(), Class::Word | Class::Redir))
         {
             return false;
         }
-        self.parse_simple(prefix);
+        self.parse_simple(words, start);
         true
     }
 
@@ -286,28 +314,45 @@ impl Parser<'_> {
                         if self.peek_class() == Class::Op(Op::RParen) {
                             self.next();
                         } else {
-                            self.fail("missing `)` for `(`", at);
+                            self.fail(format_args!("missing `)` for `(`"), at);
                         }
                         self.leave();
                     }
                 }
                 Class::Arith => {
                     if let Kind::Arith(word) = self.next().kind {
-                        let expression = word.text;
-                        self.out.push(Command {
-                            program: "((".to_string(),
-                            name: "((".to_string(),
-                            args: vec![expression.clone()],
-                            operands: vec![expression],
-                            ..Command::default()
-                        });
-                        self.out.extend(word.subs);
+                        let mut command = self.b.named("((");
+                        let Buffers {
+                            strings,
+                            lists,
+                            text,
+                            ..
+                        } = &mut *self.b;
+                        let expression = super::buffers::text(text, word.text);
+                        command.args = lists.take(1);
+                        command.args.push(strings.copy(expression));
+                        command.operands = lists.take(1);
+                        command.operands.push(strings.copy(expression));
+                        self.insert(word.subs.0, command);
                     }
                 }
                 _ => return false,
             },
         }
         true
+    }
+
+    /// Puts `command` at `at` in the output, before the commands from there
+    /// on (the substitutions of its words), and before those of the peeked
+    /// token.
+    fn insert(&mut self, at: usize, command: Command) {
+        self.before_peeked(|p| {
+            let out = &mut p.b.out;
+            out.push(command);
+            if let Some(tail) = out.get_mut(at..) {
+                tail.rotate_right(1);
+            }
+        });
     }
 
     fn parse_if(&mut self, at: usize) {
@@ -337,7 +382,7 @@ impl Parser<'_> {
                     return;
                 }
                 _ => {
-                    self.fail("missing `fi` for `if`", at);
+                    self.fail(format_args!("missing `fi` for `if`"), at);
                     return;
                 }
             }
@@ -345,29 +390,25 @@ impl Parser<'_> {
     }
 
     fn parse_for(&mut self, keyword: &str, at: usize) {
+        // The commands of the substitutions in its words stay where they
+        // are: they run before the body.
         match self.peek_class() {
             // for (( init; test; step ))
             Class::Arith => {
-                if let Kind::Arith(word) = self.next().kind {
-                    self.out.extend(word.subs);
-                }
+                self.next();
             }
             Class::Word => {
-                if let Kind::Word(word) = self.next().kind {
-                    self.out.extend(word.subs);
-                }
+                self.next();
                 self.skip_newlines();
                 if self.peek_reserved() == Some("in") {
                     self.next();
                     while self.peek_class() == Class::Word {
-                        if let Kind::Word(word) = self.next().kind {
-                            self.out.extend(word.subs);
-                        }
+                        self.next();
                     }
                 }
             }
             _ => {
-                self.fail(&format!("expected a name after `{keyword}`"), at);
+                self.fail(format_args!("expected a name after `{keyword}`"), at);
                 return;
             }
         }
@@ -386,18 +427,16 @@ impl Parser<'_> {
                 self.body();
                 self.expect("}", keyword, at);
             }
-            _ => self.fail(&format!("missing `do` for `{keyword}`"), at),
+            _ => self.fail(format_args!("missing `do` for `{keyword}`"), at),
         }
     }
 
     fn parse_case(&mut self, at: usize) {
         if self.peek_class() != Class::Word {
-            self.fail("expected a word after `case`", at);
+            self.fail(format_args!("expected a word after `case`"), at);
             return;
         }
-        if let Kind::Word(word) = self.next().kind {
-            self.out.extend(word.subs);
-        }
+        self.next();
         self.skip_newlines();
         if !self.expect("in", "case", at) {
             return;
@@ -413,12 +452,7 @@ impl Parser<'_> {
             }
             loop {
                 match self.peek_class() {
-                    Class::Word => {
-                        if let Kind::Word(word) = self.next().kind {
-                            self.out.extend(word.subs);
-                        }
-                    }
-                    Class::Op(Op::Pipe) => {
+                    Class::Word | Class::Op(Op::Pipe) => {
                         self.next();
                     }
                     Class::Op(Op::RParen) => {
@@ -426,7 +460,7 @@ impl Parser<'_> {
                         break;
                     }
                     _ => {
-                        self.fail("missing `esac` for `case`", at);
+                        self.fail(format_args!("missing `esac` for `case`"), at);
                         return;
                     }
                 }
@@ -438,7 +472,7 @@ impl Parser<'_> {
                 }
                 _ if self.peek_reserved() == Some("esac") => {}
                 _ => {
-                    self.fail("missing `esac` for `case`", at);
+                    self.fail(format_args!("missing `esac` for `case`"), at);
                     return;
                 }
             }
@@ -448,45 +482,39 @@ impl Parser<'_> {
     /// `[[ … ]]`, listed as one command with program `[[`.
     fn parse_test(&mut self, at: usize) {
         self.test_mode = true;
-        let mut args = Vec::new();
-        let mut subs = Vec::new();
+        let subs = self.b.out.len();
+        let words = self.b.words.len();
         loop {
             if self.peek_class() != Class::Word {
-                self.fail("missing `]]` for `[[`", at);
+                self.fail(format_args!("missing `]]` for `[[`"), at);
                 break;
             }
             if let Kind::Word(word) = self.next().kind {
-                if word.is_plain() && word.text == "]]" {
+                if word.is_plain() && self.text(word.text) == "]]" {
                     break;
                 }
-                subs.extend(word.subs);
-                args.push(word.text);
+                self.b.words.push(word);
             }
         }
         self.test_mode = false;
-        let (flags, operands) = split_flags(&args);
-        self.out.push(Command {
-            program: "[[".to_string(),
-            name: "[[".to_string(),
-            args,
-            flags,
-            operands,
-            ..Command::default()
-        });
-        self.out.extend(subs);
+        let mut command = self.b.named("[[");
+        command.args = self.b.copy_words(words, self.b.words.len());
+        self.b.words.truncate(words);
+        split_flags(self.b, &mut command);
+        self.insert(subs, command);
     }
 
     /// `function NAME [()] BODY`, after `function`.
     fn parse_function(&mut self, at: usize) {
         if self.peek_class() != Class::Word {
-            self.fail("expected a name after `function`", at);
+            self.fail(format_args!("expected a name after `function`"), at);
             return;
         }
-        self.next();
+        self.skip();
         if self.peek_class() == Class::Op(Op::LParen) {
             self.next();
             if self.peek_class() != Class::Op(Op::RParen) {
-                self.fail("expected `)` in a function definition", at);
+                self.fail(format_args!("expected `)` in a function definition"), at);
                 return;
             }
             self.next();
@@ -497,107 +525,209 @@ impl Parser<'_> {
     /// The body of a function: any compound command, with its redirections.
     fn parse_function_body(&mut self, at: usize) {
         self.skip_newlines();
-        let start = self.out.len();
+        let start = self.peek_subs();
         if self.parse_compound() {
             self.compound_redirects(start);
         } else {
-            self.fail("expected a function body", at);
+            self.fail(format_args!("expected a function body"), at);
         }
     }
 
-    /// Redirections after a compound command apply to every command in it;
-    /// they are copied onto those commands while the copying stays linear in
-    /// the input, and otherwise given to one command without a program.
+    /// Redirections after a compound command apply to every command in it
+    /// (the output from `start` on); they are copied onto those commands
+    /// while the copying stays linear in the input, and otherwise given to
+    /// one command without a program.
     fn compound_redirects(&mut self, start: usize) {
-        let mut redirects = Vec::new();
-        let mut subs = Vec::new();
+        let end = self.peek_subs();
+        let pending = self.b.redirs.len();
         while self.peek_class() == Class::Redir {
-            self.parse_redirect(&mut redirects, &mut subs);
+            self.parse_redirect();
         }
-        if !redirects.is_empty() {
-            let inner = self.out.get_mut(start..).unwrap_or_default();
-            let cost = inner.len().saturating_mul(redirects.len());
-            if !inner.is_empty() && cost <= self.budget {
-                for command in inner.iter_mut() {
-                    command.redirects.extend(redirects.iter().cloned());
+        let count = self.b.redirs.len() - pending;
+        if count > 0 {
+            let inner = end.saturating_sub(start);
+            let cost = inner.saturating_mul(count);
+            if inner > 0 && cost <= self.budget {
+                let Buffers {
+                    out,
+                    redirs,
+                    redirects,
+                    strings,
+                    text,
+                    ..
+                } = &mut *self.b;
+                let added = redirs.get(pending..).unwrap_or_default();
+                for command in out.get_mut(start..end).unwrap_or_default() {
+                    redirects.reserve(&mut command.redirects, added.len());
+                    for redirect in added {
+                        command.redirects.push(Redirect {
+                            op: strings.copy(redirect.op),
+                            target: strings.copy(super::buffers::text(text, redirect.target)),
+                        });
+                    }
                 }
                 self.budget -= cost;
             } else {
-                self.out.push(Command {
-                    redirects,
+                let command = Command {
+                    redirects: self.b.copy_redirects(pending),
                     ..Command::default()
-                });
+                };
+                self.insert(end, command);
             }
         }
-        self.out.extend(subs);
+        self.b.redirs.truncate(pending);
     }
 
-    fn parse_redirect(&mut self, redirects: &mut Vec<Redirect>, subs: &mut Vec<Command>) {
+    /// A redirection, onto the redirection stack.
+    fn parse_redirect(&mut self) {
         let tok = self.next();
         let Kind::Redir(op) = tok.kind else {
             return;
         };
         if self.peek_class() != Class::Word {
-            self.fail(&format!("expected a word after `{op}`"), tok.at);
+            self.fail(format_args!("expected a word after `{op}`"), tok.at);
             return;
         }
         let Kind::Word(word) = self.next().kind else {
             return;
         };
         if op == "<<" || op == "<<-" {
-            self.push_heredoc(word.text.clone(), op == "<<-", !word.quoted);
+            self.push_heredoc(word.text, op == "<<-", !word.quoted);
         }
-        subs.extend(word.subs);
-        redirects.push(Redirect {
-            op: op.to_string(),
+        self.b.redirs.push(PendingRedirect {
+            op,
             target: word.text,
+            subs: word.subs,
         });
     }
 
-    /// A simple command (or a function definition `NAME() BODY`), with
-    /// `prefix` as its first words.
-    fn parse_simple(&mut self, prefix: Vec<Word>) {
-        let mut words = prefix;
-        let mut redirects = Vec::new();
-        let mut subs = Vec::new();
+    /// A simple command (or a function definition `NAME() BODY`), whose
+    /// first words may already be on the word stack from `words` on, and
+    /// whose tokens' substitutions start at `start` in the output.
+    fn parse_simple(&mut self, words: usize, start: usize) {
+        let pending = self.b.redirs.len();
         loop {
             match self.peek_class() {
                 Class::Word => {
                     if let Kind::Word(word) = self.next().kind {
-                        words.push(word);
+                        self.b.words.push(word);
                     }
                 }
-                Class::Redir => self.parse_redirect(&mut redirects, &mut subs),
-                Class::Op(Op::LParen)
-                    if redirects.is_empty()
-                        && words.len() == 1
-                        && words
-                            .first()
-                            .is_some_and(|word| word.is_plain() && !word.assign) =>
-                {
-                    let at = words.first().map_or(0, |word| word.at);
+                Class::Redir => self.parse_redirect(),
+                Class::Op(Op::LParen) if self.b.redirs.len() == pending => {
+                    let first = match self.b.words.get(words..) {
+                        Some([word]) if word.is_plain() && !word.assign => Some(word.at),
+                        _ => None,
+                    };
+                    let Some(at) = first else {
+                        break;
+                    };
                     self.next();
                     if self.peek_class() == Class::Op(Op::RParen) {
                         self.next();
                         self.parse_function_body(at);
                     } else {
-                        self.fail("expected `)` in a function definition", at);
+                        self.fail(format_args!("expected `)` in a function definition"), at);
                     }
+                    self.b.redirs.truncate(pending);
                     return;
                 }
                 _ => break,
             }
         }
-        let mut infos = Vec::with_capacity(words.len());
-        let mut word_subs = Vec::new();
-        for word in words {
-            let (info, mut inner) = WordInfo::from_word(word);
-            word_subs.append(&mut inner);
-            infos.push(info);
+        self.before_peeked(|p| {
+            let subs = p.b.out.len();
+            let redirects = p.b.copy_redirects(pending);
+            p.analyze(words, p.b.names.len(), redirects);
+            p.b.order(start, subs, pending);
+        });
+        self.b.redirs.truncate(pending);
+    }
+}
+
+impl Buffers {
+    /// Parses `text` into its view, whose strings and lists come from these
+    /// buffers. Never fails: a parse error yields the commands found so far
+    /// and a pseudo-command carrying the error.
+    pub fn parse(&mut self, text: &str) -> View {
+        self.read(text);
+        let mut commands = self.commands.take(self.out.len());
+        commands.append(&mut self.out);
+        self.settle();
+        View { commands }
+    }
+
+    /// Parses `text` with buffers of its own, which the view keeps.
+    pub(super) fn parse_once(text: &str) -> View {
+        let mut buffers = Buffers::default();
+        buffers.read(text);
+        View {
+            commands: mem::take(&mut buffers.out),
         }
-        let commands = self.analyze(infos, Vec::new(), redirects);
-        self.out.extend(commands);
-        self.out.extend(word_subs);
-        self.out.extend(subs);
+    }
+
+    /// Parses `text` into the output.
+    pub(super) fn read(&mut self, text: &str) {
+        self.reset();
+        let mut parser = Parser::new(text, self, 0, Origin::Offset(0));
+        parser.parse_all();
+        parser.finish();
+        if self.failed {
+            let error = self.strings.copy(&self.error);
+            self.out.push(Command {
+                dynamic: true,
+                error: Some(error),
+                ..Command::default()
+            });
+        }
+    }
+
+    /// A command whose program and name are `program`.
+    pub(super) fn named(&mut self, program: &str) -> Command {
+        Command {
+            program: self.strings.copy(program),
+            name: self.strings.copy(program),
+            ..Command::default()
+        }
+    }
+
+    /// Orders the output of a simple command: `out[start..subs]` are the
+    /// commands of the substitutions in its words and redirections, in the
+    /// order they were read, and `out[subs..]` those it runs (itself first).
+    /// They become: those it runs, then the substitutions of its words, then
+    /// those of its redirections (`redirs[pending..]`).
+    fn order(&mut self, start: usize, subs: usize, pending: usize) {
+        if start >= subs {
+            return;
+        }
+        let Buffers {
+            out,
+            moving,
+            redirs,
+            ..
+        } = self;
+        moving.clear();
+        moving.extend(out.drain(start..));
+        let read = subs - start;
+        for command in moving.get_mut(read..).unwrap_or_default() {
+            out.push(mem::take(command));
+        }
+        let redirected = redirs.get(pending..).unwrap_or_default();
+        let mut next = redirected.iter().peekable();
+        for (index, command) in moving.iter_mut().take(read).enumerate() {
+            let at = start + index;
+            while next.next_if(|redirect| redirect.subs.1 <= at).is_some() {}
+            if next.peek().is_none_or(|redirect| redirect.subs.0 > at) {
+                out.push(mem::take(command));
+            }
+        }
+        for redirect in redirected {
+            let from = redirect.subs.0.saturating_sub(start);
+            let to = redirect.subs.1.saturating_sub(start);
+            for command in moving.get_mut(from..to).unwrap_or_default() {
+                out.push(mem::take(command));
+            }
+        }
+        moving.clear();
     }
 }

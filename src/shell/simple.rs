@@ -2,8 +2,13 @@
 //! wrappers it runs through (with their own options), its program, flags
 //! and operands, and what it runs in turn (the script of `sh -c`, the
 //! command of `find -exec`, the text given to `eval`).
+//!
+//! The words of the command are the top of the word stack of the shared
+//! [`Buffers`]; the wrappers found go onto its name stack, and the commands
+//! onto its output, their strings and lists taken from its pools.
 
-use super::lex::{is_assign_name, Parser, Word};
+use super::buffers::{self, Buffers, Span};
+use super::lex::{is_assign_name, Parser};
 use super::{Command, Redirect};
 
 /// Programs whose `-c` operand is a script, and which otherwise read one.
@@ -13,34 +18,6 @@ const SHELLS: [&str; 11] = [
 
 /// Script operands that mean "read the script from standard input".
 const STDIN_PATHS: [&str; 4] = ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
-
-/// A word of a simple command, as the analysis needs it.
-#[derive(Clone, Debug, Default)]
-pub(super) struct WordInfo {
-    pub(super) text: String,
-    /// Its value is known only at run time (expansion, glob, brace).
-    pub(super) dynamic: bool,
-    /// It starts with a process substitution.
-    pub(super) procsub: bool,
-    /// It has the form `NAME=value`.
-    pub(super) assign: bool,
-    /// Where it starts, in the parser's text.
-    pub(super) at: usize,
-}
-
-impl WordInfo {
-    /// The word's information, and the commands of its substitutions.
-    pub(super) fn from_word(word: Word) -> (Self, Vec<Command>) {
-        let info = WordInfo {
-            dynamic: word.expansion || word.glob || word.brace,
-            procsub: word.procsub,
-            assign: word.assign,
-            at: word.at,
-            text: word.text,
-        };
-        (info, word.subs)
-    }
-}
 
 /// How a wrapper's options are read.
 struct Spec {
@@ -78,133 +55,185 @@ const PLAIN: Spec = Spec {
     runs_shell: false,
 };
 
-fn wrapper_spec(name: &str) -> Option<Spec> {
+/// The options of the wrapper `name`, with its name as a constant.
+fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
     Some(match name {
-        "sudo" => Spec {
-            short_arg: "ughpCDrtUTc",
-            long_arg: &[
-                "user",
-                "group",
-                "host",
-                "prompt",
-                "close-from",
-                "chdir",
-                "role",
-                "type",
-                "other-user",
-                "command-timeout",
-                "login-class",
-            ],
-            stop_short: "elVvK",
-            stop_long: &[
-                "edit",
-                "list",
-                "version",
-                "validate",
-                "remove-timestamp",
-                "help",
-            ],
-            shell_short: "si",
-            assignments: true,
-            ..PLAIN
-        },
-        "doas" => Spec {
-            short_arg: "uC",
-            stop_short: "L",
-            shell_short: "s",
-            ..PLAIN
-        },
-        "env" => Spec {
-            short_arg: "uCS",
-            long_arg: &[
-                "unset",
-                "chdir",
-                "split-string",
-                "block-signal",
-                "default-signal",
-                "ignore-signal",
-            ],
-            assignments: true,
-            ..PLAIN
-        },
-        "command" => Spec {
-            stop_short: "vV",
-            ..PLAIN
-        },
-        "exec" => Spec {
-            short_arg: "a",
-            ..PLAIN
-        },
-        "nice" => Spec {
-            short_arg: "n",
-            long_arg: &["adjustment"],
-            numeric: true,
-            ..PLAIN
-        },
-        "ionice" => Spec {
-            short_arg: "cnpPu",
-            long_arg: &["class", "classdata", "pid", "pgid", "uid"],
-            ..PLAIN
-        },
-        "time" => Spec {
-            short_arg: "fo",
-            long_arg: &["format", "output"],
-            ..PLAIN
-        },
-        "timeout" => Spec {
-            short_arg: "sk",
-            long_arg: &["signal", "kill-after"],
-            operands: 1,
-            ..PLAIN
-        },
-        "stdbuf" => Spec {
-            short_arg: "ioe",
-            long_arg: &["input", "output", "error"],
-            ..PLAIN
-        },
-        "chroot" => Spec {
-            long_arg: &["userspec", "groups"],
-            operands: 1,
-            runs_shell: true,
-            ..PLAIN
-        },
-        "xargs" => Spec {
-            short_arg: "IanPdELs",
-            optional_short: "iel",
-            long_arg: &[
-                "arg-file",
-                "delimiter",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "process-slot-var",
-            ],
-            ..PLAIN
-        },
-        "watch" => Spec {
-            short_arg: "nq",
-            long_arg: &["interval", "equexit"],
-            ..PLAIN
-        },
-        "strace" => Spec {
-            short_arg: "abeEIoOpPsSuUX",
-            long_arg: &[
-                "output",
-                "signal",
-                "trace",
-                "string-limit",
-                "user",
-                "env",
-                "attach",
-            ],
-            ..PLAIN
-        },
-        "ltrace" => Spec {
-            short_arg: "aAeElnopsuwxXDF",
-            long_arg: &["output", "library"],
-            ..PLAIN
-        },
-        "builtin" | "nohup" | "setsid" | "busybox" | "coproc" | "nocorrect" | "noglob" => PLAIN,
+        "sudo" => (
+            "sudo",
+            Spec {
+                short_arg: "ughpCDrtUTc",
+                long_arg: &[
+                    "user",
+                    "group",
+                    "host",
+                    "prompt",
+                    "close-from",
+                    "chdir",
+                    "role",
+                    "type",
+                    "other-user",
+                    "command-timeout",
+                    "login-class",
+                ],
+                stop_short: "elVvK",
+                stop_long: &[
+                    "edit",
+                    "list",
+                    "version",
+                    "validate",
+                    "remove-timestamp",
+                    "help",
+                ],
+                shell_short: "si",
+                assignments: true,
+                ..PLAIN
+            },
+        ),
+        "doas" => (
+            "doas",
+            Spec {
+                short_arg: "uC",
+                stop_short: "L",
+                shell_short: "s",
+                ..PLAIN
+            },
+        ),
+        "env" => (
+            "env",
+            Spec {
+                short_arg: "uCS",
+                long_arg: &[
+                    "unset",
+                    "chdir",
+                    "split-string",
+                    "block-signal",
+                    "default-signal",
+                    "ignore-signal",
+                ],
+                assignments: true,
+                ..PLAIN
+            },
+        ),
+        "command" => (
+            "command",
+            Spec {
+                stop_short: "vV",
+                ..PLAIN
+            },
+        ),
+        "exec" => (
+            "exec",
+            Spec {
+                short_arg: "a",
+                ..PLAIN
+            },
+        ),
+        "nice" => (
+            "nice",
+            Spec {
+                short_arg: "n",
+                long_arg: &["adjustment"],
+                numeric: true,
+                ..PLAIN
+            },
+        ),
+        "ionice" => (
+            "ionice",
+            Spec {
+                short_arg: "cnpPu",
+                long_arg: &["class", "classdata", "pid", "pgid", "uid"],
+                ..PLAIN
+            },
+        ),
+        "time" => (
+            "time",
+            Spec {
+                short_arg: "fo",
+                long_arg: &["format", "output"],
+                ..PLAIN
+            },
+        ),
+        "timeout" => (
+            "timeout",
+            Spec {
+                short_arg: "sk",
+                long_arg: &["signal", "kill-after"],
+                operands: 1,
+                ..PLAIN
+            },
+        ),
+        "stdbuf" => (
+            "stdbuf",
+            Spec {
+                short_arg: "ioe",
+                long_arg: &["input", "output", "error"],
+                ..PLAIN
+            },
+        ),
+        "chroot" => (
+            "chroot",
+            Spec {
+                long_arg: &["userspec", "groups"],
+                operands: 1,
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "xargs" => (
+            "xargs",
+            Spec {
+                short_arg: "IanPdELs",
+                optional_short: "iel",
+                long_arg: &[
+                    "arg-file",
+                    "delimiter",
+                    "max-args",
+                    "max-procs",
+                    "max-chars",
+                    "process-slot-var",
+                ],
+                ..PLAIN
+            },
+        ),
+        "watch" => (
+            "watch",
+            Spec {
+                short_arg: "nq",
+                long_arg: &["interval", "equexit"],
+                ..PLAIN
+            },
+        ),
+        "strace" => (
+            "strace",
+            Spec {
+                short_arg: "abeEIoOpPsSuUX",
+                long_arg: &[
+                    "output",
+                    "signal",
+                    "trace",
+                    "string-limit",
+                    "user",
+                    "env",
+                    "attach",
+                ],
+                ..PLAIN
+            },
+        ),
+        "ltrace" => (
+            "ltrace",
+            Spec {
+                short_arg: "aAeElnopsuwxXDF",
+                long_arg: &["output", "library"],
+                ..PLAIN
+            },
+        ),
+        "builtin" => ("builtin", PLAIN),
+        "nohup" => ("nohup", PLAIN),
+        "setsid" => ("setsid", PLAIN),
+        "busybox" => ("busybox", PLAIN),
+        "coproc" => ("coproc", PLAIN),
+        "nocorrect" => ("nocorrect", PLAIN),
+        "noglob" => ("noglob", PLAIN),
         _ => return None,
     })
 }
@@ -220,100 +249,139 @@ enum Skip {
     Script { next: usize },
 }
 
+/// What a program runs in turn, by its name.
+enum Runs {
+    /// A shell (its name): its `-c` script.
+    Shell(&'static str),
+    Eval,
+    Source,
+    Find,
+    Trap,
+    /// `su` or `runuser` (its name): its `-c` script.
+    Su(&'static str),
+    Nothing,
+}
+
+impl Runs {
+    fn of(program: &str) -> Runs {
+        if let Some(shell) = SHELLS.iter().find(|shell| **shell == program) {
+            return Runs::Shell(shell);
+        }
+        match program {
+            "eval" => Runs::Eval,
+            "source" | "." => Runs::Source,
+            "find" => Runs::Find,
+            "trap" => Runs::Trap,
+            "su" => Runs::Su("su"),
+            "runuser" => Runs::Su("runuser"),
+            _ => Runs::Nothing,
+        }
+    }
+}
+
 impl Parser<'_> {
-    /// The commands one simple command runs: the command itself (its
-    /// wrappers set aside), then those it runs in turn. `wrappers` are the
-    /// programs it is already known to run under.
-    pub(super) fn analyze(
-        &mut self,
-        mut words: Vec<WordInfo>,
-        mut wrappers: Vec<String>,
-        redirects: Vec<Redirect>,
-    ) -> Vec<Command> {
+    /// The commands one simple command runs, pushed onto the output: the
+    /// command itself (its wrappers set aside), then those it runs in turn.
+    /// Its words are `b.words[words..]`; `b.names[names..]` are the programs
+    /// it is already known to run under.
+    pub(super) fn analyze(&mut self, words: usize, names: usize, redirects: Vec<Redirect>) {
+        let top = self.b.names.len();
         let mut command = Command {
             redirects,
             ..Command::default()
         };
-        let mut at = words.iter().take_while(|word| word.assign).count();
-        command.assignments = words
+        let assigned = self
+            .b
+            .words
+            .get(words..)
+            .unwrap_or_default()
             .iter()
-            .take(at)
-            .map(|word| word.text.clone())
-            .collect();
+            .take_while(|word| word.assign)
+            .count();
+        let mut at = words + assigned;
+        command.assignments = self.b.copy_words(words, at);
         let mut entered = 0;
         let mut program = None;
-        while let Some(word) = words.get(at) {
-            if word.dynamic {
+        while let Some(word) = self.b.words.get(at).copied() {
+            if word.dynamic() {
                 command.dynamic = true;
                 program = Some(at);
                 break;
             }
-            let base = program_name(&word.text, false);
-            let word_at = word.at;
-            let Some(spec) = wrapper_spec(&base) else {
+            let base = program_span(self.text(word.text), word.text, false);
+            let Some((name, spec)) = wrapper_spec(self.text(base)) else {
                 program = Some(at);
                 break;
             };
-            match self.skip_options(&base, &spec, &mut words, at, &mut command, &mut entered) {
+            match self.skip_options(name, &spec, at, &mut command, &mut entered) {
                 Skip::Program => {
                     program = Some(at);
                     break;
                 }
                 Skip::Command { next, shell } => {
-                    if next >= words.len() {
+                    if next >= self.b.words.len() {
                         command.dynamic |= shell;
                         program = Some(at);
                         break;
                     }
-                    wrappers.push(base);
+                    self.b.names.push(name);
                     at = next;
                 }
                 Skip::Script { next } => {
-                    let script = join(words.get(next..).unwrap_or_default());
-                    let mut inner = self.nested(&script, word_at, &wrappers, &base);
-                    if let Some(first) = inner.first_mut() {
-                        first.redirects.append(&mut command.redirects);
-                        first.assignments.append(&mut command.assignments);
+                    let script = self.join(next, self.b.words.len());
+                    let first = self.b.out.len();
+                    self.nested(script, word.at, names, name);
+                    if self.b.out.len() > first {
+                        let Buffers {
+                            out,
+                            redirects,
+                            lists,
+                            ..
+                        } = &mut *self.b;
+                        if let Some(inner) = out.get_mut(first) {
+                            redirects.reserve(&mut inner.redirects, command.redirects.len());
+                            inner.redirects.append(&mut command.redirects);
+                            lists.reserve(&mut inner.assignments, command.assignments.len());
+                            inner.assignments.append(&mut command.assignments);
+                        }
+                        self.b.recycle_command(command);
                         for _ in 0..entered {
                             self.leave();
                         }
-                        return inner;
+                        self.b.names.truncate(top);
+                        return;
                     }
                     program = Some(at);
                     break;
                 }
             }
         }
-        let mut more = Vec::new();
-        if let Some(index) = program {
-            let rest = words.get(index + 1..).unwrap_or_default();
-            if let Some(word) = words.get(index) {
-                command.name = word.text.clone();
-                command.program = program_name(&word.text, word.dynamic);
-            }
-            command.args = rest.iter().map(|word| word.text.clone()).collect();
-            let (flags, operands) = split_flags(&command.args);
-            command.flags = flags;
-            command.operands = operands;
-            if !command.dynamic {
-                more = self.runs_in_turn(&mut command, rest, &wrappers);
-            }
+        let word = program.and_then(|index| self.b.words.get(index).copied());
+        if let (Some(index), Some(word)) = (program, word) {
+            command.name = self.b.copy_span(word.text);
+            let program = program_span(self.text(word.text), word.text, word.dynamic());
+            command.program = self.b.copy_span(program);
+            command.args = self.b.copy_words(index + 1, self.b.words.len());
+            split_flags(self.b, &mut command);
         }
-        command.wrappers = wrappers;
+        command.wrappers = self.b.copy_names(names);
+        let dynamic = command.dynamic;
+        let index = self.b.out.len();
+        self.b.out.push(command);
+        if let (Some(rest), false) = (program, dynamic) {
+            self.runs_in_turn(index, rest + 1, names);
+        }
         for _ in 0..entered {
             self.leave();
         }
-        let mut commands = vec![command];
-        commands.append(&mut more);
-        commands
+        self.b.names.truncate(top);
     }
 
-    /// Reads the options of the wrapper `name` at `words[at]`.
+    /// Reads the options of the wrapper `name` at `b.words[at]`.
     fn skip_options(
         &mut self,
         name: &str,
         spec: &Spec,
-        words: &mut Vec<WordInfo>,
         at: usize,
         command: &mut Command,
         entered: &mut usize,
@@ -321,9 +389,8 @@ impl Parser<'_> {
         let mut next = at + 1;
         let mut shell = spec.runs_shell;
         let mut exec = false;
-        while let Some(word) = words.get(next) {
-            let text = word.text.clone();
-            let word_at = word.at;
+        while let Some(word) = self.b.words.get(next).copied() {
+            let text = self.text(word.text);
             if text == "--" {
                 next += 1;
                 break;
@@ -349,16 +416,10 @@ impl Parser<'_> {
                 }
                 if name == "env" && option == "split-string" {
                     let (string, used) = match value {
-                        Some(value) => (value.to_string(), 1),
-                        None => (
-                            words
-                                .get(next + 1)
-                                .map(|word| word.text.clone())
-                                .unwrap_or_default(),
-                            2,
-                        ),
+                        Some(value) => (word.text.sub(text.len() - value.len(), text.len()), 1),
+                        None => (self.word_after(next), 2),
                     };
-                    if !self.split_env(words, next, used, &string, word_at, entered) {
+                    if !self.split_env(next, used, string, word.at, entered) {
                         return Skip::Program;
                     }
                     continue;
@@ -389,19 +450,17 @@ impl Parser<'_> {
                 if name == "watch" && option == 'x' {
                     exec = true;
                 }
-                let attached = cluster.get(index + option.len_utf8()..).unwrap_or("");
+                // The option's argument, when attached: from here to the end.
+                let attached = 1 + index + option.len_utf8();
                 if spec.short_arg.contains(option) {
-                    if attached.is_empty() {
+                    if attached >= text.len() {
                         used = 2;
                     }
                     if name == "env" && option == 'S' {
-                        split = Some(if attached.is_empty() {
-                            words
-                                .get(next + 1)
-                                .map(|word| word.text.clone())
-                                .unwrap_or_default()
+                        split = Some(if attached >= text.len() {
+                            self.word_after(next)
                         } else {
-                            attached.to_string()
+                            word.text.sub(attached, text.len())
                         });
                     }
                     break;
@@ -411,7 +470,7 @@ impl Parser<'_> {
                 }
             }
             if let Some(string) = split {
-                if !self.split_env(words, next, used, &string, word_at, entered) {
+                if !self.split_env(next, used, string, word.at, entered) {
                     return Skip::Program;
                 }
                 continue;
@@ -419,11 +478,20 @@ impl Parser<'_> {
             next += used;
         }
         if spec.assignments {
-            while let Some(word) = words.get(next) {
-                if !is_assignment_text(&word.text) {
+            while let Some(word) = self.b.words.get(next).copied() {
+                if !is_assignment_text(self.text(word.text)) {
                     break;
                 }
-                command.assignments.push(word.text.clone());
+                let Buffers {
+                    lists,
+                    strings,
+                    text,
+                    ..
+                } = &mut *self.b;
+                lists.reserve(&mut command.assignments, 1);
+                command
+                    .assignments
+                    .push(strings.copy(buffers::text(text, word.text)));
                 next += 1;
             }
         }
@@ -434,14 +502,21 @@ impl Parser<'_> {
         Skip::Command { next, shell }
     }
 
-    /// `env -S STRING`: the `used` words at `words[at]` are replaced by the
+    /// The text of the word after `b.words[at]` (empty when there is none).
+    fn word_after(&self, at: usize) -> Span {
+        self.b
+            .words
+            .get(at + 1)
+            .map_or(Span::default(), |word| word.text)
+    }
+
+    /// `env -S STRING`: the `used` words at `b.words[at]` are replaced by the
     /// words of STRING, one nesting level deeper.
     fn split_env(
         &mut self,
-        words: &mut Vec<WordInfo>,
         at: usize,
         used: usize,
-        string: &str,
+        string: Span,
         word_at: usize,
         entered: &mut usize,
     ) -> bool {
@@ -449,84 +524,96 @@ impl Parser<'_> {
             return false;
         }
         *entered += 1;
-        let split: Vec<WordInfo> = self
-            .split_words(string, word_at)
-            .into_iter()
-            .map(|word| WordInfo::from_word(word).0)
-            .collect();
-        let end = (at + used).min(words.len());
+        let count = self.split_words(string, word_at);
+        let top = self.b.words.len() - count;
+        let end = (at + used).min(top);
         if at <= end {
-            words.splice(at..end, split);
+            self.b.words.drain(at..end);
+            if let Some(tail) = self.b.words.get_mut(at..) {
+                tail.rotate_right(count);
+            }
+        } else {
+            self.b.words.truncate(top);
         }
         true
     }
 
-    /// The commands `command` runs in turn, by its program.
-    fn runs_in_turn(
-        &mut self,
-        command: &mut Command,
-        rest: &[WordInfo],
-        wrappers: &[String],
-    ) -> Vec<Command> {
-        let program = command.program.clone();
-        match program.as_str() {
-            name if SHELLS.contains(&name) => self.shell_script(command, rest, wrappers),
-            "eval" => {
-                command.dynamic = true;
-                let at = rest.first().map_or(0, |word| word.at);
-                self.nested(&join(rest), at, wrappers, "eval")
+    /// The commands the command at `b.out[index]` runs in turn, by its
+    /// program; its arguments are `b.words[rest..]`.
+    fn runs_in_turn(&mut self, index: usize, rest: usize, names: usize) {
+        let end = self.b.words.len();
+        let runs = match self.b.out.get(index) {
+            Some(command) => Runs::of(&command.program),
+            None => Runs::Nothing,
+        };
+        match runs {
+            Runs::Shell(name) => self.shell_script(index, rest, names, name),
+            Runs::Eval => {
+                self.set_dynamic(index);
+                let at = self.b.words.get(rest).map_or(0, |word| word.at);
+                let script = self.join(rest, end);
+                self.nested(script, at, names, "eval");
             }
-            "source" | "." => {
-                if rest
+            Runs::Source => {
+                let stdin = self
+                    .b
+                    .words
+                    .get(rest..end)
+                    .unwrap_or_default()
                     .iter()
-                    .find(|word| word.text != "--")
-                    .is_some_and(reads_stdin)
-                {
-                    command.dynamic = true;
+                    .find(|word| self.text(word.text) != "--")
+                    .is_some_and(|word| word.procsub || reads_stdin(self.text(word.text)));
+                if stdin {
+                    self.set_dynamic(index);
                 }
-                Vec::new()
             }
-            "find" => self.find_exec(rest, wrappers),
-            "trap" => {
-                let operands: Vec<&WordInfo> = rest
+            Runs::Find => self.find_exec(rest, end, names),
+            Runs::Trap => {
+                let words = self.b.words.get(rest..end).unwrap_or_default();
+                let mut operands = words
                     .iter()
-                    .skip_while(|word| matches!(word.text.as_str(), "-p" | "-l" | "-P"))
-                    .skip_while(|word| word.text == "--")
-                    .collect();
-                match operands.as_slice() {
-                    [action, _, ..] if action.text != "-" => {
-                        self.nested(&action.text, action.at, wrappers, "trap")
+                    .skip_while(|word| matches!(self.text(word.text), "-p" | "-l" | "-P"))
+                    .skip_while(|word| self.text(word.text) == "--");
+                let action = operands.next().copied();
+                let signal = operands.next().is_some();
+                if let (Some(action), true) = (action, signal) {
+                    if self.text(action.text) != "-" {
+                        let script = self.script(action.text);
+                        self.nested(script, action.at, names, "trap");
                     }
-                    _ => Vec::new(),
                 }
             }
-            "su" | "runuser" => match su_script(rest) {
-                Some((script, at)) => self.nested(&script, at, wrappers, &program),
-                None => {
-                    command.dynamic = true;
-                    Vec::new()
+            Runs::Su(name) => match self.su_script(rest, end) {
+                Some((script, at)) => {
+                    let script = self.script(script);
+                    self.nested(script, at, names, name);
                 }
+                None => self.set_dynamic(index),
             },
-            _ => Vec::new(),
+            Runs::Nothing => {}
         }
     }
 
-    /// A shell: with `-c`, its script is parsed; otherwise it is dynamic when
-    /// it reads its script from standard input or a process substitution.
-    fn shell_script(
-        &mut self,
-        command: &mut Command,
-        rest: &[WordInfo],
-        wrappers: &[String],
-    ) -> Vec<Command> {
+    fn set_dynamic(&mut self, index: usize) {
+        if let Some(command) = self.b.out.get_mut(index) {
+            command.dynamic = true;
+        }
+    }
+
+    /// A shell (the command at `b.out[index]`, named `name`, with its
+    /// arguments at `b.words[rest..]`): with `-c`, its script is parsed;
+    /// otherwise it is dynamic when it reads its script from standard input
+    /// or a process substitution.
+    fn shell_script(&mut self, index: usize, rest: usize, names: usize, name: &'static str) {
+        let end = self.b.words.len();
         let mut dash_c = false;
         let mut stdin = false;
-        let mut script: Option<(String, usize, bool)> = None;
-        let mut index = 0;
-        while let Some(word) = rest.get(index) {
-            let text = word.text.as_str();
+        let mut script: Option<(Span, usize, bool)> = None;
+        let mut at = rest;
+        while let Some(word) = self.b.words.get(at).copied().filter(|_| at < end) {
+            let text = self.text(word.text);
             if text == "--" || text == "-" {
-                index += 1;
+                at += 1;
                 break;
             }
             if let Some(long) = text.strip_prefix("--") {
@@ -538,19 +625,25 @@ impl Parser<'_> {
                 if option == "command" {
                     dash_c = true;
                     match value {
-                        Some(value) => script = Some((value.to_string(), word.at, false)),
+                        Some(value) => {
+                            let value = word.text.sub(text.len() - value.len(), text.len());
+                            script = Some((value, word.at, false));
+                        }
                         None => {
-                            script = rest
-                                .get(index + 1)
-                                .map(|word| (word.text.clone(), word.at, word.procsub));
-                            index += 1;
+                            script = self
+                                .b
+                                .words
+                                .get(at + 1)
+                                .filter(|_| at + 1 < end)
+                                .map(|word| (word.text, word.at, word.procsub));
+                            at += 1;
                         }
                     }
-                    index += 1;
+                    at += 1;
                     continue;
                 }
                 let takes = matches!(option, "rcfile" | "init-file" | "init-command");
-                index += if takes && value.is_none() { 2 } else { 1 };
+                at += if takes && value.is_none() { 2 } else { 1 };
                 continue;
             }
             let Some(sign) = text.chars().next().filter(|c| *c == '-' || *c == '+') else {
@@ -568,141 +661,178 @@ impl Parser<'_> {
                     _ => {}
                 }
             }
-            index += 1 + arguments;
+            at += 1 + arguments;
         }
         let operand = script.or_else(|| {
-            rest.get(index)
-                .map(|word| (word.text.clone(), word.at, word.procsub))
+            self.b
+                .words
+                .get(at)
+                .filter(|_| at < end)
+                .map(|word| (word.text, word.at, word.procsub))
         });
         if dash_c {
-            return match operand {
-                Some((text, at, _)) => {
-                    let name = command.program.clone();
-                    self.nested(&text, at, wrappers, &name)
-                }
-                None => Vec::new(),
-            };
+            if let Some((text, at, _)) = operand {
+                let script = self.script(text);
+                self.nested(script, at, names, name);
+            }
+            return;
         }
-        let reads_input = match &operand {
+        let reads_input = match operand {
             None => true,
-            Some((text, _, procsub)) => *procsub || STDIN_PATHS.contains(&text.as_str()),
+            Some((text, _, procsub)) => procsub || reads_stdin(self.text(text)),
         };
         if stdin || reads_input {
-            command.dynamic = true;
+            self.set_dynamic(index);
         }
-        Vec::new()
     }
 
-    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`.
-    fn find_exec(&mut self, rest: &[WordInfo], wrappers: &[String]) -> Vec<Command> {
-        let mut commands = Vec::new();
-        let mut index = 0;
-        while let Some(word) = rest.get(index) {
+    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`
+    /// (its arguments are `b.words[rest..end]`).
+    fn find_exec(&mut self, rest: usize, end: usize, names: usize) {
+        let mut index = rest;
+        while let Some(word) = self.b.words.get(index).copied().filter(|_| index < end) {
             index += 1;
-            if !matches!(word.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            if !matches!(
+                self.text(word.text),
+                "-exec" | "-execdir" | "-ok" | "-okdir"
+            ) {
                 continue;
             }
             let begin = index;
-            let mut end = rest.len();
+            let mut stop = end;
             let mut scan = begin;
-            while let Some(item) = rest.get(scan) {
+            while let Some(item) = self.b.words.get(scan).filter(|_| scan < end) {
+                let item = self.text(item.text);
                 // `+` ends the command only right after `{}`.
-                let plus = item.text == "+"
+                let plus = item == "+"
                     && scan > begin
-                    && rest
+                    && self
+                        .b
+                        .words
                         .get(scan - 1)
-                        .is_some_and(|previous| previous.text == "{}");
-                if item.text == ";" || plus {
-                    end = scan;
+                        .is_some_and(|previous| self.text(previous.text) == "{}");
+                if item == ";" || plus {
+                    stop = scan;
                     break;
                 }
                 scan += 1;
             }
-            index = end + 1;
-            let clause = rest.get(begin..end).unwrap_or_default().to_vec();
-            if clause.is_empty() {
+            index = stop + 1;
+            if begin >= stop {
                 continue;
             }
             if !self.enter(word.at) {
                 break;
             }
-            let mut inner_wrappers = wrappers.to_vec();
-            inner_wrappers.push("find".to_string());
-            commands.extend(self.analyze(clause, inner_wrappers, Vec::new()));
+            // The clause is analysed as a command of its own, on top of the
+            // stacks, under the wrappers so far and `find`.
+            let words = self.b.words.len();
+            let wrappers = self.b.names.len();
+            self.b.words.extend_from_within(begin..stop);
+            self.b.names.extend_from_within(names..wrappers);
+            self.b.names.push("find");
+            self.analyze(words, wrappers, Vec::new());
+            self.b.words.truncate(words);
+            self.b.names.truncate(wrappers);
             self.leave();
         }
-        commands
     }
 
     /// Parses `script` (from the word at `at`) one level deeper; its
-    /// commands run under `wrappers` and then `name`.
-    fn nested(&mut self, script: &str, at: usize, wrappers: &[String], name: &str) -> Vec<Command> {
-        let mut prefix = wrappers.to_vec();
-        prefix.push(name.to_string());
-        let mut commands = self.sub_parse(script, at);
-        for command in &mut commands {
-            let mut all = prefix.clone();
-            all.append(&mut command.wrappers);
-            command.wrappers = all;
-        }
-        commands
-    }
-}
-
-/// The script of `su -c SCRIPT` (also `--command`, `--session-command`,
-/// and clusters such as `-lc`), with the offset of its word.
-fn su_script(rest: &[WordInfo]) -> Option<(String, usize)> {
-    let mut index = 0;
-    while let Some(word) = rest.get(index) {
-        let text = word.text.as_str();
-        index += 1;
-        if text == "--" {
-            return None;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            match long.split_once('=') {
-                Some(("command" | "session-command", value)) => {
-                    return Some((value.to_string(), word.at))
-                }
-                None if matches!(long, "command" | "session-command") => {
-                    return rest.get(index).map(|word| (word.text.clone(), word.at));
-                }
-                _ => continue,
+    /// commands run under the wrappers `b.names[names..]` and then `name`.
+    fn nested(&mut self, script: String, at: usize, names: usize, name: &'static str) {
+        let first = self.b.out.len();
+        self.sub_parse(script, at);
+        let Buffers {
+            out,
+            names: stack,
+            lists,
+            strings,
+            ..
+        } = &mut *self.b;
+        let prefix = stack.get(names..).unwrap_or_default();
+        let count = prefix.len() + 1;
+        for command in out.get_mut(first..).unwrap_or_default() {
+            lists.reserve(&mut command.wrappers, count);
+            for wrapper in prefix {
+                command.wrappers.push(strings.copy(wrapper));
             }
+            command.wrappers.push(strings.copy(name));
+            command.wrappers.rotate_right(count);
         }
-        let Some(cluster) = text.strip_prefix('-') else {
-            continue;
-        };
-        for (position, option) in cluster.char_indices() {
-            let attached = cluster.get(position + option.len_utf8()..).unwrap_or("");
-            match option {
-                'c' if attached.is_empty() => {
-                    return rest.get(index).map(|word| (word.text.clone(), word.at))
-                }
-                'c' => return Some((attached.to_string(), word.at)),
-                's' | 'g' | 'G' | 'w' | 'u' => {
-                    if attached.is_empty() {
-                        index += 1;
+    }
+
+    /// The words `b.words[from..to]` joined by spaces, as a pooled string.
+    fn join(&mut self, from: usize, to: usize) -> String {
+        let Buffers {
+            words,
+            strings,
+            text,
+            ..
+        } = &mut *self.b;
+        let words = words.get(from..to).unwrap_or_default();
+        let len = words.iter().map(|word| word.text.len() + 1).sum::<usize>();
+        let mut joined = strings.take(len.saturating_sub(1));
+        for (index, word) in words.iter().enumerate() {
+            if index > 0 {
+                joined.push(' ');
+            }
+            joined.push_str(buffers::text(text, word.text));
+        }
+        joined
+    }
+
+    /// The script of `su -c SCRIPT` among `b.words[from..to]` (also
+    /// `--command`, `--session-command`, and clusters such as `-lc`), with
+    /// the offset of its word.
+    fn su_script(&self, from: usize, to: usize) -> Option<(Span, usize)> {
+        let words = self.b.words.get(from..to).unwrap_or_default();
+        let mut index = 0;
+        while let Some(word) = words.get(index) {
+            let text = self.text(word.text);
+            index += 1;
+            if text == "--" {
+                return None;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                match long.split_once('=') {
+                    Some(("command" | "session-command", value)) => {
+                        let value = word.text.sub(text.len() - value.len(), text.len());
+                        return Some((value, word.at));
                     }
-                    break;
+                    None if matches!(long, "command" | "session-command") => {
+                        return words.get(index).map(|word| (word.text, word.at));
+                    }
+                    _ => continue,
                 }
-                _ => {}
+            }
+            let Some(cluster) = text.strip_prefix('-') else {
+                continue;
+            };
+            for (position, option) in cluster.char_indices() {
+                let attached = 1 + position + option.len_utf8();
+                match option {
+                    'c' if attached >= text.len() => {
+                        return words.get(index).map(|word| (word.text, word.at))
+                    }
+                    'c' => return Some((word.text.sub(attached, text.len()), word.at)),
+                    's' | 'g' | 'G' | 'w' | 'u' => {
+                        if attached >= text.len() {
+                            index += 1;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
             }
         }
+        None
     }
-    None
 }
 
-fn reads_stdin(word: &WordInfo) -> bool {
-    word.procsub || STDIN_PATHS.contains(&word.text.as_str())
-}
-
-fn join(words: &[WordInfo]) -> String {
-    words
-        .iter()
-        .map(|word| word.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// A script path that means standard input.
+fn reads_stdin(text: &str) -> bool {
+    STDIN_PATHS.contains(&text)
 }
 
 /// `NAME=value` as a program such as `env` sees it (quotes already gone).
@@ -711,36 +841,59 @@ fn is_assignment_text(text: &str) -> bool {
         .is_some_and(|(name, _)| is_assign_name(name))
 }
 
-/// The program of a program word: its basename. A dynamic word whose last
-/// component holds an expansion (`$(which rm)`) is kept whole.
-fn program_name(text: &str, dynamic: bool) -> String {
-    let base = text.rsplit('/').next().unwrap_or(text);
+/// The program of a program word (`text`, at `span`): its basename. A
+/// dynamic word whose last component holds an expansion (`$(which rm)`) is
+/// kept whole.
+fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
+    let start = text.rfind('/').map_or(0, |slash| slash + 1);
+    let base = text.get(start..).unwrap_or("");
     if base.is_empty() || (dynamic && base.contains(['$', '`', '(', ')', '{', '}'])) {
-        text.to_string()
+        span
     } else {
-        base.to_string()
+        span.sub(start, text.len())
     }
 }
 
-/// Splits arguments into flags and operands: `--long[=value]` gives
-/// `--long`; `-abc` gives `-a`, `-b`, `-c`; a lone `-` is an operand; after
-/// a lone `--` (itself in neither list) every word is an operand.
-pub(super) fn split_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
-    let mut flags = Vec::new();
-    let mut operands = Vec::new();
+/// Splits the arguments of `command` into its flags and operands:
+/// `--long[=value]` gives `--long`; `-abc` gives `-a`, `-b`, `-c`; a lone
+/// `-` is an operand; after a lone `--` (itself in neither list) every word
+/// is an operand.
+pub(super) fn split_flags(b: &mut Buffers, command: &mut Command) {
+    let (mut flags, mut operands) = (0, 0);
     let mut ended = false;
-    for arg in args {
+    for arg in &command.args {
         if ended {
-            operands.push(arg.clone());
+            operands += 1;
         } else if arg == "--" {
             ended = true;
         } else if arg.starts_with("--") {
-            flags.push(arg.split('=').next().unwrap_or(arg).to_string());
+            flags += 1;
         } else if let Some(cluster) = arg.strip_prefix('-').filter(|cluster| !cluster.is_empty()) {
-            flags.extend(cluster.chars().map(|c| format!("-{c}")));
+            flags += cluster.chars().count();
         } else {
-            operands.push(arg.clone());
+            operands += 1;
         }
     }
-    (flags, operands)
+    command.flags = b.lists.take(flags);
+    command.operands = b.lists.take(operands);
+    let mut ended = false;
+    for arg in &command.args {
+        if ended {
+            command.operands.push(b.strings.copy(arg));
+        } else if arg == "--" {
+            ended = true;
+        } else if arg.starts_with("--") {
+            let flag = arg.split('=').next().unwrap_or(arg);
+            command.flags.push(b.strings.copy(flag));
+        } else if let Some(cluster) = arg.strip_prefix('-').filter(|cluster| !cluster.is_empty()) {
+            for option in cluster.chars() {
+                let mut flag = b.strings.take(1 + option.len_utf8());
+                flag.push('-');
+                flag.push(option);
+                command.flags.push(flag);
+            }
+        } else {
+            command.operands.push(b.strings.copy(arg));
+        }
+    }
 }
