@@ -367,7 +367,11 @@ fn a_subdirectory_with_its_own_config_is_a_separate_rule_set() {
     // Not searched, and a note says so.
     let codes: Vec<_> = found.iter().map(|d| (d.code, d.severity)).collect();
     assert_eq!(codes, [("separate-rule-set", Severity::Note)]);
-    assert!(found.0[0].message.contains("claude"), "{}", found.0[0].message);
+    assert!(
+        found.0[0].message.contains("claude"),
+        "{}",
+        found.0[0].message
+    );
     let compiled = crate::compile_paths(&[&dir], &crate::Options::default()).unwrap();
     assert_eq!(compiled.table.rule_count(), 1);
     // Named, it compiles on its own.
