@@ -451,15 +451,36 @@ fn explain_shows_the_shell_view_a_condition_read() {
         Some(event),
     );
     assert_eq!(run.code, Some(0), "{run:?}");
+    // One line per simple command, below the condition that read it.
     assert!(
         run.stdout.contains(
-            r#"shell(payload.tool_input.command) = [{"program":"rm","name":"rm","args":["-rf","/"]"#
+            "        shell(payload.tool_input.command): 1 command\n          1. rm  flags -r -f  operands /  wrapped by sudo\n"
         ),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout.contains("✓ deny-catastrophic-rm"),
+        "{}",
+        run.stdout
+    );
+    // JSON keeps the whole view.
+    let run = common::hookc_in(
+        root,
+        &[
+            "explain",
+            "rules/claude-code/",
+            "--event",
+            "-",
+            "--format",
+            "json",
+        ],
+        Some(event),
+    );
+    assert!(
+        run.stdout
+            .contains(r#""path": "shell(payload.tool_input.command)""#)
+            && run.stdout.contains(r#""program": "rm""#),
         "{}",
         run.stdout
     );

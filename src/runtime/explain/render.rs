@@ -343,6 +343,98 @@ impl fmt::Display for Explanation {
     }
 }
 
+/// The most commands of a shell view shown; the rest are counted.
+const VIEW_COMMANDS: usize = 20;
+
+/// Writes a shell view a condition read, one simple command per line: its
+/// program, flags, operands and redirections, and what wrapped it, whether
+/// it is dynamic and why it did not parse.
+fn shell_view_lines(f: &mut fmt::Formatter<'_>, view: &FieldValue, indent: usize) -> fmt::Result {
+    let pad = " ".repeat(indent);
+    let Some(Value::Array(commands)) = &view.value else {
+        return Ok(());
+    };
+    let words = |c: &Value, key: &str| -> Vec<String> {
+        c.get(key)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(shown_word)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    writeln!(
+        f,
+        "{pad}{}: {} command{}",
+        line(&view.path),
+        commands.len(),
+        if commands.len() == 1 { "" } else { "s" }
+    )?;
+    for (i, c) in commands.iter().take(VIEW_COMMANDS).enumerate() {
+        let program = c.get("program").and_then(Value::as_str).unwrap_or("");
+        let mut shown = format!(
+            "{}. {}",
+            i + 1,
+            if program.is_empty() {
+                "(no program)".into()
+            } else {
+                line(program)
+            }
+        );
+        for (key, label) in [
+            ("flags", "flags"),
+            ("operands", "operands"),
+            ("assignments", "assignments"),
+            ("wrappers", "wrapped by"),
+        ] {
+            let items = words(c, key);
+            if !items.is_empty() {
+                shown.push_str(&format!("  {label} {}", items.join(" ")));
+            }
+        }
+        let redirects: Vec<String> = c
+            .get("redirects")
+            .and_then(Value::as_array)
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| {
+                        let op = r.get("op").and_then(Value::as_str).unwrap_or("");
+                        let target = r.get("target").and_then(Value::as_str).unwrap_or("");
+                        format!("{}{}", line(op), line(target))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !redirects.is_empty() {
+            shown.push_str(&format!("  redirects {}", redirects.join(" ")));
+        }
+        if c.get("dynamic").and_then(Value::as_bool) == Some(true) {
+            shown.push_str("  dynamic");
+        }
+        if let Some(error) = c.get("error").and_then(Value::as_str) {
+            shown.push_str(&format!("  error: {}", line(error)));
+        }
+        writeln!(f, "{pad}  {shown}")?;
+    }
+    if commands.len() > VIEW_COMMANDS {
+        writeln!(f, "{pad}  … {} more", commands.len() - VIEW_COMMANDS)?;
+    }
+    Ok(())
+}
+
+/// A word of a shell view as shown: quoted (JSON) when it is empty or
+/// holds blanks, so that `ls -la` as one operand reads as one; escaped.
+fn shown_word(word: &str) -> String {
+    if word.is_empty() || word.chars().any(char::is_whitespace) {
+        line(&Value::String(word.to_owned()).to_string()).into_owned()
+    } else {
+        line(word).into_owned()
+    }
+}
+
 /// Writes a condition tree: the node on the current line, its operands
 /// indented below.
 pub(super) fn cond_lines(
@@ -364,7 +456,11 @@ pub(super) fn cond_lines(
             if let Some(at) = at {
                 write!(f, "  at {}", line(&at.to_string()))?;
             }
-            let shown: Vec<String> = fields
+            // Shell views get lines of their own below: a command per line.
+            let (views, plain): (Vec<&FieldValue>, Vec<&FieldValue>) = fields
+                .iter()
+                .partition(|field| field.path.starts_with("shell(") && field.value.is_some());
+            let shown: Vec<String> = plain
                 .iter()
                 .map(|field| match &field.value {
                     Some(v) => format!("{} = {}", line(&field.path), short(v)),
@@ -374,7 +470,11 @@ pub(super) fn cond_lines(
             if !shown.is_empty() {
                 write!(f, "  ({})", shown.join(", "))?;
             }
-            writeln!(f)
+            writeln!(f)?;
+            for view in views {
+                shell_view_lines(f, view, indent + 4)?;
+            }
+            Ok(())
         }
         CondExplanation::Not { value, operand } => {
             writeln!(f, "{} not → {value}", mark(*value))?;
