@@ -89,17 +89,42 @@ pub struct CondSpans {
 pub struct RegexFacts {
     /// The names of its named groups, in order (what captures bind).
     pub groups: Vec<String>,
-    /// The length of its shortest match; `None` when nothing matches.
-    pub minimum_len: Option<usize>,
-    /// True when its only assertions are start-of-text ones, or only
-    /// end-of-text ones (or it has none).
-    pub one_end_only: bool,
+    /// Its shortest match and assertions.
+    pub shape: RegexShape,
     /// True when it has a Unicode word boundary, which the DFAs cannot
     /// decide on non-ASCII text.
     pub unicode_boundary: bool,
     /// The states of its NFA as the runtime compiles it (no captures): the
     /// Pike VM's worst-case steps per byte.
     pub nfa_states: NfaStates,
+}
+
+/// What the regex parser says about a regex's matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegexShape {
+    /// The length of the shortest match; `None` when nothing matches.
+    pub minimum_len: Option<usize>,
+    /// True when its only assertions are start-of-text ones, or only
+    /// end-of-text ones (or it has none).
+    pub one_end_only: bool,
+}
+
+impl RegexShape {
+    /// The shape of the regex `hir` is the tree of.
+    pub(crate) fn of(hir: &regex_syntax::hir::Hir) -> RegexShape {
+        use regex_syntax::hir::Look;
+        let props = hir.properties();
+        let looks = props.look_set();
+        RegexShape {
+            minimum_len: props.minimum_len(),
+            one_end_only: looks
+                .iter()
+                .all(|l| matches!(l, Look::Start | Look::StartLF | Look::StartCRLF))
+                || looks
+                    .iter()
+                    .all(|l| matches!(l, Look::End | Look::EndLF | Look::EndCRLF)),
+        }
+    }
 }
 
 /// How many states a regex's NFA has.

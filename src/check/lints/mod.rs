@@ -402,15 +402,7 @@ pub(crate) struct Cx<'a> {
     by_point: OnceCell<Vec<PointRules>>,
 }
 
-/// What the regex parser says about a regex.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RegexShape {
-    /// The length of the shortest match; `None` when nothing matches.
-    pub(crate) minimum_len: Option<usize>,
-    /// True when its only assertions are start-of-text ones, or only
-    /// end-of-text ones (or it has none).
-    pub(crate) one_end_only: bool,
-}
+pub(crate) use super::RegexShape;
 
 /// The rules of one hook point in execution order.
 pub(crate) struct PointRules {
@@ -490,28 +482,14 @@ impl<'a> Cx<'a> {
     /// when it does not parse.
     pub(crate) fn regex_shape(&self, source: &RegexSource) -> Option<RegexShape> {
         if let Some(facts) = self.regex_facts.get(source) {
-            return Some(RegexShape {
-                minimum_len: facts.minimum_len,
-                one_end_only: facts.one_end_only,
-            });
+            return Some(facts.shape);
         }
         if let Some(shape) = self.shapes.borrow().get(source) {
             return *shape;
         }
-        let shape = regex_syntax::parse(&source.to_inline()).ok().map(|hir| {
-            use regex_syntax::hir::Look;
-            let props = hir.properties();
-            let looks = props.look_set();
-            RegexShape {
-                minimum_len: props.minimum_len(),
-                one_end_only: looks
-                    .iter()
-                    .all(|l| matches!(l, Look::Start | Look::StartLF | Look::StartCRLF))
-                    || looks
-                        .iter()
-                        .all(|l| matches!(l, Look::End | Look::EndLF | Look::EndCRLF)),
-            }
-        });
+        let shape = regex_syntax::parse(&source.to_inline())
+            .ok()
+            .map(|hir| RegexShape::of(&hir));
         self.shapes.borrow_mut().insert(source.clone(), shape);
         shape
     }

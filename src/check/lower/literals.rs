@@ -318,19 +318,10 @@ impl<'a> Lowerer<'a> {
 
 /// What the lints and captures need to know of a regex, from its tree.
 fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
-    use regex_syntax::hir::Look;
-    let props = hir.properties();
-    let looks = props.look_set();
     crate::check::RegexFacts {
         groups: group_names(hir),
-        minimum_len: props.minimum_len(),
-        one_end_only: looks
-            .iter()
-            .all(|l| matches!(l, Look::Start | Look::StartLF | Look::StartCRLF))
-            || looks
-                .iter()
-                .all(|l| matches!(l, Look::End | Look::EndLF | Look::EndCRLF)),
-        unicode_boundary: looks.contains_word_unicode(),
+        shape: crate::check::RegexShape::of(hir),
+        unicode_boundary: hir.properties().look_set().contains_word_unicode(),
         nfa_states,
     }
 }
