@@ -145,20 +145,17 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     let report = match args.regex_budget {
         None => table.dispatch_context_with(&mut ctx, &effects),
         Some(steps) => {
-            let (point, component) = (ctx.hook_point.clone(), ctx.component_id.clone());
-            let (child, instance) = (ctx.child_id.clone(), ctx.instance.clone());
-            let mut target = crate::Target::new(&component);
-            if let Some(child) = &child {
-                target = target.with_child(child);
-            }
-            if let Some(instance) = &instance {
-                target = target.with_instance(instance);
-            }
+            let named = crate::event::ContextTarget::of(&ctx);
             let mut scratch = table
                 .scratch()
                 .with_regex_budget(crate::runtime::RegexBudget(steps));
-            let outcome =
-                table.dispatch_with(&mut scratch, point.as_str(), &target, &mut ctx, &effects);
+            let outcome = table.dispatch_with(
+                &mut scratch,
+                named.point(),
+                &named.target(),
+                &mut ctx,
+                &effects,
+            );
             outcome.report(&ctx)
         }
     };

@@ -6,7 +6,7 @@ use super::eval::{
 };
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
-use crate::{Table, Target};
+use crate::Table;
 use serde_json::Value;
 
 /// Arguments of `hookc explain`: the rules and the event as `eval` reads
@@ -71,15 +71,9 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         check_point(&table, &ctx.hook_point, &name)?;
     }
 
-    let mut target = Target::new(&ctx.component_id);
-    if let Some(child) = &ctx.child_id {
-        target = target.with_child(child);
-    }
-    if let Some(instance) = &ctx.instance {
-        target = target.with_instance(instance);
-    }
+    let named = crate::event::ContextTarget::of(&ctx);
     let effects = args.input.effects();
-    let explanation = table.explain_with(ctx.hook_point.as_str(), &target, &ctx, &effects);
+    let explanation = table.explain_with(named.point(), &named.target(), &ctx, &effects);
     match args.format {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
         // Each value is escaped and cut by the explanation; the guard makes

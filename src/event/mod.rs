@@ -18,4 +18,5 @@ pub(crate) use context::walk;
 pub use context::{json_eq, HookContext, Principal, Val};
 pub use decode::{check_depth, context, parse, DecodeError, MAX_DEPTH};
 pub use host::HostFacts;
+pub(crate) use target::ContextTarget;
 pub use target::{Target, TargetError};

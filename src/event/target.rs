@@ -151,3 +151,40 @@ mod tests {
         );
     }
 }
+
+/// The target a hook context names (its `component_id`, `child_id` and
+/// `instance`), owned: a dispatch of the whole context reads it before the
+/// rules edit the context.
+#[derive(Clone, Debug)]
+pub(crate) struct ContextTarget {
+    point: String,
+    component: String,
+    child: Option<String>,
+    instance: Option<String>,
+}
+
+impl ContextTarget {
+    /// The point and target `ctx` names.
+    pub(crate) fn of(ctx: &super::HookContext) -> ContextTarget {
+        ContextTarget {
+            point: ctx.hook_point.clone(),
+            component: ctx.component_id.clone(),
+            child: ctx.child_id.clone(),
+            instance: ctx.instance.clone(),
+        }
+    }
+
+    /// The point's name.
+    pub(crate) fn point(&self) -> &str {
+        &self.point
+    }
+
+    /// The target, borrowed.
+    pub(crate) fn target(&self) -> Target<'_> {
+        Target {
+            component: &self.component,
+            child: self.child.as_deref(),
+            instance: self.instance.as_deref(),
+        }
+    }
+}

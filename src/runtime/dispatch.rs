@@ -20,19 +20,10 @@ impl Table {
     /// [`dispatch_context`](Self::dispatch_context) with the host's
     /// [`Effects`] (its rate store, command settings, handlers).
     pub fn dispatch_context_with(&self, ctx: &mut HookContext, effects: &Effects) -> Report {
-        let point = ctx.hook_point.clone();
-        let component = ctx.component_id.clone();
-        let child = ctx.child_id.clone();
-        let instance = ctx.instance.clone();
-        let mut target = Target::new(&component);
-        if let Some(child) = &child {
-            target = target.with_child(child);
-        }
-        if let Some(instance) = &instance {
-            target = target.with_instance(instance);
-        }
+        let named = crate::event::ContextTarget::of(ctx);
         let mut scratch = self.scratch();
-        let outcome = self.dispatch_with(&mut scratch, point.as_str(), &target, ctx, effects);
+        let outcome =
+            self.dispatch_with(&mut scratch, named.point(), &named.target(), ctx, effects);
         outcome.report(ctx)
     }
 

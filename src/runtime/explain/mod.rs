@@ -286,18 +286,8 @@ impl Table {
         ctx: &mut HookContext,
         effects: &crate::Effects,
     ) -> Explanation {
-        let point = ctx.hook_point.clone();
-        let component = ctx.component_id.clone();
-        let child = ctx.child_id.clone();
-        let instance = ctx.instance.clone();
-        let mut target = Target::new(&component);
-        if let Some(child) = &child {
-            target = target.with_child(child);
-        }
-        if let Some(instance) = &instance {
-            target = target.with_instance(instance);
-        }
-        self.observe(&point.as_str(), &target, ctx, effects)
+        let named = crate::event::ContextTarget::of(ctx);
+        self.observe(&named.point(), &named.target(), ctx, effects)
     }
 
     /// One dispatch of `ctx` with the [`Recorder`] watching every rule of
