@@ -245,7 +245,7 @@ fn to_json(table: &Table, name: &str, size: usize) -> Value {
         "bytes": size,
         "files": program.files,
         "rules": rule_ids(program).len(),
-        "rule_entries": table.rule_count(),
+        "rule_entries": table.rule_entries(),
         "regexes": program.regexes.len(),
         "expression_dfas": program.regex_dfas.iter().filter(|&&d| d != crate::ir::NO_DFA).count(),
         "rate_counters": program.rates.len(),

@@ -212,3 +212,15 @@ fn lower_case_comparisons_compile_into_the_field_automaton() {
     .table;
     assert!(table.program().regexes.is_empty());
 }
+
+#[test]
+fn a_rule_on_two_points_is_one_rule_and_two_entries() {
+    let table = crate::compile_str(
+        "t.hooks",
+        "hook a on tool.pre_execute, tool.post_execute { continue }\nhook b on tool.pre_execute { continue }",
+    )
+    .unwrap()
+    .table;
+    assert_eq!(table.rule_count(), 2);
+    assert_eq!(table.rule_entries(), 3);
+}

@@ -494,8 +494,21 @@ impl Table {
         self.loaded().schema_tag
     }
 
-    /// Total number of rules over all points.
+    /// The number of rules, each once however many points it is on (what
+    /// `hookc compile` reports).
     pub fn rule_count(&self) -> usize {
+        let ids: std::collections::HashSet<&str> = self
+            .program()
+            .points
+            .iter()
+            .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
+            .collect();
+        ids.len()
+    }
+
+    /// The number of rule entries over all points: a rule on two points
+    /// counts twice.
+    pub fn rule_entries(&self) -> usize {
         self.program().points.iter().map(|p| p.rules.len()).sum()
     }
 
