@@ -77,6 +77,20 @@ pub struct Config {
 }
 
 impl Config {
+    /// The compiler options the file sets: its lint levels and its rate
+    /// store (a store that is not a valid spec is left to the default; its
+    /// error diagnostic says so).
+    pub fn options(self) -> crate::Options {
+        crate::Options {
+            lints: self.lints,
+            rate_store: self
+                .rate_store
+                .as_deref()
+                .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
+            ..crate::Options::default()
+        }
+    }
+
     /// The nearest `hookc.toml` at or above `start` (a file's directory, or
     /// a directory).
     pub fn find(start: &Path) -> Option<PathBuf> {

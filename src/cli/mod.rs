@@ -670,15 +670,7 @@ pub(crate) fn load_config(
         }
     }
     let (config, diags) = crate::config::Config::discover(paths, explicit);
-    let options = crate::Options {
-        lints: config.lints,
-        rate_store: config
-            .rate_store
-            .as_deref()
-            .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
-        ..crate::Options::default()
-    };
-    Ok((options, diags))
+    Ok((config.options(), diags))
 }
 
 /// True when a diagnostic is an I/O problem (a path that cannot be read).

@@ -91,13 +91,5 @@ fn options(path: Option<&Path>) -> (crate::Options, Diagnostics) {
         return (crate::Options::default(), Diagnostics::new());
     };
     let (config, found) = crate::config::Config::discover(&[path], None);
-    let options = crate::Options {
-        lints: config.lints,
-        rate_store: config
-            .rate_store
-            .as_deref()
-            .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
-        ..crate::Options::default()
-    };
-    (options, found)
+    (config.options(), found)
 }

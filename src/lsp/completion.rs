@@ -99,6 +99,22 @@ pub(crate) fn complete(
         ))),
         ..CompletionItem::default()
     };
+    // Fields (of the schema, or of a quantifier's variable), each replacing
+    // the part typed after the last dot.
+    let field_items = |found: Vec<(String, String)>| -> Vec<CompletionItem> {
+        found
+            .into_iter()
+            .map(|(name, ty)| {
+                item(
+                    &name,
+                    CompletionItemKind::FIELD,
+                    Some(ty),
+                    None,
+                    ending(partial),
+                )
+            })
+            .collect()
+    };
     if in_point_list(before) {
         return analysis
             .schema
@@ -118,18 +134,7 @@ pub(crate) fn complete(
     let rule = rule_start(text, line_start);
     if let Some((root, parents)) = field_prefix(word) {
         let points = rule_points(text, rule);
-        return fields(analysis, root, &parents, &points)
-            .into_iter()
-            .map(|(name, ty)| {
-                item(
-                    &name,
-                    CompletionItemKind::FIELD,
-                    Some(ty),
-                    None,
-                    ending(partial),
-                )
-            })
-            .collect();
+        return field_items(fields(analysis, root, &parents, &points));
     }
     if let Some((var, rest)) = word.split_once('.') {
         if rest.contains('.') {
@@ -137,18 +142,7 @@ pub(crate) fn complete(
         }
         // `c.` of a quantifier's variable.
         let before_cursor = rule.and_then(|s| text.get(s..offset)).unwrap_or("");
-        return variable_fields(before_cursor, var)
-            .into_iter()
-            .map(|(name, ty)| {
-                item(
-                    &name,
-                    CompletionItemKind::FIELD,
-                    Some(ty),
-                    None,
-                    ending(partial),
-                )
-            })
-            .collect();
+        return field_items(variable_fields(before_cursor, var));
     }
     // Names with a `-` (rule ids, schemas): the whole name typed after the
     // keyword is replaced.
