@@ -186,18 +186,20 @@ pub struct StrMap {
 impl StrMap {
     /// The atoms for `key`; empty when it is not a key.
     pub fn get(&self, key: &str) -> &[u32] {
+        self.index(key)
+            .and_then(|k| self.values.get(k))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The index of `key` in `keys`, when it is one.
+    pub fn index(&self, key: &str) -> Option<usize> {
         if self.keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
-            return &[];
+            return None;
         }
         let hashes = phf_shared::hash(key, &self.hash_key);
         let slot = phf_shared::get_index(&hashes, &self.disps, self.map.len());
-        let Some(&k) = self.map.get(slot as usize) else {
-            return &[];
-        };
-        match self.keys.get(k as usize) {
-            Some(found) if found == key => self.values.get(k as usize).map_or(&[], Vec::as_slice),
-            _ => &[],
-        }
+        let k = *self.map.get(slot as usize)? as usize;
+        (self.keys.get(k)? == key).then_some(k)
     }
 }
 
@@ -601,6 +603,120 @@ pub enum Expr {
     /// the subject, the regex and the group's name; `null` when the
     /// subject is not a string or the regex does not match it.
     Capture(Box<Expr>, RegexId, String),
+    /// A word list of a shell view's command (the first: the command)
+    /// holds one of a set of strings: `c.flags contains "-r"`,
+    /// `"-r" in c.flags`, `c.operands contains any [..]`. The compiler
+    /// turns those forms into this one when it knows the list is a
+    /// command's (the quantifier's list is `shell(…)`), so that flags are
+    /// tested as bits and large sets through a perfect hash.
+    WordsAny(Box<Expr>, WordsTest),
+}
+
+/// What [`Expr::WordsAny`] tests.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WordsTest {
+    /// Which of the command's word lists.
+    pub list: WordList,
+    /// The form it was written in (for messages, and for values that are
+    /// not a shell view's command).
+    pub form: WordsForm,
+    /// The strings, as written, in order.
+    pub strings: Vec<String>,
+    /// The bits of the strings that are one-letter flags
+    /// ([`crate::shell::short_flag_bit`]).
+    pub short_flags: u64,
+    /// A perfect hash of the strings when there are more than
+    /// [`WordsTest::LINEAR`] of them; empty otherwise.
+    pub hash: StrMap,
+}
+
+impl WordsTest {
+    /// Up to this many strings are compared one by one: fewer comparisons
+    /// of short words than it takes to hash one.
+    pub const LINEAR: usize = 8;
+
+    /// Whether `word` is one of the strings.
+    pub fn has(&self, word: &str) -> bool {
+        if self.hash.keys.is_empty() {
+            self.strings.iter().any(|s| s == word)
+        } else {
+            self.hash.index(word).is_some()
+        }
+    }
+
+    /// The test as written, given the command expression as text
+    /// (`$0.flags contains any ["-r", "-R"]`).
+    pub fn show(&self, command: &str) -> String {
+        let quote = |s: &String| Value::String(s.clone()).to_string();
+        let list = format!("{command}.{}", self.list.name());
+        match (self.form, self.strings.as_slice()) {
+            (WordsForm::Contains, [s]) => format!("{list} contains {}", quote(s)),
+            (WordsForm::In, [s]) => format!("{} in {list}", quote(s)),
+            (_, strings) => {
+                let strings = strings.iter().cloned().map(Value::String).collect();
+                format!("{list} contains any {}", Value::Array(strings))
+            }
+        }
+    }
+
+    /// Whether some string is not a one-letter flag, so that a command's
+    /// other flags must be looked at too.
+    pub fn has_long(&self) -> bool {
+        self.strings
+            .iter()
+            .any(|s| crate::shell::short_flag_bit(s).is_none())
+    }
+}
+
+/// A word list of a shell view's command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WordList {
+    /// `args`.
+    Args,
+    /// `flags`.
+    Flags,
+    /// `operands`.
+    Operands,
+    /// `assignments`.
+    Assignments,
+    /// `wrappers`.
+    Wrappers,
+}
+
+impl WordList {
+    /// The list named `name`, if it is one.
+    pub fn named(name: &str) -> Option<WordList> {
+        Some(match name {
+            "args" => WordList::Args,
+            "flags" => WordList::Flags,
+            "operands" => WordList::Operands,
+            "assignments" => WordList::Assignments,
+            "wrappers" => WordList::Wrappers,
+            _ => return None,
+        })
+    }
+
+    /// The field's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WordList::Args => "args",
+            WordList::Flags => "flags",
+            WordList::Operands => "operands",
+            WordList::Assignments => "assignments",
+            WordList::Wrappers => "wrappers",
+        }
+    }
+}
+
+/// How an [`Expr::WordsAny`] test was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WordsForm {
+    /// `list contains "s"` (one string).
+    Contains,
+    /// `"s" in list` (one string).
+    In,
+    /// `list contains any [..]`.
+    ContainsAny,
 }
 
 /// Which elements a quantifier's condition must hold for.
@@ -1059,6 +1175,7 @@ enum ExprDe {
     Var(u32, Vec<Segment>),
     Call(Func, Vec<Expr>),
     Capture(Box<Expr>, RegexId, String),
+    WordsAny(Box<Expr>, WordsTest),
 }
 
 impl<'de> Deserialize<'de> for Expr {
@@ -1081,6 +1198,7 @@ impl<'de> Deserialize<'de> for Expr {
             ExprDe::Var(depth, segments) => Expr::Var(depth, segments),
             ExprDe::Call(f, args) => Expr::Call(f, args),
             ExprDe::Capture(subject, re, group) => Expr::Capture(subject, re, group),
+            ExprDe::WordsAny(command, test) => Expr::WordsAny(command, test),
         })
     }
 }

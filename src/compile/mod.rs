@@ -8,6 +8,7 @@
 
 mod atoms;
 pub(crate) mod matchers;
+mod specialize;
 
 use crate::check::{self, Checked, CheckedRule};
 pub use crate::check::{Level as LintLevel, LintLevels};
@@ -255,7 +256,8 @@ fn lower(
                 trigger: None,
             });
         }
-        let atoms = atoms.into_vec();
+        let mut atoms = atoms.into_vec();
+        specialize::atoms(&mut atoms);
         let built = match matchers::build(&atoms, &regexes, &mut dfas, options) {
             Ok(built) => built,
             Err(too_large) => {

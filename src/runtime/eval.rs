@@ -4,7 +4,11 @@
 //! fields) allocates nothing; only expressions that build new values do.
 
 use crate::event::{HookContext, Val};
-use crate::ir::{Atom, BinaryOp, Expr, Func, Quantifier, Segment, Template, TemplatePart, UnaryOp};
+use crate::ir::{
+    Atom, BinaryOp, Expr, Func, Quantifier, Segment, Template, TemplatePart, UnaryOp, WordList,
+    WordsForm, WordsTest,
+};
+use crate::shell::short_flag_bit;
 use crate::table::regexes::{Matching, RegexOverrun};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -392,6 +396,40 @@ fn eval_in<'a>(
             let subject = eval(subject, ctx, m)?;
             capture(subject.as_str(), re.0, group, m)
         }
+        Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
+    })
+}
+
+/// [`Expr::WordsAny`]: on a shell view's command, its one-letter flags are
+/// one `and` with the test's bits, and its words are looked up in the
+/// test's set; any other value (a command read as JSON when the view cache
+/// was full) is tested as the form it was written in would be.
+fn words_any(command: &Val<'_>, test: &WordsTest) -> bool {
+    if let Val::Command(c) = command {
+        return match test.list {
+            WordList::Flags => {
+                c.short_flags & test.short_flags != 0
+                    || (test.has_long()
+                        && c.flags
+                            .iter()
+                            .any(|f| short_flag_bit(f).is_none() && test.has(f)))
+            }
+            WordList::Args => c.args.iter().any(|w| test.has(w)),
+            WordList::Operands => c.operands.iter().any(|w| test.has(w)),
+            WordList::Assignments => c.assignments.iter().any(|w| test.has(w)),
+            WordList::Wrappers => c.wrappers.iter().any(|w| test.has(w)),
+        };
+    }
+    let list = command.field(test.list.name()).unwrap_or(Val::Null);
+    test.strings.iter().any(|s| {
+        let needle = Val::Str(Cow::Borrowed(s));
+        match test.form {
+            WordsForm::Contains | WordsForm::ContainsAny => contains_val(&list, &needle),
+            WordsForm::In => match list.as_array() {
+                Some(items) => items.iter().any(|i| needle.eq_json(i)),
+                None => list.any_element(|i| needle.eq_val(i)),
+            },
+        }
     })
 }
 
@@ -565,4 +603,83 @@ pub(crate) fn render<'t>(
         }
     }
     Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::StrMap;
+    use serde_json::json;
+
+    fn test(list: WordList, form: WordsForm, strings: &[&str]) -> WordsTest {
+        WordsTest {
+            list,
+            form,
+            strings: strings.iter().map(|s| (*s).to_owned()).collect(),
+            short_flags: strings
+                .iter()
+                .filter_map(|s| short_flag_bit(s))
+                .fold(0, |a, b| a | b),
+            hash: StrMap::default(),
+        }
+    }
+
+    #[test]
+    fn a_command_read_as_json_is_tested_as_written() {
+        // The view cache's overflow gives commands as JSON objects.
+        let view = crate::shell::parse("sudo rm -rf --force /tmp/x");
+        let json = view.commands[0].to_json();
+        let command = Val::Json(&json);
+        let typed = Val::Command(&view.commands[0]);
+        for (list, form, strings, holds) in [
+            (WordList::Flags, WordsForm::Contains, &["-r"][..], true),
+            (WordList::Flags, WordsForm::In, &["--force"][..], true),
+            (
+                WordList::Flags,
+                WordsForm::ContainsAny,
+                &["-x", "-f"][..],
+                true,
+            ),
+            (
+                WordList::Flags,
+                WordsForm::ContainsAny,
+                &["-x", "--forc"][..],
+                false,
+            ),
+            (
+                WordList::Operands,
+                WordsForm::Contains,
+                &["/tmp/x"][..],
+                true,
+            ),
+            (
+                WordList::Operands,
+                WordsForm::Contains,
+                &["/tmp"][..],
+                false,
+            ),
+            (WordList::Wrappers, WordsForm::In, &["sudo"][..], true),
+            (WordList::Args, WordsForm::ContainsAny, &["rm"][..], false),
+        ] {
+            let t = test(list, form, strings);
+            assert_eq!(
+                words_any(&command, &t),
+                holds,
+                "{list:?} {strings:?} as JSON"
+            );
+            assert_eq!(words_any(&typed, &t), holds, "{list:?} {strings:?} typed");
+        }
+    }
+
+    #[test]
+    fn a_list_that_is_a_string_keeps_the_written_forms_meaning() {
+        // `contains` on a string is a substring test; `in` a string is not.
+        let object = json!({ "flags": "--recursive" });
+        let value = Val::Json(&object);
+        let contains = test(WordList::Flags, WordsForm::Contains, &["recursive"]);
+        assert!(words_any(&value, &contains));
+        let within = test(WordList::Flags, WordsForm::In, &["recursive"]);
+        assert!(!words_any(&value, &within));
+        assert!(!words_any(&Val::Null, &contains));
+    }
 }

@@ -483,6 +483,7 @@ impl Buffers {
             redirects,
             assignments,
             wrappers,
+            short_flags: _,
             dynamic: _,
             error,
         } = command;

@@ -169,6 +169,9 @@ pub struct Command {
     /// for a command of a nested script, the shell that runs it
     /// (`["sudo", "bash"]`); `find` for the command of `find -exec`.
     pub wrappers: Vec<String>,
+    /// The one-letter ASCII flags among `flags`, as bits (see
+    /// [`short_flag_bit`]): a rule's test for `-r` is one `and`.
+    pub short_flags: u64,
     /// What runs cannot be known statically (see the module's Limits).
     pub dynamic: bool,
     /// The parse error, only on the pseudo-command that reports it: a short
@@ -184,6 +187,22 @@ pub struct Redirect {
     pub op: String,
     /// The target word, quotes removed; for a heredoc, its delimiter.
     pub target: String,
+}
+
+/// The bit a one-letter flag of an ASCII letter or digit (`-r`, `-R`, `-9`)
+/// has in [`Command::short_flags`]; `None` for any other word (`--force`,
+/// `-é`, `-rf`, `r`). The 62 letters and digits fit a `u64`.
+pub fn short_flag_bit(flag: &str) -> Option<u64> {
+    let &[b'-', letter] = flag.as_bytes() else {
+        return None;
+    };
+    let index = match letter {
+        b'a'..=b'z' => letter - b'a',
+        b'A'..=b'Z' => 26 + (letter - b'A'),
+        b'0'..=b'9' => 52 + (letter - b'0'),
+        _ => return None,
+    };
+    Some(1 << index)
 }
 
 /// Parses `text` into its view. Never fails: a parse error yields the

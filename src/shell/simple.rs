@@ -876,6 +876,7 @@ pub(super) fn split_flags(b: &mut Buffers, command: &mut Command) {
     }
     command.flags = b.lists.take(flags);
     command.operands = b.lists.take(operands);
+    command.short_flags = 0;
     let mut ended = false;
     for arg in &command.args {
         if ended {
@@ -890,6 +891,7 @@ pub(super) fn split_flags(b: &mut Buffers, command: &mut Command) {
                 let mut flag = b.strings.take(1 + option.len_utf8());
                 flag.push('-');
                 flag.push(option);
+                command.short_flags |= super::short_flag_bit(&flag).unwrap_or(0);
                 command.flags.push(flag);
             }
         } else {

@@ -4,7 +4,7 @@
 //! line by [`render`]: `program flags… : operands… @wrappers redirects…
 //! {assignments}… !dyn !err: message`.
 
-use super::{parse, Command, Redirect, View, MAX_DEPTH};
+use super::{parse, short_flag_bit, Buffers, Command, Redirect, View, MAX_DEPTH};
 use serde_json::json;
 
 /// One command on one line, for compact expectations.
@@ -547,6 +547,44 @@ fn blank_and_comment_only_input_gives_no_commands() {
 }
 
 #[test]
+fn one_letter_flags_are_bits_and_other_flags_are_not() {
+    let bits = |flags: &[&str]| {
+        flags
+            .iter()
+            .map(|f| short_flag_bit(f).unwrap())
+            .fold(0, |a, b| a | b)
+    };
+    let view = parse("rm -rRf9 --force -é -- -x; ls -a");
+    assert_eq!(
+        view.commands[0].short_flags,
+        bits(&["-r", "-R", "-f", "-9"])
+    );
+    assert_eq!(view.commands[1].short_flags, bits(&["-a"]));
+    // 62 distinct bits: a-z, A-Z, 0-9.
+    let all: Vec<String> = ('a'..='z')
+        .chain('A'..='Z')
+        .chain('0'..='9')
+        .map(|c| format!("-{c}"))
+        .collect();
+    let mut seen = 0u64;
+    for flag in &all {
+        let bit = short_flag_bit(flag).unwrap();
+        assert_eq!(bit.count_ones(), 1);
+        assert_eq!(seen & bit, 0, "{flag} shares a bit");
+        seen |= bit;
+    }
+    for word in ["--force", "-é", "-rf", "r", "-", "--", "-.", ""] {
+        assert_eq!(short_flag_bit(word), None, "{word:?}");
+    }
+    // Reused buffers compute the same bits as a fresh parse.
+    let mut buffers = Buffers::default();
+    let first = buffers.parse("rm -rf /");
+    buffers.recycle(first);
+    let again = buffers.parse("ls -la");
+    assert_eq!(again.commands[0].short_flags, bits(&["-l", "-a"]));
+}
+
+#[test]
 fn name_keeps_the_path_and_program_is_the_basename() {
     let view = parse("/bin/rm -rf /");
     let expected = Command {
@@ -555,6 +593,7 @@ fn name_keeps_the_path_and_program_is_the_basename() {
         args: vec!["-rf".to_string(), "/".to_string()],
         flags: vec!["-r".to_string(), "-f".to_string()],
         operands: vec!["/".to_string()],
+        short_flags: short_flag_bit("-r").unwrap() | short_flag_bit("-f").unwrap(),
         ..Command::default()
     };
     assert_eq!(

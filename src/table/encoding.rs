@@ -6,7 +6,7 @@
 //! for [`Table`](super::Table) to validate. Nothing outside this module
 //! knows an offset.
 //!
-//! # Format (version 12)
+//! # Format (version 13)
 //!
 //! ```text
 //! offset  size  field
@@ -38,7 +38,9 @@
 //! expressions and templates, and the digest of the sources compiled
 //! (`source_digest`); version 12 the `output` action (a field of the
 //! host's answer) and a DFA section per regex an expression matches
-//! (`regex_dfas`). A table of
+//! (`regex_dfas`); version 13 the word-set tests of a shell view's
+//! command (`WordsAny`: one-letter flags as bits, large sets hashed). A
+//! table of
 //! an older version is refused with [`LoadErrorKind::Version`], never misread.
 //!
 //! A table may end with a signature block after its last section (see
@@ -59,7 +61,7 @@ use crate::ir::Program;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 12;
+pub const VERSION: u32 = 13;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

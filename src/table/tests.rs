@@ -258,6 +258,39 @@ fn inconsistent_programs_are_rejected() {
     let mut bad_output = sample();
     bad_output.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(2))];
     assert!(Table::from_program(bad_output).is_err());
+
+    // A word set whose hash points past its keys.
+    let words = |map: Vec<u32>| {
+        crate::ir::Atom::Expr(crate::ir::Expr::Quantifier(
+            crate::ir::Quantifier::Any,
+            Box::new(crate::ir::Expr::Const(serde_json::json!([]))),
+            Box::new(crate::ir::Expr::WordsAny(
+                Box::new(crate::ir::Expr::Var(0, Vec::new())),
+                crate::ir::WordsTest {
+                    list: crate::ir::WordList::Flags,
+                    form: crate::ir::WordsForm::ContainsAny,
+                    strings: vec!["-r".into()],
+                    short_flags: 0,
+                    hash: crate::ir::StrMap {
+                        keys: vec!["-r".into()],
+                        values: vec![Vec::new()],
+                        hash_key: 0,
+                        disps: vec![(0, 0)],
+                        map,
+                    },
+                },
+            )),
+        ))
+    };
+    let mut good_words = sample();
+    good_words.points[0].atoms[0] = words(vec![0]);
+    assert!(Table::from_program(good_words).is_ok());
+    let mut bad_words = sample();
+    bad_words.points[0].atoms[0] = words(vec![3]);
+    assert!(matches!(
+        Table::from_program(bad_words).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("word set")
+    ));
     let mut good_call = sample();
     good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
     assert!(Table::from_program(good_call).is_ok());

@@ -314,6 +314,22 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             regex(*re, regexes)?;
             expr(subject, regexes, d, bound)
         }
+        Expr::WordsAny(command, test) => {
+            let hashed = &test.hash;
+            let consistent = if hashed.keys.is_empty() {
+                hashed.disps.is_empty() && hashed.map.is_empty()
+            } else {
+                !hashed.disps.is_empty()
+                    && hashed.map.len() == hashed.keys.len()
+                    && hashed.map.iter().all(|&k| (k as usize) < hashed.keys.len())
+            };
+            if !consistent {
+                return Err(LoadError::invalid(
+                    "a word set's hash does not fit its keys",
+                ));
+            }
+            expr(command, regexes, d, bound)
+        }
         Expr::Call(func, args) if args.len() == func.arity() => {
             args.iter().try_for_each(|arg| expr(arg, regexes, d, bound))
         }

@@ -480,3 +480,96 @@ fn a_function_takes_its_number_of_arguments() {
         assert!(rendered.contains(message), "{cond}:\n{rendered}");
     }
 }
+
+/// The word sets of [`word_tests_agree_with_the_element_by_element_form`]:
+/// one-letter flags, long flags, both, a flag outside the 62 bits, a set
+/// large enough to be hashed, operands.
+const WORD_SETS: &[&[&str]] = &[
+    &["-r"],
+    &["--force"],
+    &["-r", "-R", "--recursive"],
+    &["-@", "-f"],
+    &[
+        "push", "reset", "clean", "-f", "--force", "-d", "--delete", "checkout", "rm", "/", "-9",
+    ],
+    &["/", "~", "$HOME"],
+];
+
+const WORD_LISTS: &[&str] = &["args", "flags", "operands", "assignments", "wrappers"];
+
+/// Rules `s{i}` (a form the compiler turns into a word-set test: `contains`,
+/// `in`, `contains any`) and `g{i}` (the same test written element by
+/// element, which it leaves alone), for every list and set.
+fn word_test_rules() -> String {
+    let mut rules = String::new();
+    let mut i = 0;
+    for list in WORD_LISTS {
+        for set in WORD_SETS {
+            let quoted: Vec<String> = set.iter().map(|s| format!("{s:?}")).collect();
+            let mut forms = vec![format!("c.{list} contains any [{}]", quoted.join(", "))];
+            if let [one] = set {
+                forms.push(format!("c.{list} contains {one:?}"));
+                forms.push(format!("{one:?} in c.{list}"));
+            }
+            for form in forms {
+                rules.push_str(&format!(
+                    "hook s{i} on tool.pre_execute {{ when any c in shell(payload.cmd): {form}\n log info \"s\" }}\n\
+                     hook g{i} on tool.pre_execute {{ when any c in shell(payload.cmd): any w in c.{list}: w in [{}]\n log info \"g\" }}\n",
+                    quoted.join(", ")
+                ));
+                i += 1;
+            }
+        }
+    }
+    rules
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 192, ..proptest::prelude::ProptestConfig::default() })]
+
+    /// Flags as bits and sets through a hash decide exactly as comparing
+    /// every word with every string does.
+    #[test]
+    fn word_tests_agree_with_the_element_by_element_form(
+        words in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "rm", "git", "sudo", "env", "X=1", "-rf", "-r", "-R", "-fR9", "--force",
+                "--force=yes", "--recursive", "-@", "-é", "push", "reset", "/", "~", "$HOME",
+                "--", "-", ";", "|", "&&", "-d", "checkout", "xargs",
+            ]),
+            0..10,
+        ),
+    ) {
+        thread_local! {
+            static TABLE: Table = table(&word_test_rules());
+        }
+        let command = words.join(" ");
+        let fired = TABLE.with(|t| fired(t, json!({ "cmd": command })));
+        for name in fired.iter().filter(|n| n.starts_with('s')) {
+            let twin = format!("g{}", &name[1..]);
+            proptest::prop_assert!(fired.contains(&twin), "{name} fired without {twin} on {command:?}");
+        }
+        for name in fired.iter().filter(|n| n.starts_with('g')) {
+            let twin = format!("s{}", &name[1..]);
+            proptest::prop_assert!(fired.contains(&twin), "{name} fired without {twin} on {command:?}");
+        }
+    }
+}
+
+#[test]
+fn the_word_test_rules_are_rewritten_and_fire() {
+    // The differential test above means something only if the forms are
+    // rewritten and both sides fire on some commands.
+    let table = table(&word_test_rules());
+    let explained = format!("{:?}", table.program());
+    assert!(
+        explained.contains("WordsAny"),
+        "no word-set test in the table"
+    );
+    let fired = fired(
+        &table,
+        json!({ "cmd": "sudo rm -rf --force / && git push -9 ~" }),
+    );
+    assert!(fired.iter().any(|n| n.starts_with('s')), "{fired:?}");
+    assert!(fired.iter().any(|n| n.starts_with('g')), "{fired:?}");
+}

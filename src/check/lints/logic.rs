@@ -507,7 +507,7 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
         }
         Expr::Array(items) => items.iter().for_each(|i| reads(i, out)),
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| reads(v, out)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) => reads(x, out),
+        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::WordsAny(x, _) => reads(x, out),
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
             reads(a, out);
             reads(b, out);
@@ -588,7 +588,11 @@ fn write_value(v: &Value, out: &mut String) {
 fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
     let compound = matches!(
         e,
-        Expr::Binary(..) | Expr::In(..) | Expr::ContainsAny(..) | Expr::Matches(..)
+        Expr::Binary(..)
+            | Expr::In(..)
+            | Expr::ContainsAny(..)
+            | Expr::Matches(..)
+            | Expr::WordsAny(..)
     );
     if nested && compound {
         out.push('(');
@@ -691,6 +695,11 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
         }
         Expr::Var(depth, segments) => out.push_str(&crate::ir::show_var(*depth, segments)),
         Expr::Capture(_, _, group) => out.push_str(group),
+        Expr::WordsAny(command, test) => {
+            let mut shown = String::new();
+            write_expr(cx, command, true, &mut shown);
+            out.push_str(&test.show(&shown));
+        }
         Expr::Call(f, args) => {
             out.push_str(f.as_str());
             out.push('(');

@@ -36,7 +36,11 @@ pub(super) fn render_atom(atom: &Atom, program: &Program) -> String {
 /// parentheses when they are operations themselves.
 pub(super) fn expr(e: &Expr, program: &Program) -> String {
     let operand = |e: &Expr| match e {
-        Expr::Binary(..) | Expr::In(..) | Expr::ContainsAny(..) | Expr::Matches(..) => {
+        Expr::Binary(..)
+        | Expr::In(..)
+        | Expr::ContainsAny(..)
+        | Expr::Matches(..)
+        | Expr::WordsAny(..) => {
             format!("({})", expr(e, program))
         }
         _ => expr(e, program),
@@ -84,6 +88,7 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
         }
         Expr::Var(depth, segments) => crate::ir::show_var(*depth, segments),
         Expr::Capture(_, _, group) => group.clone(),
+        Expr::WordsAny(command, test) => test.show(&expr(command, program)),
         Expr::Call(f, args) => format!(
             "{}({})",
             f.as_str(),
