@@ -10,7 +10,6 @@
 //! time, only when a candidate rule needs it.
 
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
-use crate::table::regexes::too_costly;
 use crate::table::DfaKind;
 use regex_automata::dfa::dense;
 use regex_automata::util::syntax;
@@ -262,6 +261,13 @@ pub(super) fn build(
     Ok(Built { fields, atom_field })
 }
 
+/// [`crate::table::regexes::too_costly`], without parsing the pattern when
+/// it cannot hold: only a counted repetition (`{n}`, `{n,m}`, `{n,}`) can
+/// be long, and every one is written with a `{`.
+fn too_costly(pattern: &str, budget: usize) -> bool {
+    pattern.contains('{') && crate::table::regexes::too_costly(pattern, budget)
+}
+
 /// The most patterns tried in one DFA before prefiltering by literals.
 const MAX_PATTERNS_PER_DFA: usize = 64;
 
@@ -353,7 +359,7 @@ pub(super) fn expression_dfas(
             continue;
         };
         let pattern = source.to_inline();
-        if crate::table::regexes::too_costly(&pattern, limits.pattern_dfa_budget) {
+        if too_costly(&pattern, limits.pattern_dfa_budget) {
             continue;
         }
         if let Ok(i) = dfas.get_or_build(vec![pattern], limits, limits.pattern_dfa_budget) {
@@ -411,5 +417,32 @@ pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
             .into_iter()
             .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Skipping the parse of a pattern without `{` changes no answer: the
+    /// long repetitions are counted ones, written with braces (also in
+    /// verbose mode, and after an escaped brace).
+    #[test]
+    fn the_brace_test_agrees_with_the_full_one() {
+        let budget = crate::Options::default().pattern_dfa_budget;
+        let patterns = [
+            r"\w{100}",
+            r"(?x) [a-z] {7} # spaced out",
+            r"\{x\}[0-9]{3}",
+            r"[0-7]{3}",
+            r"a+b*c?",
+            r"git\s+push\s+--force",
+            r"(?i)\bkey\b",
+        ];
+        let mut costly = 0;
+        for pattern in patterns {
+            let full = crate::table::regexes::too_costly(pattern, budget);
+            assert_eq!(super::too_costly(pattern, budget), full, "{pattern}");
+            costly += usize::from(full);
+        }
+        assert!(costly > 0, "no pattern of the test is costly");
     }
 }

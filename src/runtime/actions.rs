@@ -175,8 +175,8 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            if action.is_edit() {
-                scratch.invalidate();
+            if let Some(written) = written(action) {
+                self.forget(written, scratch);
             }
         }
         None
@@ -249,7 +249,7 @@ impl<'a> Run<'a> {
                         scratch.backup = Some(ctx.clone());
                     }
                     ctx.payload = value;
-                    scratch.invalidate();
+                    self.forget(Written::root(crate::ir::Root::Payload), scratch);
                 } else {
                     scratch.warnings.push(format!(
                         "`{id}`: `replace` ignored at {} point `{}`",
@@ -307,6 +307,32 @@ impl<'a> Run<'a> {
                 Some(Stop::Abort)
             }
         }
+    }
+}
+
+/// What an edit action writes; `None` for the others.
+fn written(action: &Action) -> Option<Written<'_>> {
+    match action {
+        Action::Replace(_) => Some(Written::root(crate::ir::Root::Payload)),
+        Action::Set(path, _)
+        | Action::Rewrite(path, ..)
+        | Action::Prepend(path, _)
+        | Action::Append(path, _) => Some(Written::path(path)),
+        Action::Unset(path) => Some(Written::removal(path)),
+        Action::Meta(key, _) => Some(Written::meta(key)),
+        Action::Continue
+        | Action::Abort(_)
+        | Action::Skip(_)
+        | Action::Log(..)
+        | Action::Ask(_)
+        | Action::Allow
+        | Action::Context(_)
+        | Action::Exec { .. }
+        | Action::Webhook { .. }
+        | Action::Call(_)
+        | Action::Lua(_)
+        | Action::Trace { .. }
+        | Action::Output(..) => None,
     }
 }
 

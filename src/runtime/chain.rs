@@ -160,6 +160,9 @@ impl<'a> Run<'a> {
             index.target.get(name),
             Some(&index.any),
         ];
+        // The fields whose atoms trigger the target's rules: an edit that
+        // forgets none of them leaves the candidates as they are.
+        let watched = buckets.iter().flatten().fold(0, |m, b| m | b.fields);
         self.collect(&buckets, None, scratch, ctx);
         let mut at = 0;
         // The first rule not yet shown to the observer.
@@ -174,11 +177,11 @@ impl<'a> Run<'a> {
             // a tie the table's rule runs first); the rest after the last.
             if let Some(hook) = live.natives.get(native) {
                 if rule.is_none_or(|r| hook.priority < r.priority) {
-                    let generation = scratch.generation;
+                    let edits = scratch.edits;
                     let before = edits::before(&self.point.edits, ctx);
                     match self.native(live, native, target, scratch, ctx) {
                         Natives::Ran => {
-                            if scratch.generation != generation {
+                            if scratch.edits != edits {
                                 self.apply_edits(("hook", hook.hook.id()), before, scratch, ctx);
                             }
                         }
@@ -192,9 +195,10 @@ impl<'a> Run<'a> {
                         }
                     }
                     native += 1;
-                    if scratch.generation != generation {
-                        // The hook edited the context: triggers may now
-                        // hold (or not) for the rules after it.
+                    if scratch.forgotten_fields & watched != 0 {
+                        // The hook edited a field that triggers rules:
+                        // triggers may now hold (or not) for the rules
+                        // after it.
                         let after = self
                             .point
                             .rules
@@ -278,10 +282,10 @@ impl<'a> Run<'a> {
             }
             scratch.fired.push(i);
             obs.fire(i, ctx);
-            let edits = scratch.generation;
+            let edits = scratch.edits;
             let before = edits::before(&self.point.edits, ctx);
             let stopped = self.actions(i, rule, scratch, ctx, obs);
-            if stopped.is_none() && scratch.generation != edits {
+            if stopped.is_none() && scratch.edits != edits {
                 self.apply_edits(("rule", &rule.id), before, scratch, ctx);
             }
             obs.fired(i, ctx);
@@ -292,9 +296,9 @@ impl<'a> Run<'a> {
                 self.stop(stop, scratch, ctx);
                 return;
             }
-            if scratch.generation != edits {
-                // The context changed: triggers may now hold (or not) for
-                // the rules after this one.
+            if scratch.forgotten_fields & watched != 0 {
+                // A field that triggers rules changed: triggers may now
+                // hold (or not) for the rules after this one.
                 self.collect(&buckets, Some(i), scratch, ctx);
                 at = 0;
             }
@@ -331,6 +335,24 @@ impl<'a> Run<'a> {
         ) {
             scratch.invalidate();
         }
+    }
+
+    /// `written` was edited: forgets the fields and atoms that read it, and
+    /// keeps every other memoized value (a `meta` key no condition reads
+    /// forgets nothing).
+    pub(super) fn forget(&self, written: Written<'_>, scratch: &mut Scratch) {
+        scratch.edits = scratch.edits.wrapping_add(1);
+        for (f, field) in self.point.fields.iter().enumerate() {
+            if written.touches(&field.path) {
+                scratch.forget_field(f, &field.bulk);
+            }
+        }
+        let atoms = &self.point.atoms;
+        scratch.forget_atoms(|a| {
+            atoms
+                .get(a as usize)
+                .is_some_and(|atom| written.changes(atom))
+        });
     }
 
     /// Ends the chain early: the context is restored and the kind set.

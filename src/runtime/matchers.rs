@@ -16,6 +16,7 @@ impl<'a> Run<'a> {
         ctx: &HookContext,
     ) {
         scratch.candidates.clear();
+        scratch.forgotten_fields = 0;
         let mut fields = 0u64;
         for bucket in buckets.iter().flatten() {
             fields |= bucket.fields;
@@ -320,6 +321,7 @@ impl<'a> Run<'a> {
             *g = scratch.generation;
             *v = value.unwrap_or(false);
         }
+        scratch.memoized(a);
         match value {
             Ok(v) => Some(v),
             Err(overrun) => {

@@ -39,6 +39,7 @@ mod explain;
 mod matchers;
 mod native;
 mod outcome;
+mod reads;
 mod scratch;
 
 pub use crate::store::memory::MAX_KEYS as RATE_MAX_KEYS;
@@ -58,6 +59,7 @@ pub use explain::{
 pub use native::NativeHook;
 pub(crate) use native::RegisteredHook;
 pub use outcome::{Decision, LogLine, Outcome, OutcomeKind, Report};
+use reads::Written;
 pub use scratch::Scratch;
 use scratch::RATE_FAILED;
 

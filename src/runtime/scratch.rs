@@ -12,9 +12,19 @@ use super::*;
 /// ([`set_regex_budget`](Self::set_regex_budget)).
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    /// Bumped per dispatch and after every edit: memo entries of older
-    /// generations are stale.
+    /// Bumped per dispatch and after every edit that may have changed
+    /// anything: memo entries of older generations are stale.
     pub(super) generation: u32,
+    /// Bumped after every edit of the context, whatever it forgot: a rule
+    /// or native hook that ran with it unchanged edited nothing.
+    pub(super) edits: u32,
+    /// Fields forgotten since candidates were last collected: bit `i` for
+    /// field `i` (bit 63 for every field from 63 on). Triggers on those
+    /// fields may have changed.
+    pub(super) forgotten_fields: u64,
+    /// Atoms memoized one by one in this generation (each once), so that an
+    /// edit forgets those it changes without looking at every atom.
+    pub(super) memoized: Vec<u32>,
     /// Atoms evaluated one by one: the generation they were computed in…
     pub(super) atom_generation: Vec<u32>,
     /// …and their value.
@@ -108,6 +118,10 @@ impl Scratch {
             self.failed_generation.resize(atoms, 0);
             self.failures.resize(atoms, None);
         }
+        if self.memoized.capacity() < atoms {
+            self.memoized
+                .reserve_exact(atoms.saturating_sub(self.memoized.len()));
+        }
         if self.field_generation.len() < fields {
             self.field_generation.resize(fields, 0);
             self.field_direct.resize(fields, false);
@@ -135,8 +149,12 @@ impl Scratch {
         self.invalidate();
     }
 
-    /// Forgets every memoized atom and field (the context changed).
+    /// Forgets every memoized atom and field (the context changed, and how
+    /// is not known).
     pub(super) fn invalidate(&mut self) {
+        self.edits = self.edits.wrapping_add(1);
+        self.forgotten_fields = u64::MAX;
+        self.memoized.clear();
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             for g in [
@@ -150,10 +168,128 @@ impl Scratch {
             self.generation = 1;
         }
     }
+
+    /// Records that atom `a` was evaluated on its own and memoized in this
+    /// generation (an edit may forget it: see [`forget_atoms`]).
+    ///
+    /// [`forget_atoms`]: Self::forget_atoms
+    pub(super) fn memoized(&mut self, a: u32) {
+        // At most one entry per atom: capacity for every atom is reserved.
+        self.memoized.push(a);
+    }
+
+    /// Forgets field `f` (scanned, or decided one by one) and every atom
+    /// computed from it, `bulk`.
+    pub(super) fn forget_field(&mut self, f: usize, bulk: &[u32]) {
+        if let Some(g) = self.field_generation.get_mut(f) {
+            *g = 0;
+        }
+        self.forgotten_fields |= 1 << f.min(63);
+        for &a in bulk {
+            self.forget_atom(a as usize);
+        }
+    }
+
+    /// Forgets the atoms memoized one by one for which `changed` holds
+    /// (and drops from the list those a field's forgetting already took).
+    pub(super) fn forget_atoms(&mut self, mut changed: impl FnMut(u32) -> bool) {
+        let mut memoized = std::mem::take(&mut self.memoized);
+        memoized.retain(|&a| {
+            let i = a as usize;
+            if self.atom_generation.get(i) != Some(&self.generation) {
+                return false;
+            }
+            if changed(a) {
+                self.forget_atom(i);
+                return false;
+            }
+            true
+        });
+        self.memoized = memoized;
+    }
+
+    fn forget_atom(&mut self, i: usize) {
+        for g in [
+            &mut self.atom_generation,
+            &mut self.hit_generation,
+            &mut self.failed_generation,
+        ] {
+            if let Some(g) = g.get_mut(i) {
+                *g = 0;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    /// A `meta` edit keeps what does not read metadata (the field scans and
+    /// the atoms evaluated one by one); a `set` forgets what reads its field
+    /// only, and a later rule sees the new value.
+    #[test]
+    fn an_edit_forgets_only_the_atoms_that_read_what_it_wrote() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook mark on tool.pre_execute priority 1 {
+    when payload.tool == "exec" and payload.n > 1
+    meta seen = true
+}
+hook seen on tool.pre_execute priority 2 {
+    when payload.tool == "exec" and metadata.seen exists
+    set payload.n = 0
+}
+hook big on tool.pre_execute priority 3 {
+    when payload.n > 1
+    abort "still big"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let point = &table.program().points[0];
+        let atom = |text: &str| {
+            let found = point.atoms.iter().position(|a| match a {
+                crate::ir::Atom::Cmp(path, ..) | crate::ir::Atom::Exists(path) => {
+                    path.to_string() == text
+                }
+                _ => false,
+            });
+            found.unwrap() as u32
+        };
+        let (n, seen) = (atom("payload.n"), atom("metadata.seen"));
+        let mut scratch = table.scratch();
+        let target = crate::Target::new("a::b");
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"tool": "exec", "n": 5}),
+        );
+        let (start, edits) = (scratch.generation, scratch.edits);
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert_eq!(outcome.kind(), crate::OutcomeKind::Continue);
+        assert_eq!(outcome.fired().collect::<Vec<_>>(), ["mark", "seen"]);
+        assert_eq!(scratch.generation, start + 1, "no edit forgot everything");
+        assert_eq!(scratch.edits, edits + 3, "the dispatch and two edits");
+        assert_eq!(scratch.forgotten_fields, 0, "no field was edited");
+        // `payload.tool`'s scan outlived both edits.
+        assert!(scratch
+            .field_generation
+            .iter()
+            .all(|&g| g == scratch.generation));
+        // `payload.n > 1` was forgotten by the `set` and evaluated again
+        // (false); `metadata.seen exists` was evaluated after the `meta`.
+        let memo = |a: u32| {
+            let i = a as usize;
+            (scratch.atom_generation[i] == scratch.generation).then_some(scratch.atom_value[i])
+        };
+        assert_eq!((memo(n), memo(seen)), (Some(false), Some(true)));
+        let mut listed = scratch.memoized.clone();
+        listed.sort_unstable();
+        let mut expected = vec![n, seen];
+        expected.sort_unstable();
+        assert_eq!(listed, expected, "each memoized atom is listed once");
+    }
+
     /// An event that reaches no rule reading a shell view parses nothing;
     /// one that does parses its command once, into the scratch's cache.
     #[test]

@@ -5,6 +5,11 @@
 //! The reference walks every rule in order and evaluates its condition
 //! directly on the JSON event, the way a seed registry would; it shares no
 //! code with the engine (regexes go through the `regex` crate's `is_match`).
+//!
+//! Rules edit the event as they fire (`meta` keys, `set`, `append` and
+//! `unset` of the fields conditions read), and conditions read what earlier
+//! rules wrote (`metadata`, a comparison of two fields): dispatch forgets
+//! only the memoized atoms an edit touches, and must still agree.
 
 #![expect(
     clippy::unwrap_used,
@@ -52,6 +57,10 @@ enum C {
     Matches(usize, usize),
     Gt(i64),
     Exists(usize),
+    /// `metadata.rK exists`: rule `K` fired and marked the event.
+    Marked(usize),
+    /// `payload.tool == payload.cmd`: an atom that reads two fields.
+    SameFields,
     Not(Box<C>),
     And(Box<C>, Box<C>),
     Or(Box<C>, Box<C>),
@@ -62,6 +71,10 @@ enum A {
     Mark,
     Abort,
     SetTool(String),
+    SetCmd(String),
+    AppendCmd(String),
+    UnsetCmd,
+    SetN(i64),
 }
 
 #[derive(Clone, Debug)]
@@ -97,6 +110,8 @@ fn leaf() -> impl Strategy<Value = C> {
         (field.clone(), 0..REGEXES.len()).prop_map(|(f, r)| C::Matches(f, r)),
         (0i64..10).prop_map(C::Gt),
         field.prop_map(C::Exists),
+        (0usize..8).prop_map(C::Marked),
+        Just(C::SameFields),
     ]
 }
 
@@ -115,7 +130,15 @@ fn rule() -> impl Strategy<Value = R> {
         0..PATTERNS.len(),
         0i32..4,
         prop::option::weighted(0.9, cond()),
-        prop_oneof![6 => Just(A::Mark), 1 => Just(A::Abort), 2 => tool().prop_map(A::SetTool)],
+        prop_oneof![
+            6 => Just(A::Mark),
+            1 => Just(A::Abort),
+            2 => tool().prop_map(A::SetTool),
+            1 => prop_oneof![tool(), word()].prop_map(A::SetCmd),
+            1 => word().prop_map(A::AppendCmd),
+            1 => Just(A::UnsetCmd),
+            1 => (0i64..12).prop_map(A::SetN),
+        ],
     )
         .prop_map(|(target, priority, cond, action)| R {
             target,
@@ -176,6 +199,8 @@ fn render(c: &C) -> String {
         C::Matches(i, r) => format!("{} matches /{}/", f(i), REGEXES[*r]),
         C::Gt(k) => format!("payload.n > {k}"),
         C::Exists(i) => format!("{} exists", f(i)),
+        C::Marked(k) => format!("metadata.r{k} exists"),
+        C::SameFields => "payload.tool == payload.cmd".to_string(),
         C::Not(c) => format!("not ({})", render(c)),
         C::And(a, b) => format!("({}) and ({})", render(a), render(b)),
         C::Or(a, b) => format!("({}) or ({})", render(a), render(b)),
@@ -196,6 +221,10 @@ fn source(rules: &[R]) -> String {
             A::Mark => format!("    meta r{i} = true\n"),
             A::Abort => "    abort \"stop\"\n".to_string(),
             A::SetTool(t) => format!("    set payload.tool = {}\n", lit(t)),
+            A::SetCmd(t) => format!("    set payload.cmd = {}\n", lit(t)),
+            A::AppendCmd(w) => format!("    append payload.cmd {}\n", lit(&format!(" {w}"))),
+            A::UnsetCmd => "    unset payload.cmd\n".to_string(),
+            A::SetN(n) => format!("    set payload.n = {n}\n"),
         }
         .as_str();
         out += "}\n";
@@ -217,8 +246,9 @@ fn contains(v: Option<&Value>, needle: &str) -> bool {
     }
 }
 
-fn eval(c: &C, payload: &Value) -> bool {
+fn eval(c: &C, payload: &Value, marked: &[usize]) -> bool {
     let get = |i: &usize| payload.get(FIELDS[*i]);
+    let eval = |c: &C, payload: &Value| eval(c, payload, marked);
     match c {
         C::Eq(i, s) => text(get(i)) == Some(s.as_str()),
         C::In(i, v) => text(get(i)).is_some_and(|t| v.iter().any(|s| s == t)),
@@ -234,6 +264,12 @@ fn eval(c: &C, payload: &Value) -> bool {
             .and_then(Value::as_i64)
             .is_some_and(|n| n > *k),
         C::Exists(i) => get(i).is_some(),
+        C::Marked(k) => marked.contains(k),
+        // A missing field reads as `null`.
+        C::SameFields => {
+            payload.get("tool").unwrap_or(&Value::Null)
+                == payload.get("cmd").unwrap_or(&Value::Null)
+        }
         C::Not(c) => !eval(c, payload),
         C::And(a, b) => eval(a, payload) && eval(b, payload),
         C::Or(a, b) => eval(a, payload) || eval(b, payload),
@@ -253,21 +289,31 @@ fn reference(rules: &[R], component: &str, payload: &Value) -> (OutcomeKind, Vec
     let original = payload.clone();
     let mut payload = payload.clone();
     let mut fired = Vec::new();
+    let mut marked = Vec::new();
     for i in order {
         let r = &rules[i];
         if !fql_matches(PATTERNS[r.target], component) {
             continue;
         }
-        if !r.cond.as_ref().is_none_or(|c| eval(c, &payload)) {
+        if !r.cond.as_ref().is_none_or(|c| eval(c, &payload, &marked)) {
             continue;
         }
         fired.push(format!("r{i}"));
         match &r.action {
-            A::Mark => {}
+            A::Mark => marked.push(i),
             A::Abort => return (OutcomeKind::Abort, fired, original),
-            A::SetTool(t) => {
-                payload["tool"] = json!(t);
+            A::SetTool(t) => payload["tool"] = json!(t),
+            A::SetCmd(t) => payload["cmd"] = json!(t),
+            A::AppendCmd(w) => match payload.get("cmd") {
+                Some(Value::String(cmd)) => payload["cmd"] = json!(format!("{cmd} {w}")),
+                None | Some(Value::Null) => payload["cmd"] = json!(format!(" {w}")),
+                // Not a string: the append is dropped with a warning.
+                Some(_) => {}
+            },
+            A::UnsetCmd => {
+                payload.as_object_mut().unwrap().remove("cmd");
             }
+            A::SetN(n) => payload["n"] = json!(n),
         }
     }
     (OutcomeKind::Continue, fired, payload)
