@@ -3,6 +3,8 @@ use super::*;
 use crate::ir::{Bucket, Cond, FqlIndex, Origin, PointProgram, Program, Rule};
 use crate::schema::PointKind;
 
+pub(super) mod every_variant;
+
 fn sample() -> Program {
     let rule = |id: &str, cond: Cond| Rule {
         id: id.to_string(),
