@@ -6,6 +6,14 @@
 //! every index); `runtime` dispatches over it. Nothing here knows about pest
 //! or about source text beyond an [`Origin`] per rule.
 //!
+//! These types are not the table format: a table's program is written and
+//! read through the wire types of `table::wire`, which name the fields and
+//! variants the format holds, so the IR may change without changing the
+//! bytes. Nothing here derives `Deserialize` for the table. Two uses of
+//! serde remain: an [`Atom`] and what it is made of derive `Serialize`
+//! because the compiler dedups atoms by their JSON text, and [`LogLevel`]
+//! is part of the JSON of a dispatch's outcome.
+//!
 //! Per hook point, rules are kept in execution order (priority ascending, then
 //! declaration order) and indexed by FQL target. Every leaf condition is an
 //! [`Atom`], numbered once per point and shared by all rules that use it; a
@@ -20,7 +28,7 @@ use serde_json::Value;
 pub const NO_DFA: u32 = u32::MAX;
 
 /// A whole compiled rule set.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Program {
     /// The schema the rules were checked against (`orcs`, `claude-code`, …).
     pub schema: String,
@@ -49,7 +57,7 @@ pub struct Program {
 
 /// A point of the program's schema, as dispatch needs it even where no
 /// rule is (a registry's native hooks run there).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SchemaPoint {
     /// The point's name.
     pub name: String,
@@ -60,7 +68,7 @@ pub struct SchemaPoint {
 }
 
 /// The rules of one hook point, ready to dispatch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PointProgram {
     /// The point's dotted name, e.g. `tool.pre_execute`.
     pub name: String,
@@ -90,7 +98,7 @@ pub const NO_FIELD: u32 = u32::MAX;
 
 /// Rules grouped by the shape of their FQL target, so a dispatch only looks
 /// at rules whose `scope::target` can match.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FqlIndex {
     /// `scope::target` with both exact, keyed by `scope::target`.
     pub exact: Keyed,
@@ -103,7 +111,7 @@ pub struct FqlIndex {
 }
 
 /// Buckets found by name through a perfect hash built at compile time.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Keyed {
     /// Name → `[bucket index]`; keys sorted and unique.
     pub map: StrMap,
@@ -128,7 +136,7 @@ impl Keyed {
 ///
 /// Every list holds rule indices (into [`PointProgram::rules`]) in ascending
 /// order; every rule is in exactly one bucket's `rules`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bucket {
     /// All rules of the group.
     pub rules: Vec<u32>,
@@ -145,7 +153,7 @@ pub struct Bucket {
 /// of the constants, its regex, glob, prefix and suffix atoms through one
 /// multi-pattern DFA, and its substring atoms through one Aho-Corasick
 /// automaton. Any other value falls back to evaluating each atom.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldMatcher {
     /// The field.
     pub path: FieldPath,
@@ -169,7 +177,7 @@ pub struct FieldMatcher {
 }
 
 /// A perfect-hash map from strings to atom lists, built at compile time.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StrMap {
     /// The keys.
     pub keys: Vec<String>,
@@ -204,7 +212,7 @@ impl StrMap {
 }
 
 /// Where a rule was written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Origin {
     /// Index into [`Program::files`].
     pub file: u32,
@@ -215,7 +223,7 @@ pub struct Origin {
 }
 
 /// One compiled rule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
     /// The rule's id.
     pub id: String,
@@ -246,8 +254,7 @@ pub struct Rule {
 }
 
 /// What a failing effect does to the chain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FailMode {
     /// The failure is a warning and the chain goes on.
     #[default]
@@ -257,7 +264,7 @@ pub enum FailMode {
 }
 
 /// A rule's condition: a boolean tree over atoms.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Cond {
     /// No condition: always true.
     True,
@@ -272,11 +279,11 @@ pub enum Cond {
 }
 
 /// An index into [`Program::regexes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct RegexId(pub u32);
 
 /// A regex as written: pattern and flags. The runtime compiles it at load.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RegexSource {
     /// The pattern (regex crate syntax).
     pub pattern: String,
@@ -296,7 +303,7 @@ impl RegexSource {
 }
 
 /// The root of a field path: which part of the hook context it reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Root {
     /// `payload`: the point's data.
@@ -368,7 +375,7 @@ impl Root {
 }
 
 /// One step of a field path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Segment {
     /// `.name`.
     Field(String),
@@ -377,7 +384,7 @@ pub enum Segment {
 }
 
 /// A path into the hook context: `payload.args[0]`, `principal.id`, `depth`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FieldPath {
     /// Which part of the context.
     pub root: Root,
@@ -407,18 +414,24 @@ impl std::fmt::Display for FieldPath {
 /// constants; they are what the matcher automata are built from. `Expr` is
 /// everything else (arithmetic on fields, comparisons between two fields),
 /// evaluated directly.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Atom {
     /// `path == value` (JSON equality; numbers compare by value).
-    Eq(FieldPath, #[serde(with = "json_text")] Value),
+    Eq(FieldPath, #[serde(serialize_with = "json_text")] Value),
     /// `path in [values]`.
-    In(FieldPath, #[serde(with = "json_text_vec")] Vec<Value>),
+    In(
+        FieldPath,
+        #[serde(serialize_with = "json_text_list")] Vec<Value>,
+    ),
     /// `path < number` and friends.
     Cmp(FieldPath, CmpOp, f64),
     /// `path contains "s"`: substring of a string, or element of an array.
-    Contains(FieldPath, #[serde(with = "json_text")] Value),
+    Contains(FieldPath, #[serde(serialize_with = "json_text")] Value),
     /// `path contains any [..]`: any needle as a substring or element.
-    ContainsAny(FieldPath, #[serde(with = "json_text_vec")] Vec<Value>),
+    ContainsAny(
+        FieldPath,
+        #[serde(serialize_with = "json_text_list")] Vec<Value>,
+    ),
     /// `path starts_with "s"`.
     StartsWith(FieldPath, String),
     /// `path ends_with "s"`.
@@ -452,7 +465,7 @@ impl Atom {
 }
 
 /// Numeric comparison operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum CmpOp {
     /// `<`
     Lt,
@@ -477,7 +490,7 @@ impl CmpOp {
 }
 
 /// Prefix operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum UnaryOp {
     /// `not`
     Not,
@@ -488,7 +501,7 @@ pub enum UnaryOp {
 }
 
 /// Infix operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum BinaryOp {
     /// `or`
     Or,
@@ -567,7 +580,7 @@ impl BinaryOp {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Expr {
     /// A constant.
-    Const(#[serde(with = "json_text")] Value),
+    Const(#[serde(serialize_with = "json_text")] Value),
     /// A field of the context (missing fields are `null`).
     Path(FieldPath),
     /// A string template: literal text with `{path}` holes.
@@ -613,7 +626,7 @@ pub enum Expr {
 }
 
 /// What [`Expr::WordsAny`] tests.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WordsTest {
     /// Which of the command's word lists.
     pub list: WordList,
@@ -669,7 +682,7 @@ impl WordsTest {
 }
 
 /// A word list of a shell view's command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum WordList {
     /// `args`.
     Args,
@@ -709,7 +722,7 @@ impl WordList {
 }
 
 /// How an [`Expr::WordsAny`] test was written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum WordsForm {
     /// `list contains "s"` (one string).
     Contains,
@@ -720,7 +733,7 @@ pub enum WordsForm {
 }
 
 /// Which elements a quantifier's condition must hold for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Quantifier {
     /// Some element: false for an empty list.
     Any,
@@ -756,7 +769,7 @@ impl Quantifier {
 
 /// The built-in functions: pure, total (a value of the wrong type gives
 /// `null`), and cheap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Func {
     /// `shell(s)`: the simple commands of a shell command string (see
     /// [`crate::shell`]), a list of objects.
@@ -872,7 +885,7 @@ impl Func {
 /// `rate("{component}:{payload.operation}") > 100 per 60s`: records the event
 /// under its key and compares the number of the key's events in the window
 /// (this one included) with the limit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RateTest {
     /// The key, rendered per event.
     pub key: Template,
@@ -900,7 +913,7 @@ impl RateTest {
 pub const MAX_RATE_LIMIT: f64 = 100_000.0;
 
 /// One rate counter of a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateSpec {
     /// The window, in milliseconds.
     pub window_ms: u64,
@@ -909,7 +922,7 @@ pub struct RateSpec {
 }
 
 /// A string with `{path}` holes, filled from the context when an action runs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Template {
     /// Literal text and holes, in order.
     pub parts: Vec<TemplatePart>,
@@ -934,7 +947,7 @@ impl Template {
 }
 
 /// One piece of a [`Template`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum TemplatePart {
     /// Literal text.
     Lit(String),
@@ -988,7 +1001,7 @@ impl LogLevel {
 }
 
 /// One compiled action.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Do nothing.
     Continue,
@@ -1054,7 +1067,7 @@ pub enum Action {
 }
 
 /// Where a Lua handler's code is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LuaCode {
     /// `call lua "hooks/audit.lua"`: a script file.
     File(String),
@@ -1091,147 +1104,13 @@ impl Action {
     }
 }
 
-// Decoding recursive trees from untrusted bytes must not overflow the stack:
-// `Cond` and `Expr` decode through a mirror type behind a depth guard, so a
-// crafted table nested a million levels deep is an error, not a crash.
+// JSON constants serialize as their text, so that an atom's JSON (the key
+// `compile` dedups atoms by) tells `1` from `1.0` as the text does.
 
-/// Deepest nesting of conditions and expressions a table may hold.
-pub const MAX_DECODE_DEPTH: usize = 256;
-
-thread_local! {
-    static DECODE_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+fn json_text<S: serde::Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
 }
 
-/// Runs a decode with the nesting counter reset before and after.
-pub(crate) fn with_depth_limit<T>(decode: impl FnOnce() -> T) -> T {
-    DECODE_DEPTH.with(|d| d.set(0));
-    let out = decode();
-    DECODE_DEPTH.with(|d| d.set(0));
-    out
-}
-
-struct DepthGuard;
-
-impl DepthGuard {
-    fn enter<E: serde::de::Error>() -> Result<DepthGuard, E> {
-        let depth = DECODE_DEPTH.with(|d| {
-            let next = d.get() + 1;
-            d.set(next);
-            next
-        });
-        let guard = DepthGuard;
-        if depth > MAX_DECODE_DEPTH {
-            return Err(E::custom("conditions nested too deeply"));
-        }
-        Ok(guard)
-    }
-}
-
-impl Drop for DepthGuard {
-    fn drop(&mut self) {
-        DECODE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename = "Cond")]
-enum CondDe {
-    True,
-    Atom(u32),
-    Not(Box<Cond>),
-    All(Vec<Cond>),
-    Any(Vec<Cond>),
-}
-
-impl<'de> Deserialize<'de> for Cond {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cond, D::Error> {
-        let _guard = DepthGuard::enter::<D::Error>()?;
-        Ok(match CondDe::deserialize(d)? {
-            CondDe::True => Cond::True,
-            CondDe::Atom(a) => Cond::Atom(a),
-            CondDe::Not(c) => Cond::Not(c),
-            CondDe::All(cs) => Cond::All(cs),
-            CondDe::Any(cs) => Cond::Any(cs),
-        })
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename = "Expr")]
-enum ExprDe {
-    Const(#[serde(with = "json_text")] Value),
-    Path(FieldPath),
-    Template(Template),
-    Array(Vec<Expr>),
-    Object(Vec<(String, Expr)>),
-    Unary(UnaryOp, Box<Expr>),
-    Binary(BinaryOp, Box<Expr>, Box<Expr>),
-    In(Box<Expr>, Box<Expr>),
-    ContainsAny(Box<Expr>, Box<Expr>),
-    Matches(Box<Expr>, RegexId),
-    Exists(FieldPath),
-    Rate(RateTest),
-    Quantifier(Quantifier, Box<Expr>, Box<Expr>),
-    Var(u32, Vec<Segment>),
-    Call(Func, Vec<Expr>),
-    Capture(Box<Expr>, RegexId, String),
-    WordsAny(Box<Expr>, WordsTest),
-}
-
-impl<'de> Deserialize<'de> for Expr {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {
-        let _guard = DepthGuard::enter::<D::Error>()?;
-        Ok(match ExprDe::deserialize(d)? {
-            ExprDe::Const(v) => Expr::Const(v),
-            ExprDe::Path(p) => Expr::Path(p),
-            ExprDe::Template(t) => Expr::Template(t),
-            ExprDe::Array(items) => Expr::Array(items),
-            ExprDe::Object(fields) => Expr::Object(fields),
-            ExprDe::Unary(op, e) => Expr::Unary(op, e),
-            ExprDe::Binary(op, a, b) => Expr::Binary(op, a, b),
-            ExprDe::In(a, b) => Expr::In(a, b),
-            ExprDe::ContainsAny(a, b) => Expr::ContainsAny(a, b),
-            ExprDe::Matches(a, re) => Expr::Matches(a, re),
-            ExprDe::Exists(p) => Expr::Exists(p),
-            ExprDe::Rate(r) => Expr::Rate(r),
-            ExprDe::Quantifier(q, over, body) => Expr::Quantifier(q, over, body),
-            ExprDe::Var(depth, segments) => Expr::Var(depth, segments),
-            ExprDe::Call(f, args) => Expr::Call(f, args),
-            ExprDe::Capture(subject, re, group) => Expr::Capture(subject, re, group),
-            ExprDe::WordsAny(command, test) => Expr::WordsAny(command, test),
-        })
-    }
-}
-
-// JSON values travel through the binary format as JSON text: the table
-// encoding is not self-describing, and serde_json's parser bounds nesting.
-mod json_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use serde_json::Value;
-
-    pub(super) fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_string())
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        serde_json::from_str(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-mod json_text_vec {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use serde_json::Value;
-
-    pub(super) fn serialize<S: Serializer>(v: &[Value], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&Value::Array(v.to_vec()).to_string())
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        match serde_json::from_str(&text).map_err(serde::de::Error::custom)? {
-            Value::Array(items) => Ok(items),
-            _ => Err(serde::de::Error::custom("expected a JSON array")),
-        }
-    }
+fn json_text_list<S: serde::Serializer>(v: &[Value], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&Value::Array(v.to_vec()).to_string())
 }

@@ -1,10 +1,11 @@
-//! The table's binary format: the one place that writes and reads its
-//! bytes.
+//! The table's binary format: with the program's wire form (`wire`), the
+//! one place that writes and reads its bytes.
 //!
 //! [`encode`] writes a program and its DFA sections; `decode` checks the
 //! header, the checksum and every section's bounds and hands back the parts
 //! for [`Table`](super::Table) to validate. Nothing outside this module
-//! knows an offset.
+//! knows an offset, and nothing outside `wire` knows how the program
+//! section spells a program.
 //!
 //! # Format (version 13)
 //!
@@ -16,7 +17,8 @@
 //!     20     4  program length P in bytes (u32 LE)
 //!     24     4  CRC-32 of everything after the header (u32 LE)
 //!     28     4  number of DFA sections D (u32 LE)
-//!     32     P  the program, postcard-encoded, then zero padding to 4
+//!     32     P  the program's wire form, postcard-encoded, then zero
+//!               padding to 4
 //!      …        D times: section length L (u32 LE), then L bytes: the DFA
 //!               kind (u32 LE: 0 dense, 1 sparse) and a native-endian
 //!               regex-automata DFA of that kind; zero padding to 4
@@ -50,11 +52,15 @@
 //! them refuses a signed table (the block is bytes after the last section),
 //! never misreads it.
 //!
-//! The program section is the IR ([`Program`]) encoded with postcard, so a
-//! change of the IR's shape is a change of the format: bump [`VERSION`]
-//! and bless a golden table (`tests/it/golden.rs` fails until then).
+//! The program section is the program written with postcard through its
+//! wire types (`wire`: one serde remote definition per IR type, which
+//! fixes the fields and variants the format holds and their order).
+//! **The IR may change freely; a change of the wire types is a format
+//! version**: bump [`VERSION`] and bless the golden tables
+//! (`tests/it/golden.rs` and the table module's `every_variant` test fail
+//! until then). The wire types are the only types serialized into a table.
 
-use super::{sign, LazyDfa, LoadError, LoadErrorKind, PublicKey};
+use super::{sign, wire, LazyDfa, LoadError, LoadErrorKind, PublicKey};
 use crate::ir::Program;
 
 /// The label every table starts with.
@@ -90,9 +96,7 @@ pub(crate) struct Decoded<'a> {
 /// Writes a program and its DFA sections in the binary format.
 #[doc(hidden)]
 pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
-    // Serializing plain data into a Vec cannot fail; an empty body would be
-    // rejected at load, so nothing is lost silently either way.
-    let body = postcard::to_allocvec(program).unwrap_or_default();
+    let body = wire::encode(program);
     let mut rest = body.clone();
     pad(&mut rest);
     for dfa in dfas {
@@ -170,8 +174,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
         return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
     }
     let body = rest.get(..program_len).unwrap_or(&[]);
-    let program: Program = crate::ir::with_depth_limit(|| postcard::from_bytes(body))
-        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
+    let program = wire::decode(body)?;
     // DFA sections.
     let mut at = HEADER_LEN + program_len.next_multiple_of(4);
     let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));

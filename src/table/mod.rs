@@ -21,6 +21,7 @@ pub mod encoding;
 mod error;
 pub mod sign;
 mod validate;
+mod wire;
 
 #[doc(hidden)]
 pub use encoding::encode;

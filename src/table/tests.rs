@@ -3,6 +3,8 @@ use super::*;
 use crate::ir::{Bucket, Cond, FqlIndex, Origin, PointProgram, Program, Rule};
 use crate::schema::PointKind;
 
+pub(super) mod every_variant;
+
 fn sample() -> Program {
     let rule = |id: &str, cond: Cond| Rule {
         id: id.to_string(),
@@ -325,16 +327,18 @@ fn deep_nesting_in_a_crafted_table_is_an_error_not_a_crash() {
     let marker = 123_456_789;
     let mut program = sample();
     program.points[0].rules[1].cond = Cond::Atom(marker);
-    let body = postcard::to_allocvec(&program).unwrap();
-    let encoded = postcard::to_allocvec(&Cond::Atom(marker)).unwrap();
+    let body = super::wire::encode(&program);
+    // In the wire form, `Cond::Atom(n)` is variant 1 then `n` as a varint;
+    // `Cond::Not` is variant 2 before its operand, `Cond::True` variant 0.
+    let mut encoded = vec![1];
+    encoded.extend(postcard::to_allocvec(&marker).unwrap());
     let at = body
         .windows(encoded.len())
         .position(|w| w == encoded.as_slice())
         .unwrap();
-    let not = postcard::to_allocvec(&Cond::Not(Box::new(Cond::True))).unwrap();
     let mut crafted = body[..at].to_vec();
-    crafted.extend(std::iter::repeat_n(not[0], 100_000));
-    crafted.push(not[1]);
+    crafted.extend(std::iter::repeat_n(2, 100_000));
+    crafted.push(0);
     crafted.extend_from_slice(&body[at + encoded.len()..]);
     let err = Table::from_bytes(&with_body(&crafted)).unwrap_err();
     assert!(matches!(err.kind(), LoadErrorKind::Decode(_)), "{err}");

@@ -159,3 +159,37 @@ fn signed_golden_tables_verify_or_fail_with_a_version_error() {
         "commit a signed golden table for the current format: HOOKC_BLESS=1 cargo test --test it golden::"
     );
 }
+
+/// The program section of a table: the bytes the header's program length
+/// names, right after the header.
+fn program_section(table: &[u8]) -> &[u8] {
+    let len = u32::from_le_bytes([table[20], table[21], table[22], table[23]]) as usize;
+    &table[hookc::table::HEADER_LEN..hookc::table::HEADER_LEN + len]
+}
+
+/// The golden rules compiled today give the golden table of the current
+/// version byte for byte: its program section, once the source file is
+/// given the name it was blessed under (an absolute path of the checkout
+/// that blessed it), and its DFA sections. A change of the compiler's
+/// output or of the encoding that is not a format version fails here.
+#[test]
+fn freshly_compiled_rules_give_the_golden_bytes() {
+    let golden = std::fs::read(format!("{DIR}/v{}/guard.tbl", hookc::table::VERSION)).unwrap();
+    let blessed = Table::from_bytes(&golden).unwrap();
+    let compiled = hookc::compile_paths(&[RULES], &hookc::Options::default()).unwrap();
+    let fresh = compiled.table.to_bytes();
+
+    let mut program = compiled.table.program().clone();
+    assert_eq!(program.files.len(), 1, "{:?}", program.files);
+    program.files.clone_from(&blessed.program().files);
+    assert_eq!(&program, blessed.program());
+    let encoded = hookc::table::encode(&program, &[]);
+    assert_eq!(program_section(&encoded), program_section(&golden));
+
+    let dfas = |table: &[u8]| -> Vec<u8> {
+        let start = (hookc::table::HEADER_LEN + program_section(table).len()).next_multiple_of(4);
+        table[start..].to_vec()
+    };
+    assert_eq!(dfas(&fresh), dfas(&golden));
+    assert_eq!(fresh[28..32], golden[28..32], "the number of DFA sections");
+}

@@ -1,0 +1,369 @@
+//! The wire form of what conditions and values are made of: atoms,
+//! expressions, field paths, templates, `rate(…)` tests, word-set tests
+//! and regexes.
+//!
+//! JSON constants travel as JSON text (`json_text`): the encoding is not
+//! self-describing, and serde_json's parser bounds their nesting.
+
+use super::depth::DepthGuard;
+use super::hash::StrMap;
+use super::{wire_of, Boxed, Named, One, Seq, Wire};
+use crate::ir;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// `#[serde(with = "json_text")]`: a JSON constant as its text.
+mod json_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+    use serde_json::Value;
+    use std::borrow::Cow;
+
+    pub(super) fn serialize<S: Serializer>(value: &Value, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&value.to_string())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let text = <Cow<'de, str>>::deserialize(d)?;
+        serde_json::from_str(&text).map_err(|e| D::Error::custom(format!("a JSON constant: {e}")))
+    }
+}
+
+/// `#[serde(with = "json_list")]`: a list of JSON constants as the text of
+/// a JSON array.
+mod json_list {
+    use serde::{de::Error, Deserializer, Serializer};
+    use serde_json::Value;
+
+    pub(super) fn serialize<S: Serializer>(values: &[Value], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&Value::Array(values.to_vec()).to_string())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+        match super::json_text::deserialize(d)? {
+            Value::Array(items) => Ok(items),
+            _ => Err(D::Error::custom(
+                "a list of JSON constants is not a JSON array",
+            )),
+        }
+    }
+}
+
+/// [`ir::Root`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Root")]
+pub(super) enum Root {
+    Payload,
+    Metadata,
+    Component,
+    Child,
+    Instance,
+    Channel,
+    Principal,
+    Point,
+    Depth,
+    MaxDepth,
+    TimestampMs,
+}
+
+/// [`ir::CmpOp`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::CmpOp")]
+pub(super) enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// [`ir::UnaryOp`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::UnaryOp")]
+pub(super) enum UnaryOp {
+    Not,
+    Neg,
+    BitNot,
+}
+
+/// [`ir::BinaryOp`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::BinaryOp")]
+pub(super) enum BinaryOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Contains,
+    StartsWith,
+    EndsWith,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// [`ir::Quantifier`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Quantifier")]
+pub(super) enum Quantifier {
+    Any,
+    All,
+}
+
+/// [`ir::Func`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Func")]
+pub(super) enum Func {
+    Shell,
+    Lower,
+    Upper,
+    Trim,
+    Basename,
+    Dirname,
+    Normalize,
+    Len,
+    Env,
+    Relpath,
+    Stem,
+    Extension,
+    Replace,
+    Join,
+}
+
+/// [`ir::RegexId`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::RegexId")]
+pub(super) struct RegexId(u32);
+
+/// [`ir::Segment`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Segment")]
+pub(super) enum Segment {
+    Field(String),
+    Index(u32),
+}
+
+/// [`ir::FieldPath`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::FieldPath")]
+pub(super) struct FieldPath {
+    #[serde(with = "One::<Root>")]
+    root: ir::Root,
+    #[serde(with = "Seq::<Segment>")]
+    segments: Vec<ir::Segment>,
+    normalized: bool,
+}
+
+/// [`ir::RegexSource`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::RegexSource")]
+pub(super) struct RegexSource {
+    pattern: String,
+    flags: String,
+}
+
+/// [`ir::RateSpec`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::RateSpec")]
+pub(super) struct RateSpec {
+    window_ms: u64,
+    keep: u32,
+}
+
+/// [`ir::RateTest`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::RateTest")]
+pub(super) struct RateTest {
+    #[serde(with = "One::<Template>")]
+    key: ir::Template,
+    #[serde(with = "One::<CmpOp>")]
+    op: ir::CmpOp,
+    limit: f64,
+    window_ms: u64,
+    counter: u32,
+}
+
+/// [`ir::Template`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Template")]
+pub(super) struct Template {
+    #[serde(with = "Seq::<TemplatePart>")]
+    parts: Vec<ir::TemplatePart>,
+}
+
+/// [`ir::TemplatePart`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::TemplatePart")]
+pub(super) enum TemplatePart {
+    Lit(String),
+    Path(#[serde(with = "One::<FieldPath>")] ir::FieldPath),
+    Expr(#[serde(with = "One::<Expr>")] ir::Expr),
+}
+
+/// [`ir::Atom`]; JSON constants as their text.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Atom")]
+pub(super) enum Atom {
+    Eq(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "json_text")] Value,
+    ),
+    In(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "json_list")] Vec<Value>,
+    ),
+    Cmp(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "One::<CmpOp>")] ir::CmpOp,
+        f64,
+    ),
+    Contains(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "json_text")] Value,
+    ),
+    ContainsAny(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "json_list")] Vec<Value>,
+    ),
+    StartsWith(#[serde(with = "One::<FieldPath>")] ir::FieldPath, String),
+    EndsWith(#[serde(with = "One::<FieldPath>")] ir::FieldPath, String),
+    Matches(
+        #[serde(with = "One::<FieldPath>")] ir::FieldPath,
+        #[serde(with = "One::<RegexId>")] ir::RegexId,
+    ),
+    Exists(#[serde(with = "One::<FieldPath>")] ir::FieldPath),
+    Rate(#[serde(with = "One::<RateTest>")] ir::RateTest),
+    Expr(#[serde(with = "One::<Expr>")] ir::Expr),
+}
+
+/// [`ir::Expr`], read behind the nesting limit ([`DepthGuard`]).
+pub(super) struct Expr;
+
+/// [`ir::Expr`]'s variants, constants as JSON text; [`Expr`] counts the
+/// nesting around them.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Expr", rename = "Expr")]
+enum ExprVariants {
+    Const(#[serde(with = "json_text")] Value),
+    Path(#[serde(with = "One::<FieldPath>")] ir::FieldPath),
+    Template(#[serde(with = "One::<Template>")] ir::Template),
+    Array(#[serde(with = "Seq::<Expr>")] Vec<ir::Expr>),
+    Object(#[serde(with = "Named::<Expr>")] Vec<(String, ir::Expr)>),
+    Unary(
+        #[serde(with = "One::<UnaryOp>")] ir::UnaryOp,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
+    Binary(
+        #[serde(with = "One::<BinaryOp>")] ir::BinaryOp,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
+    In(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
+    ContainsAny(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
+    Matches(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "One::<RegexId>")] ir::RegexId,
+    ),
+    Exists(#[serde(with = "One::<FieldPath>")] ir::FieldPath),
+    Rate(#[serde(with = "One::<RateTest>")] ir::RateTest),
+    Quantifier(
+        #[serde(with = "One::<Quantifier>")] ir::Quantifier,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
+    Var(u32, #[serde(with = "Seq::<Segment>")] Vec<ir::Segment>),
+    Call(
+        #[serde(with = "One::<Func>")] ir::Func,
+        #[serde(with = "Seq::<Expr>")] Vec<ir::Expr>,
+    ),
+    Capture(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "One::<RegexId>")] ir::RegexId,
+        String,
+    ),
+    WordsAny(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "One::<WordsTest>")] ir::WordsTest,
+    ),
+}
+
+/// [`ir::WordsTest`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::WordsTest")]
+pub(super) struct WordsTest {
+    #[serde(with = "One::<WordList>")]
+    list: ir::WordList,
+    #[serde(with = "One::<WordsForm>")]
+    form: ir::WordsForm,
+    strings: Vec<String>,
+    short_flags: u64,
+    #[serde(with = "One::<StrMap>")]
+    hash: ir::StrMap,
+}
+
+/// [`ir::WordList`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::WordList")]
+pub(super) enum WordList {
+    Args,
+    Flags,
+    Operands,
+    Assignments,
+    Wrappers,
+}
+
+/// [`ir::WordsForm`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::WordsForm")]
+pub(super) enum WordsForm {
+    Contains,
+    In,
+    ContainsAny,
+}
+
+impl Wire<ir::Expr> for Expr {
+    fn write<S: Serializer>(value: &ir::Expr, s: S) -> Result<S::Ok, S::Error> {
+        ExprVariants::serialize(value, s)
+    }
+
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<ir::Expr, D::Error> {
+        let _guard = DepthGuard::enter::<D::Error>()?;
+        ExprVariants::deserialize(d)
+    }
+}
+
+wire_of!(
+    Root => ir::Root,
+    CmpOp => ir::CmpOp,
+    UnaryOp => ir::UnaryOp,
+    BinaryOp => ir::BinaryOp,
+    Quantifier => ir::Quantifier,
+    Func => ir::Func,
+    RegexId => ir::RegexId,
+    Segment => ir::Segment,
+    FieldPath => ir::FieldPath,
+    RegexSource => ir::RegexSource,
+    RateSpec => ir::RateSpec,
+    RateTest => ir::RateTest,
+    Template => ir::Template,
+    TemplatePart => ir::TemplatePart,
+    Atom => ir::Atom,
+    WordsTest => ir::WordsTest,
+    WordList => ir::WordList,
+    WordsForm => ir::WordsForm,
+);

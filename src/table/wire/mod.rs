@@ -1,0 +1,248 @@
+//! The wire form of a program: the only types the program section of a
+//! table is encoded from and decoded into.
+//!
+//! The IR ([`crate::ir`]) is the compiler's and the runtime's working
+//! shape, free to change with them; these types are the format's, one per
+//! IR type, each declaring the fields and variants the format holds, in
+//! the order it holds them. Each is a serde *remote* definition of its IR
+//! type (`#[serde(remote = "ir::Rule")]`): serde writes an IR value through
+//! it and reads one back straight into the IR, with no copy of the program
+//! in between (a load decodes 10,000 rules; an intermediate tree would cost
+//! as much as the decoding). Bytes that decode but make no IR value (a
+//! JSON constant that does not parse) are a [`LoadError`], never a panic.
+//!
+//! The rule: **the IR may change freely; a change of the wire types is a
+//! format version.** The wire types name the IR's fields and variants, so
+//! an IR change that the format does not follow does not compile: a field
+//! or a variant added to the IR must be given a wire form here, a renamed
+//! one renamed here, a changed type read through a conversion. Reordering
+//! the IR changes nothing; adding, removing or reordering a wire field or
+//! variant changes the bytes: bump [`VERSION`](super::encoding::VERSION)
+//! and bless the golden tables (`tests/golden/`).
+//!
+//! By what they describe: the program and its points (this module), rules
+//! and conditions (`rules`), atoms and expressions (`expr`), actions
+//! (`actions`), the matchers and indexes (`matchers`), the perfect-hash
+//! maps both look strings up in (`hash`), the schema's points (`schema`);
+//! `depth` bounds the nesting a crafted table can make the decoder
+//! recurse through.
+
+mod actions;
+mod depth;
+mod expr;
+mod hash;
+mod matchers;
+mod rules;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use super::{LoadError, LoadErrorKind};
+use crate::ir;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::marker::PhantomData;
+
+/// Writes a program's wire form.
+pub(super) fn encode(program: &ir::Program) -> Vec<u8> {
+    // Serializing plain data into a Vec cannot fail; an empty body would be
+    // rejected at load, so nothing is lost silently either way.
+    postcard::to_allocvec(&Written::<Program, _>(program, PhantomData)).unwrap_or_default()
+}
+
+/// Reads a program's wire form into the IR.
+pub(super) fn decode(bytes: &[u8]) -> Result<ir::Program, LoadError> {
+    depth::with_limit(|| Program::deserialize(&mut postcard::Deserializer::from_bytes(bytes)))
+        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))
+}
+
+/// How the values of one IR type are written: implemented by the wire
+/// type that describes it, so the containers below can hold it.
+trait Wire<T> {
+    fn write<S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error>;
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<T, D::Error>;
+}
+
+/// `impl Wire<ir::T> for T` by serde's remote functions.
+macro_rules! wire_of {
+    ($($wire:ident => $ir:ty),+ $(,)?) => {$(
+        impl $crate::table::wire::Wire<$ir> for $wire {
+            fn write<S: serde::Serializer>(value: &$ir, s: S) -> Result<S::Ok, S::Error> {
+                $wire::serialize(value, s)
+            }
+
+            fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<$ir, D::Error> {
+                $wire::deserialize(d)
+            }
+        }
+    )+};
+}
+use wire_of;
+
+/// A value written through its wire type `W`.
+struct Written<'a, W, T>(&'a T, PhantomData<W>);
+
+impl<W: Wire<T>, T> Serialize for Written<'_, W, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        W::write(self.0, s)
+    }
+}
+
+/// A value read through its wire type `W`.
+struct Read<W, T>(T, PhantomData<W>);
+
+impl<'de, W: Wire<T>, T> Deserialize<'de> for Read<W, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        W::read(d).map(|value| Read(value, PhantomData))
+    }
+}
+
+/// `#[serde(with = "One::<W>")]`: a field of the IR type `W` describes.
+struct One<W>(PhantomData<W>);
+
+impl<W> One<W> {
+    fn serialize<T, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error>
+    where
+        W: Wire<T>,
+    {
+        W::write(value, s)
+    }
+
+    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<T, D::Error>
+    where
+        W: Wire<T>,
+    {
+        W::read(d)
+    }
+}
+
+/// `#[serde(with = "Seq::<W>")]`: a list.
+struct Seq<W>(PhantomData<W>);
+
+impl<W> Seq<W> {
+    fn serialize<T, S: Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error>
+    where
+        W: Wire<T>,
+    {
+        s.collect_seq(items.iter().map(|item| Written::<W, T>(item, PhantomData)))
+    }
+
+    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        W: Wire<T>,
+    {
+        let items = Vec::<Read<W, T>>::deserialize(d)?;
+        Ok(items.into_iter().map(|item| item.0).collect())
+    }
+}
+
+/// `#[serde(with = "Opt::<W>")]`: an optional value.
+struct Opt<W>(PhantomData<W>);
+
+impl<W> Opt<W> {
+    fn serialize<T, S: Serializer>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error>
+    where
+        W: Wire<T>,
+    {
+        match value {
+            Some(value) => s.serialize_some(&Written::<W, T>(value, PhantomData)),
+            None => s.serialize_none(),
+        }
+    }
+
+    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error>
+    where
+        W: Wire<T>,
+    {
+        Ok(Option::<Read<W, T>>::deserialize(d)?.map(|value| value.0))
+    }
+}
+
+/// `#[serde(with = "Boxed::<W>")]`: a boxed value.
+struct Boxed<W>(PhantomData<W>);
+
+impl<W> Boxed<W> {
+    #[expect(clippy::borrowed_box, reason = "serde passes the field as it is")]
+    fn serialize<T, S: Serializer>(value: &Box<T>, s: S) -> Result<S::Ok, S::Error>
+    where
+        W: Wire<T>,
+    {
+        W::write(value, s)
+    }
+
+    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<Box<T>, D::Error>
+    where
+        W: Wire<T>,
+    {
+        W::read(d).map(Box::new)
+    }
+}
+
+/// `#[serde(with = "Named::<W>")]`: a list of named values.
+struct Named<W>(PhantomData<W>);
+
+impl<W> Named<W> {
+    fn serialize<T, S: Serializer>(items: &[(String, T)], s: S) -> Result<S::Ok, S::Error>
+    where
+        W: Wire<T>,
+    {
+        s.collect_seq(
+            items
+                .iter()
+                .map(|(name, value)| (name, Written::<W, T>(value, PhantomData))),
+        )
+    }
+
+    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, T)>, D::Error>
+    where
+        W: Wire<T>,
+    {
+        let items = Vec::<(String, Read<W, T>)>::deserialize(d)?;
+        Ok(items
+            .into_iter()
+            .map(|(name, value)| (name, value.0))
+            .collect())
+    }
+}
+
+/// [`ir::Program`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::Program")]
+struct Program {
+    schema: String,
+    #[serde(with = "Seq::<schema::SchemaPoint>")]
+    schema_points: Vec<ir::SchemaPoint>,
+    #[serde(with = "Seq::<PointProgram>")]
+    points: Vec<ir::PointProgram>,
+    #[serde(with = "Seq::<expr::RegexSource>")]
+    regexes: Vec<ir::RegexSource>,
+    regex_dfas: Vec<u32>,
+    files: Vec<String>,
+    #[serde(with = "Seq::<expr::RateSpec>")]
+    rates: Vec<ir::RateSpec>,
+    #[serde(with = "One::<schema::CommandInput>")]
+    command_input: crate::schema::CommandInput,
+    source_digest: String,
+}
+
+/// [`ir::PointProgram`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::PointProgram")]
+struct PointProgram {
+    name: String,
+    #[serde(with = "One::<schema::PointKind>")]
+    kind: crate::schema::PointKind,
+    #[serde(with = "One::<schema::EditApplication>")]
+    edits: crate::schema::EditApplication,
+    #[serde(with = "Seq::<rules::Rule>")]
+    rules: Vec<ir::Rule>,
+    #[serde(with = "One::<matchers::FqlIndex>")]
+    index: ir::FqlIndex,
+    #[serde(with = "Seq::<expr::Atom>")]
+    atoms: Vec<ir::Atom>,
+    atom_field: Vec<u32>,
+    #[serde(with = "Seq::<matchers::FieldMatcher>")]
+    fields: Vec<ir::FieldMatcher>,
+    triggers: Vec<Vec<u32>>,
+}
+
+wire_of!(Program => ir::Program, PointProgram => ir::PointProgram);
