@@ -12,8 +12,9 @@
 pub mod lints;
 mod lower;
 pub(crate) mod names;
-mod overrides;
+pub(crate) mod overrides;
 pub(crate) mod scenarios;
+pub(crate) mod typeck;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 
 use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
-pub use lower::bindings::{command_fields, redirect_fields};
+pub use typeck::bindings::{command_fields, redirect_fields};
 
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The
@@ -35,7 +36,50 @@ pub use lower::bindings::{command_fields, redirect_fields};
 /// checker's side of the one-way `compile → check` dependency.
 pub const DEFAULT_PATTERN_DFA_BUDGET: usize = 64 << 10;
 
-/// One rule after checking: resolved, typed and lowered.
+/// One rule that passed the checks: its header resolved (points, target,
+/// and options with the overrides applied), its conditions and actions
+/// typed, and its syntax tree, which the lowering turns into a
+/// [`CheckedRule`].
+#[derive(Clone, Debug)]
+pub struct TypedRule<'a> {
+    /// The rule's id.
+    pub id: String,
+    /// Its points with their kinds, in the order written.
+    pub points: Vec<(String, PointKind)>,
+    /// Its target.
+    pub target: FqlPattern,
+    /// Lower runs first.
+    pub priority: i32,
+    /// False for `disabled` rules.
+    pub enabled: bool,
+    /// What a failing effect does.
+    pub fail: FailMode,
+    /// The `timeout` option, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Where the rule is written.
+    pub origin: Origin,
+    /// The index of its file in the [`LoadedSources`] files.
+    pub file: usize,
+    /// The rule's header span, for diagnostics about the whole rule.
+    pub span: Span,
+    /// The rule as written.
+    pub hook: &'a ast::Hook,
+}
+
+/// What the type pass learned of the regexes and globs the rules write,
+/// each parsed once: the lowering interns them, the lints read the facts.
+#[derive(Clone, Debug, Default)]
+pub struct RegexCatalog {
+    /// Every valid regex written in a rule (in place or by a `pattern`),
+    /// with what its syntax tree told.
+    pub facts: HashMap<RegexSource, RegexFacts>,
+    /// Every valid glob, with the regex it compiles to.
+    pub globs: HashMap<String, RegexSource>,
+}
+
+/// One rule after checking and lowering: resolved, typed, and its
+/// conditions and actions in the IR's form. The lints judge it and the
+/// compiler indexes it.
 #[derive(Clone, Debug)]
 pub struct CheckedRule {
     /// The rule's id.
@@ -220,7 +264,8 @@ pub(crate) fn check_for(
         .collect();
     let scopes = names::scopes(loaded, &mut checked.diagnostics);
     let extensions = overrides::ListExtensions::new(loaded, &scopes);
-    let mut regexes = lower::Regexes::default();
+    let mut catalog = RegexCatalog::default();
+    let mut typed = Vec::new();
     let mut ids: HashMap<String, (usize, Span)> = HashMap::new();
     for (fi, file) in loaded.files.iter().enumerate() {
         let hooks = file.ast.items.iter().filter_map(|item| match item {
@@ -267,7 +312,7 @@ pub(crate) fn check_for(
             } else {
                 ids.insert(hook.id.name.clone(), (fi, hook.id.span));
             }
-            let mut cx = lower::Lowerer {
+            let mut cx = typeck::TypeChecker {
                 loaded,
                 file: fi,
                 scopes: &scopes,
@@ -275,19 +320,19 @@ pub(crate) fn check_for(
                 extensions: &extensions,
                 schema: &schema,
                 points: Vec::new(),
-                regexes: &mut regexes,
+                regexes: &mut catalog,
                 diagnostics: &mut checked.diagnostics,
                 macro_stack: Vec::new(),
                 vars: Vec::new(),
                 captures: Vec::new(),
             };
             if let Some(rule) = cx.hook(hook) {
-                checked.rules.push(rule);
+                typed.push(rule);
             }
         }
     }
     overrides::check_extensions(loaded, &scopes, &mut checked.diagnostics);
-    overrides::apply(loaded, &mut checked.rules, &mut checked.diagnostics);
+    overrides::apply(loaded, &mut typed, &mut checked.diagnostics);
     scenarios::check(
         loaded,
         &scopes,
@@ -297,7 +342,17 @@ pub(crate) fn check_for(
         &mut checked.diagnostics,
     );
     dedup_unknown_fields(&mut checked.diagnostics);
-    (checked.regexes, checked.regex_facts) = regexes.into_parts();
+    let cx = lower::Context {
+        loaded,
+        scopes: &scopes,
+        extensions: &extensions,
+        schema: &schema,
+        catalog: &catalog,
+    };
+    let mut regexes = lower::Regexes::default();
+    checked.rules = lower::lower_rules(&cx, &typed, &mut regexes);
+    checked.regexes = regexes.into_sources();
+    checked.regex_facts = catalog.facts;
     let found = lints::run(
         loaded,
         &schema,

@@ -1,308 +1,55 @@
-//! Actions: what each does, the fields it edits, the types of what it
-//! sets, and whether the point lets it block.
+//! Actions: what each does, with its templates, values and paths lowered.
 
 use super::*;
+use crate::ir::{Action, LogLevel, LuaCode, Template};
 
-impl<'a> Lowerer<'a> {
-    /// Refuses a `set` that gives a typed field a value of another type.
-    pub(super) fn check_set_type(
-        &mut self,
-        path: &FieldPath,
-        target: &ast::Path,
-        value: &ast::Expr,
-        vty: Ty,
-    ) -> Option<()> {
-        let Some((ty, optional, point)) = self.declared(path) else {
-            return Some(());
-        };
-        let fty = Ty::from_field(ty);
-        let fits = match vty {
-            Ty::Any => true,
-            Ty::Null => optional,
-            Ty::Int => fty.is_number(),
-            other => other == fty,
-        };
-        if fits {
-            return Some(());
-        }
-        let mut d = self
-            .error(
-                "type-mismatch",
-                format!(
-                    "cannot set `{path}` to {}: it is {}",
-                    vty.name(),
-                    fty.name()
-                ),
-                value.span,
-                format!("this is {}", vty.name()),
-            )
-            .with_secondary(target.span, fty.name());
-        d = if vty == Ty::Null {
-            d.with_help(format!(
-                "the `{}` schema requires `{path}` at `{point}`, so it cannot be null",
-                self.schema.name
-            ))
-        } else {
-            d.with_help(format!(
-                "the `{}` schema types `{path}` as `{ty}` at `{point}`",
-                self.schema.name
-            ))
-        };
-        self.emit(d);
-        None
-    }
-
-    /// Refuses an `output` the rule's points do not read, or a value of
-    /// another type than the schema gives it.
-    pub(super) fn check_output(
-        &mut self,
-        name: &ast::Ident,
-        value: &ast::Expr,
-        vty: Ty,
-    ) -> Option<()> {
-        let mut ty = None;
-        for (point, _) in self.points.clone() {
-            let outputs = self
-                .schema
-                .point(&point)
-                .map_or(&[][..], |p| p.outputs.as_slice());
-            let Some(def) = outputs.iter().find(|o| o.path == name.name) else {
-                let names: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
-                let d = self.error(
-                    "unknown-output",
-                    format!("`{point}` takes no output `{}`", name.name),
-                    name.span,
-                    "not an output of this point",
-                );
-                let d = match crate::diag::suggest::suggest(&name.name, names.iter().copied()) {
-                    Some(s) => d.with_suggestion(name.span, s),
-                    None if names.is_empty() => d.with_help(format!(
-                        "the `{}` schema gives `{point}` no outputs: its answer is the outcome alone",
-                        self.schema.name
-                    )),
-                    None => d.with_help(format!("`{point}` reads {}", quoted_list(&names))),
-                };
-                self.emit(d);
-                return None;
-            };
-            ty = Some((def.ty, point));
-        }
-        let (fty, point) = ty?;
-        let expected = Ty::from_field(fty);
-        let fits = fty == FieldType::Any
-            || match vty {
-                Ty::Any => true,
-                Ty::Int => expected.is_number(),
-                other => other == expected,
-            };
-        if fits {
-            return Some(());
-        }
-        let d = self
-            .error(
-                "type-mismatch",
-                format!(
-                    "output `{}` takes {}, not {}",
-                    name.name,
-                    expected.name(),
-                    vty.name()
-                ),
-                value.span,
-                format!("this is {}", vty.name()),
-            )
-            .with_help(format!(
-                "the `{}` schema types output `{}` as `{fty}` at `{point}`",
-                self.schema.name, name.name
-            ));
-        self.emit(d);
-        None
-    }
-
-    /// Refuses a string edit (`rewrite`, `prepend`, `append`) of a field the
-    /// schema types as something else.
-    pub(super) fn check_string_edit(
-        &mut self,
-        path: &FieldPath,
-        target: &ast::Path,
-        what: &str,
-    ) -> Option<()> {
-        let Some((ty, _, point)) = self.declared(path) else {
-            return Some(());
-        };
-        if ty.is_string() {
-            return Some(());
-        }
-        let name = Ty::from_field(ty).name();
-        let d = self
-            .error(
-                "type-mismatch",
-                format!("`{what}` edits strings, `{path}` is {name}"),
-                target.span,
-                name,
-            )
-            .with_help(format!(
-                "the `{}` schema types `{path}` as `{ty}` at `{point}`; give it a new value with `set`",
-                self.schema.name
-            ));
-        self.emit(d);
-        None
-    }
-
-    /// Refuses an action that blocks (`abort`, `deny`, `ask`, `skip`) at
-    /// points that cannot block.
-    pub(super) fn check_blocking(&mut self, action: &ast::Action) -> Option<()> {
-        let passive: Vec<String> = self
-            .points
-            .iter()
-            .filter(|(name, _)| self.schema.point(name).is_some_and(|p| !p.blocking))
-            .map(|(name, _)| format!("`{name}`"))
-            .collect();
-        if passive.is_empty() {
-            return Some(());
-        }
-        let text = self.src().source.slice(action.span);
-        let keyword = if text.starts_with("deny") {
-            "deny"
-        } else {
-            action.kind.keyword()
-        };
-        let list = passive.join(", ");
-        let (subject, verb) = if passive.len() == 1 {
-            ("point", "cannot block, it only observes")
-        } else {
-            ("points", "cannot block, they only observe")
-        };
-        let d = self
-            .error(
-                "cannot-block",
-                format!("`{keyword}` is not allowed at {list}"),
-                action.span,
-                format!("the {subject} {verb}"),
-            )
-            .with_help(format!(
-                "{list} cannot block in the `{}` schema; add context with `context \"…\"` or record it with `log`",
-                self.schema.name
-            ));
-        self.emit(d);
-        None
-    }
-
-    pub(super) fn editable(&mut self, p: &ast::Path) -> Option<FieldPath> {
-        let (path, _) = self.path(p)?;
-        if path.root.is_editable() {
-            Some(path)
-        } else {
-            let d = self
-                .error(
-                    "not-editable",
-                    format!("`{}` cannot be edited", path.root.as_str()),
-                    p.span,
-                    "read-only",
-                )
-                .with_help("rules may edit `payload` and `metadata`");
-            self.emit(d);
-            None
-        }
-    }
-
+impl<'a> Lowerer<'a, '_> {
+    /// The IR of an action.
     pub(super) fn action(&mut self, action: &ast::Action) -> Option<Action> {
         use ast::ActionKind as A;
         Some(match &action.kind {
             A::Continue => Action::Continue,
-            A::Abort(reason) => {
-                let reason = match reason {
-                    Some(r) => self.template(r),
-                    None => Some(Template::literal("denied by rule")),
-                };
-                self.check_blocking(action)?;
-                Action::Abort(reason?)
-            }
-            A::Skip(value) => {
-                let value = match value {
-                    Some(v) => self.expr(v, Strings::Templates).map(|(e, _)| e),
-                    None => Some(Expr::Const(Value::Null)),
-                };
-                self.check_blocking(action)?;
-                Action::Skip(value?)
-            }
-            A::Replace(value) => {
-                let not_post: Vec<String> = self
-                    .points
-                    .iter()
-                    .filter(|(_, k)| *k != PointKind::Post)
-                    .map(|(n, k)| format!("`{n}` ({k})"))
-                    .collect();
-                if !not_post.is_empty() {
-                    let d = self
-                        .error(
-                            "replace-not-post",
-                            format!("`replace` is only allowed at post points, not at {}", not_post.join(", ")),
-                            action.span,
-                            "replaces the result",
-                        )
-                        .with_help("at pre points, edit the input with `set`, or end the chain with `skip <value>`");
-                    self.emit(d);
-                    return None;
-                }
-                Action::Replace(self.expr(value, Strings::Templates)?.0)
-            }
+            A::Abort(reason) => Action::Abort(match reason {
+                Some(r) => self.template(r)?,
+                None => Template::literal("denied by rule"),
+            }),
+            A::Skip(value) => Action::Skip(match value {
+                Some(v) => self.expr(v, Strings::Templates)?,
+                None => Expr::Const(Value::Null),
+            }),
+            A::Replace(value) => Action::Replace(self.expr(value, Strings::Templates)?),
             A::Set(path, value) => {
-                let target = self.editable(path);
-                let (v, vty) = self.expr(value, Strings::Templates)?;
-                let target = target?;
-                self.check_set_type(&target, path, value, vty)?;
-                Action::Set(target, v)
+                let target = self.path(path);
+                Action::Set(target?, self.expr(value, Strings::Templates)?)
             }
-            A::Unset(path) => Action::Unset(self.editable(path)?),
+            A::Unset(path) => Action::Unset(self.path(path)?),
             A::Rewrite(path, re, replacement) => {
-                let target = self.editable(path);
+                let target = self.path(path);
                 let id = self.regex_ref(re)?;
-                let target = target?;
-                self.check_string_edit(&target, path, "rewrite")?;
-                Action::Rewrite(target, id, replacement.value.clone())
+                Action::Rewrite(target?, id, replacement.value.clone())
             }
             A::Prepend(path, text) | A::Append(path, text) => {
-                let target = self.editable(path);
+                let target = self.path(path);
                 let t = self.template(text)?;
-                let target = target?;
-                self.check_string_edit(&target, path, action.kind.keyword())?;
                 if matches!(action.kind, A::Prepend(..)) {
-                    Action::Prepend(target, t)
+                    Action::Prepend(target?, t)
                 } else {
-                    Action::Append(target, t)
+                    Action::Append(target?, t)
                 }
             }
             A::Meta(key, value) => {
-                Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?.0)
+                Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?)
             }
             A::Output(name, value) => {
-                let (v, vty) = self.expr(value, Strings::Templates)?;
-                self.check_output(name, value, vty)?;
-                Action::Output(name.name.clone(), v)
+                Action::Output(name.name.clone(), self.expr(value, Strings::Templates)?)
             }
             A::Log(level, message) => {
-                let Some(lvl) = LogLevel::from_name(&level.name) else {
-                    let d = self
-                        .error(
-                            "unknown-level",
-                            format!("unknown log level `{}`", level.name),
-                            level.span,
-                            "not a level",
-                        )
-                        .with_help("levels are trace, debug, info, warn, error");
-                    self.emit(d);
-                    return None;
-                };
-                Action::Log(lvl, self.template(message)?)
+                Action::Log(LogLevel::from_name(&level.name)?, self.template(message)?)
             }
-            A::Ask(reason) => {
-                let reason = match reason {
-                    Some(r) => self.template(r),
-                    None => Some(Template::literal("confirmation required by rule")),
-                };
-                self.check_blocking(action)?;
-                Action::Ask(reason?)
-            }
+            A::Ask(reason) => Action::Ask(match reason {
+                Some(r) => self.template(r)?,
+                None => Template::literal("confirmation required by rule"),
+            }),
             A::Allow => Action::Allow,
             A::Context(text) => Action::Context(self.template(text)?),
             A::Exec(program, args) => Action::Exec {
@@ -315,46 +62,29 @@ impl<'a> Lowerer<'a> {
                 args: Vec::new(),
                 shell: true,
             },
-            A::Webhook(w) => {
-                // Every path is checked (and reported) before giving up.
-                let include: Vec<Option<FieldPath>> = w
+            A::Webhook(w) => Action::Webhook {
+                url: w.url.value.clone(),
+                include: w
                     .include
                     .iter()
-                    .map(|p| self.path(p).map(|(path, _)| path))
-                    .collect();
-                Action::Webhook {
-                    url: w.url.value.clone(),
-                    include: include.into_iter().collect::<Option<Vec<_>>>()?,
-                    headers: w
-                        .headers
-                        .iter()
-                        .map(|(name, value)| (name.value.clone(), value.value.clone()))
-                        .collect(),
-                }
-            }
+                    .map(|p| self.path(p))
+                    .collect::<Option<Vec<_>>>()?,
+                headers: w
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.value.clone(), value.value.clone()))
+                    .collect(),
+            },
             A::Call(name) => Action::Call(name.value.clone()),
             A::CallLua(file) => Action::Lua(LuaCode::File(file.value.clone())),
             A::Lua(code) => Action::Lua(LuaCode::Inline(code.value.clone())),
-            A::Trace(file, fields) => {
-                // Every path is checked (and reported) before giving up.
-                let fields: Vec<Option<FieldPath>> = fields
+            A::Trace(file, fields) => Action::Trace {
+                file: file.value.clone(),
+                fields: fields
                     .iter()
-                    .map(|p| self.path(p).map(|(path, _)| path))
-                    .collect();
-                Action::Trace {
-                    file: file.value.clone(),
-                    fields: fields.into_iter().collect::<Option<Vec<_>>>()?,
-                }
-            }
+                    .map(|p| self.path(p))
+                    .collect::<Option<Vec<_>>>()?,
+            },
         })
-    }
-}
-
-/// `a`, `b` and `c`, each in backticks.
-fn quoted_list(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    match quoted.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => quoted.join(""),
     }
 }

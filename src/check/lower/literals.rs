@@ -1,199 +1,40 @@
-//! Regex, glob and template literals: parsed, checked and interned.
+//! Regexes, globs and templates: interned, and split into their parts.
 
 use super::*;
-use crate::check::NfaStates;
+use crate::check::typeck::hole_path;
+use crate::ir::{FieldPath, Root, Template, TemplatePart};
 
-/// Regexes whose syntax tree bounds their NFA at this many states need no
-/// NFA built to know they fit the size limit (thousands of times larger).
-const SMALL_NFA: u64 = 10_000;
-
-impl<'a> Lowerer<'a> {
+impl<'a> Lowerer<'a, '_> {
+    /// The id of a regex literal or of the regex a `pattern` name holds.
     pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<RegexId> {
-        match re {
-            ast::RegexRef::Literal(lit) => self.regex(lit, self.file),
+        let lit = match re {
+            ast::RegexRef::Literal(lit) => lit,
             ast::RegexRef::Name(name) => {
-                let def = self.scope.get(&name.name).copied();
-                match def {
-                    Some(def) if def.kind == DefKind::Pattern => {
-                        let file = self.def_file(def)?;
-                        let Some(ast::Item::Pattern(p)) = file.ast.items.get(def.item) else {
-                            return None;
-                        };
-                        self.regex(&p.regex, def.file)
-                    }
-                    Some(def) => {
-                        let d = self
-                            .error(
-                                "wrong-kind",
-                                format!("`{}` is a {}, not a pattern", name.name, def.kind.as_str()),
-                                name.span,
-                                "not a regex",
-                            )
-                            .with_help("`matches` and `rewrite` take a regex literal `/…/` or a `pattern` name");
-                        self.emit(d);
-                        None
-                    }
-                    None => {
-                        let patterns: Vec<&str> = self
-                            .scope
-                            .iter()
-                            .filter(|(_, d)| d.kind == DefKind::Pattern)
-                            .map(|(n, _)| n.as_str())
-                            .collect();
-                        let mut d = self.error(
-                            "unknown-name",
-                            format!("unknown pattern `{}`", name.name),
-                            name.span,
-                            "not defined",
-                        );
-                        d = match suggest(&name.name, patterns.iter().copied()) {
-                            Some(s) => d.with_suggestion(name.span, s),
-                            None => d.with_help("define it with `pattern NAME = /regex/`"),
-                        };
-                        self.emit(d);
-                        None
-                    }
+                let def = self.scope.get(&name.name).copied()?;
+                match self.def_file(def)?.ast.items.get(def.item) {
+                    Some(ast::Item::Pattern(p)) if def.kind == DefKind::Pattern => &p.regex,
+                    _ => return None,
                 }
             }
-        }
-    }
-
-    /// Validates a regex literal (errors point inside it) and interns it.
-    /// The literal is in file `file` (a pattern may live in an import).
-    pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<RegexId> {
-        let file_source = self.loaded.files.get(file).map(|f| f.source.clone())?;
-        if let Some(bad) = lit.flags.chars().find(|c| !REGEX_FLAGS.contains(*c)) {
-            let d = Diagnostic::error("invalid-regex", format!("unknown regex flag `{bad}`"))
-                .in_file(&file_source)
-                .with_primary(lit.span, "in these flags")
-                .with_help("flags are i (case-insensitive), m (multi-line), s (dot matches newline), x (verbose), U (swap greed)");
-            self.emit(d);
-            return None;
-        }
-        let source = RegexSource {
+        };
+        Some(self.regexes.intern(RegexSource {
             pattern: lit.pattern.clone(),
             flags: lit.flags.clone(),
-        };
-        // Checked once: a regex the rules repeat is known to be valid.
-        if let Some(id) = self.regexes.known(&source) {
-            return Some(id);
-        }
-        let mut parser = regex_syntax::ParserBuilder::new();
-        parser
-            .case_insensitive(lit.flags.contains('i'))
-            .multi_line(lit.flags.contains('m'))
-            .dot_matches_new_line(lit.flags.contains('s'))
-            .ignore_whitespace(lit.flags.contains('x'))
-            .swap_greed(lit.flags.contains('U'))
-            .nest_limit(100);
-        let hir = match parser.build().parse(&lit.pattern) {
-            Ok(hir) => hir,
-            Err(e) => {
-                let (span, kind) = match &e {
-                    regex_syntax::Error::Parse(p) => (Some(*p.span()), p.kind().to_string()),
-                    regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
-                    _ => (None, e.to_string()),
-                };
-                // The pattern is the body with `\/` and raw control characters
-                // rewritten: map its offsets back to the body's.
-                let body = file_source.slice(lit.pattern_span);
-                let inner = span.map_or(lit.pattern_span, |s| {
-                    let at = |offset: usize| {
-                        lit.pattern_span.start as usize
-                            + crate::syntax::regex_body_offset(body, offset)
-                    };
-                    let start = at(s.start.offset);
-                    let end =
-                        at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
-                    Span::new(start, end.max(start))
-                });
-                let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
-                    .in_file(&file_source)
-                    .with_primary(inner, kind)
-                    .with_help("the syntax is that of the Rust regex crate");
-                self.emit(d);
-                return None;
-            }
-        };
-        // The size the matchers compile it to: its Thompson NFA as the
-        // runtime builds it, from the tree just parsed (a whole regex engine
-        // is not needed to know it fits), and only when the tree does not
-        // bound it far below the limit.
-        if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
-            let facts = facts(&hir, NfaStates::AtMost(bound));
-            return Some(self.regexes.intern(source, Some(facts)));
-        }
-        let nfa = regex_automata::nfa::thompson::Compiler::new()
-            .configure(
-                regex_automata::nfa::thompson::Config::new()
-                    .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-                    .nfa_size_limit(Some(crate::table::REGEX_SIZE_LIMIT)),
-            )
-            .build_from_hir(&hir);
-        let nfa = match nfa {
-            Ok(nfa) => nfa,
-            Err(e) => {
-                let d = self
-                    .error(
-                        "invalid-regex",
-                        "regex is too large",
-                        lit.span,
-                        e.to_string(),
-                    )
-                    .with_help("split it into several rules or simplify it");
-                self.emit(d);
-                return None;
-            }
-        };
-        let states = u64::try_from(nfa.states().len()).unwrap_or(u64::MAX);
-        let facts = facts(&hir, NfaStates::Exactly(states));
-        Some(self.regexes.intern(source, Some(facts)))
+        }))
     }
 
+    /// The id of the regex a glob compiles to.
     pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<RegexId> {
-        match globset::GlobBuilder::new(&glob.value)
-            .literal_separator(true)
-            .build()
-        {
-            Ok(g) => {
-                let re = g.regex();
-                let pattern = re.strip_prefix("(?-u)").unwrap_or(re).to_string();
-                let source = RegexSource {
-                    pattern,
-                    flags: String::new(),
-                };
-                if let Some(id) = self.regexes.known(&source) {
-                    return Some(id);
-                }
-                if regex::Regex::new(&source.to_inline()).is_err() {
-                    let d = self.error(
-                        "invalid-glob",
-                        format!("glob `{}` cannot be compiled", glob.value),
-                        glob.span,
-                        "here",
-                    );
-                    self.emit(d);
-                    return None;
-                }
-                Some(self.regexes.intern(source, None))
-            }
-            Err(e) => {
-                let d = self
-                    .error("invalid-glob", format!("invalid glob: {}", e.kind()), glob.span, "in this glob")
-                    .with_help("globs use `*` (within a path segment), `**` (across segments), `?` and `[abc]`");
-                self.emit(d);
-                None
-            }
-        }
+        let source = self.cx.catalog.globs.get(&glob.value)?;
+        Some(self.regexes.intern(source.clone()))
     }
 
     /// Splits a string literal into a template: `{path}` holes, `{{`/`}}` for
-    /// braces.
+    /// braces; a hole naming a capture or a `let` reads its value.
     pub(super) fn template(&mut self, lit: &ast::StrLit) -> Option<Template> {
         let mut parts = Vec::new();
         let mut text = String::new();
         let mut rest = lit.value.as_str();
-        let mut ok = true;
         while let Some(i) = rest.find(['{', '}']) {
             let (before, after) = rest.split_at(i);
             text.push_str(before);
@@ -203,145 +44,37 @@ impl<'a> Lowerer<'a> {
             } else if let Some(tail) = after.strip_prefix("}}") {
                 text.push('}');
                 rest = tail;
-            } else if let Some(tail) = after.strip_prefix('{') {
-                let Some(close) = tail.find('}') else {
-                    let d = self
-                        .error(
-                            "invalid-template",
-                            "unclosed `{` in template",
-                            lit.span,
-                            "in this string",
-                        )
-                        .with_help("write `{{` for a literal brace");
-                    self.emit(d);
-                    return None;
-                };
-                let hole = tail.get(..close).unwrap_or("").trim();
-                if let Some((value, _)) = self.capture(hole) {
-                    if !text.is_empty() {
-                        parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
-                    }
-                    parts.push(TemplatePart::Expr(value));
-                    rest = tail.get(close + 1..).unwrap_or("");
-                    continue;
-                }
-                match self.template_path(hole, lit) {
-                    Some(path) => {
-                        if !text.is_empty() {
-                            parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
-                        }
-                        parts.push(TemplatePart::Path(path));
-                    }
-                    None => ok = false,
-                }
-                rest = tail.get(close + 1..).unwrap_or("");
             } else {
-                let d = self
-                    .error(
-                        "invalid-template",
-                        "unmatched `}` in template",
-                        lit.span,
-                        "in this string",
-                    )
-                    .with_help("write `}}` for a literal brace");
-                self.emit(d);
-                return None;
+                let tail = after.strip_prefix('{')?;
+                let close = tail.find('}')?;
+                let hole = tail.get(..close).unwrap_or("").trim();
+                let part = match self.capture(hole) {
+                    Some(value) => TemplatePart::Expr(value),
+                    None => TemplatePart::Path(self.template_path(hole)?),
+                };
+                if !text.is_empty() {
+                    parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
+                }
+                parts.push(part);
+                rest = tail.get(close + 1..).unwrap_or("");
             }
         }
         text.push_str(rest);
         if !text.is_empty() || parts.is_empty() {
             parts.push(TemplatePart::Lit(text));
         }
-        ok.then_some(Template { parts })
+        Some(Template { parts })
     }
 
-    pub(super) fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<FieldPath> {
-        let raw = self.src().source.slice(lit.span);
-        let span = raw.find(&format!("{{{hole}}}")).map_or(lit.span, |i| {
-            Span::new(
-                lit.span.start as usize + i,
-                lit.span.start as usize + i + hole.len() + 2,
-            )
-        });
-        let mut segments = Vec::new();
-        let mut chars = hole.split('.');
-        let root_text = chars.next().unwrap_or("");
-        let (root_name, first_index) = split_index(root_text);
-        let bad = |this: &mut Self, why: &str| {
-            let d = this
-                .error(
-                    "invalid-template",
-                    format!("invalid template hole `{{{hole}}}`"),
-                    span,
-                    why.to_string(),
-                )
-                .with_help("holes are field paths such as `{payload.args}` or `{principal.id}`");
-            this.emit(d);
-            None
-        };
-        if root_name.is_empty() {
-            return bad(self, "empty hole");
-        }
-        for i in first_index {
-            segments.push(ir::Segment::Index(i?));
-        }
-        for part in chars {
-            let (name, indices) = split_index(part);
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-            {
-                return bad(self, "not a field path");
-            }
-            segments.push(ir::Segment::Field(name.to_string()));
-            for i in indices {
-                segments.push(ir::Segment::Index(i?));
-            }
-        }
-        let path = ast::Path {
-            root: ast::Ident {
-                name: root_name.to_string(),
-                span,
-            },
+    /// The field path of a template hole. A template quotes the event as
+    /// it is: a `path` field shows as the agent wrote it, though conditions
+    /// compare it normalized.
+    fn template_path(&self, hole: &str) -> Option<FieldPath> {
+        let (root, segments) = hole_path(hole).ok()?;
+        Some(FieldPath {
+            root: Root::from_name(root)?,
             segments,
-            span,
-        };
-        // A template quotes the event as it is: a `path` field shows as the
-        // agent wrote it, though conditions compare it normalized.
-        self.path(&path).map(|(p, _)| FieldPath {
             normalized: false,
-            ..p
         })
     }
-}
-
-/// What the lints and captures need to know of a regex, from its tree.
-fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
-    crate::check::RegexFacts {
-        groups: group_names(hir),
-        shape: crate::check::RegexShape::of(hir),
-        unicode_boundary: hir.properties().look_set().contains_word_unicode(),
-        nfa_states,
-    }
-}
-
-/// The names of a regex's named groups, in order.
-fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
-    use regex_syntax::hir::HirKind;
-    let mut names = Vec::new();
-    let mut stack = vec![hir];
-    while let Some(h) = stack.pop() {
-        match h.kind() {
-            HirKind::Capture(cap) => {
-                names.extend(cap.name.as_deref().map(str::to_owned));
-                stack.push(&cap.sub);
-            }
-            HirKind::Repetition(rep) => stack.push(&rep.sub),
-            // Pushed in reverse, so the leftmost is popped first.
-            HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter().rev()),
-            HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
-        }
-    }
-    names
 }

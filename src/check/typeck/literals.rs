@@ -1,0 +1,341 @@
+//! Regex, glob and template literals: parsed and checked, each regex and
+//! glob once.
+
+use super::*;
+use crate::check::NfaStates;
+
+/// Regexes whose syntax tree bounds their NFA at this many states need no
+/// NFA built to know they fit the size limit (thousands of times larger).
+const SMALL_NFA: u64 = 10_000;
+
+impl<'a> TypeChecker<'a, '_> {
+    pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<()> {
+        match re {
+            ast::RegexRef::Literal(lit) => self.regex(lit, self.file),
+            ast::RegexRef::Name(name) => {
+                let def = self.scope.get(&name.name).copied();
+                match def {
+                    Some(def) if def.kind == DefKind::Pattern => {
+                        let file = self.def_file(def)?;
+                        let Some(ast::Item::Pattern(p)) = file.ast.items.get(def.item) else {
+                            return None;
+                        };
+                        self.regex(&p.regex, def.file)
+                    }
+                    Some(def) => {
+                        let d = self
+                            .error(
+                                "wrong-kind",
+                                format!("`{}` is a {}, not a pattern", name.name, def.kind.as_str()),
+                                name.span,
+                                "not a regex",
+                            )
+                            .with_help("`matches` and `rewrite` take a regex literal `/…/` or a `pattern` name");
+                        self.emit(d);
+                        None
+                    }
+                    None => {
+                        let patterns: Vec<&str> = self
+                            .scope
+                            .iter()
+                            .filter(|(_, d)| d.kind == DefKind::Pattern)
+                            .map(|(n, _)| n.as_str())
+                            .collect();
+                        let mut d = self.error(
+                            "unknown-name",
+                            format!("unknown pattern `{}`", name.name),
+                            name.span,
+                            "not defined",
+                        );
+                        d = match suggest(&name.name, patterns.iter().copied()) {
+                            Some(s) => d.with_suggestion(name.span, s),
+                            None => d.with_help("define it with `pattern NAME = /regex/`"),
+                        };
+                        self.emit(d);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// Validates a regex literal (errors point inside it) and records what
+    /// its syntax tree tells. The literal is in file `file` (a pattern may
+    /// live in an import).
+    pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<()> {
+        let file_source = self.loaded.files.get(file).map(|f| f.source.clone())?;
+        if let Some(bad) = lit.flags.chars().find(|c| !REGEX_FLAGS.contains(*c)) {
+            let d = Diagnostic::error("invalid-regex", format!("unknown regex flag `{bad}`"))
+                .in_file(&file_source)
+                .with_primary(lit.span, "in these flags")
+                .with_help("flags are i (case-insensitive), m (multi-line), s (dot matches newline), x (verbose), U (swap greed)");
+            self.emit(d);
+            return None;
+        }
+        let source = RegexSource {
+            pattern: lit.pattern.clone(),
+            flags: lit.flags.clone(),
+        };
+        // Checked once: a regex the rules repeat is known to be valid.
+        if self.regexes.facts.contains_key(&source) {
+            return Some(());
+        }
+        let mut parser = regex_syntax::ParserBuilder::new();
+        parser
+            .case_insensitive(lit.flags.contains('i'))
+            .multi_line(lit.flags.contains('m'))
+            .dot_matches_new_line(lit.flags.contains('s'))
+            .ignore_whitespace(lit.flags.contains('x'))
+            .swap_greed(lit.flags.contains('U'))
+            .nest_limit(100);
+        let hir = match parser.build().parse(&lit.pattern) {
+            Ok(hir) => hir,
+            Err(e) => {
+                let (span, kind) = match &e {
+                    regex_syntax::Error::Parse(p) => (Some(*p.span()), p.kind().to_string()),
+                    regex_syntax::Error::Translate(t) => (Some(*t.span()), t.kind().to_string()),
+                    _ => (None, e.to_string()),
+                };
+                // The pattern is the body with `\/` and raw control characters
+                // rewritten: map its offsets back to the body's.
+                let body = file_source.slice(lit.pattern_span);
+                let inner = span.map_or(lit.pattern_span, |s| {
+                    let at = |offset: usize| {
+                        lit.pattern_span.start as usize
+                            + crate::syntax::regex_body_offset(body, offset)
+                    };
+                    let start = at(s.start.offset);
+                    let end =
+                        at(s.end.offset.max(s.start.offset + 1)).min(lit.pattern_span.end as usize);
+                    Span::new(start, end.max(start))
+                });
+                let d = Diagnostic::error("invalid-regex", format!("invalid regex: {kind}"))
+                    .in_file(&file_source)
+                    .with_primary(inner, kind)
+                    .with_help("the syntax is that of the Rust regex crate");
+                self.emit(d);
+                return None;
+            }
+        };
+        // The size the matchers compile it to: its Thompson NFA as the
+        // runtime builds it, from the tree just parsed (a whole regex engine
+        // is not needed to know it fits), and only when the tree does not
+        // bound it far below the limit.
+        if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
+            let facts = facts(&hir, NfaStates::AtMost(bound));
+            self.regexes.facts.insert(source, facts);
+            return Some(());
+        }
+        let nfa = regex_automata::nfa::thompson::Compiler::new()
+            .configure(
+                regex_automata::nfa::thompson::Config::new()
+                    .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+                    .nfa_size_limit(Some(crate::table::REGEX_SIZE_LIMIT)),
+            )
+            .build_from_hir(&hir);
+        let nfa = match nfa {
+            Ok(nfa) => nfa,
+            Err(e) => {
+                let d = self
+                    .error(
+                        "invalid-regex",
+                        "regex is too large",
+                        lit.span,
+                        e.to_string(),
+                    )
+                    .with_help("split it into several rules or simplify it");
+                self.emit(d);
+                return None;
+            }
+        };
+        let states = u64::try_from(nfa.states().len()).unwrap_or(u64::MAX);
+        let facts = facts(&hir, NfaStates::Exactly(states));
+        self.regexes.facts.insert(source, facts);
+        Some(())
+    }
+
+    /// Validates a glob and records the regex it compiles to.
+    pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<()> {
+        if self.regexes.globs.contains_key(&glob.value) {
+            return Some(());
+        }
+        match globset::GlobBuilder::new(&glob.value)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(g) => {
+                let re = g.regex();
+                let pattern = re.strip_prefix("(?-u)").unwrap_or(re).to_string();
+                let source = RegexSource {
+                    pattern,
+                    flags: String::new(),
+                };
+                if regex::Regex::new(&source.to_inline()).is_err() {
+                    let d = self.error(
+                        "invalid-glob",
+                        format!("glob `{}` cannot be compiled", glob.value),
+                        glob.span,
+                        "here",
+                    );
+                    self.emit(d);
+                    return None;
+                }
+                self.regexes.globs.insert(glob.value.clone(), source);
+                Some(())
+            }
+            Err(e) => {
+                let d = self
+                    .error("invalid-glob", format!("invalid glob: {}", e.kind()), glob.span, "in this glob")
+                    .with_help("globs use `*` (within a path segment), `**` (across segments), `?` and `[abc]`");
+                self.emit(d);
+                None
+            }
+        }
+    }
+
+    /// Checks a template: `{path}` holes, `{{`/`}}` for braces. `Some(true)`
+    /// when a hole reads a capture or a `let` name.
+    pub(super) fn template(&mut self, lit: &ast::StrLit) -> Option<bool> {
+        let mut reads_capture = false;
+        let mut rest = lit.value.as_str();
+        let mut ok = true;
+        while let Some(i) = rest.find(['{', '}']) {
+            let (_, after) = rest.split_at(i);
+            if let Some(tail) = after.strip_prefix("{{") {
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix("}}") {
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix('{') {
+                let Some(close) = tail.find('}') else {
+                    let d = self
+                        .error(
+                            "invalid-template",
+                            "unclosed `{` in template",
+                            lit.span,
+                            "in this string",
+                        )
+                        .with_help("write `{{` for a literal brace");
+                    self.emit(d);
+                    return None;
+                };
+                let hole = tail.get(..close).unwrap_or("").trim();
+                if self.capture(hole).is_some() {
+                    reads_capture = true;
+                } else if self.template_path(hole, lit).is_none() {
+                    ok = false;
+                }
+                rest = tail.get(close + 1..).unwrap_or("");
+            } else {
+                let d = self
+                    .error(
+                        "invalid-template",
+                        "unmatched `}` in template",
+                        lit.span,
+                        "in this string",
+                    )
+                    .with_help("write `}}` for a literal brace");
+                self.emit(d);
+                return None;
+            }
+        }
+        ok.then_some(reads_capture)
+    }
+
+    /// Checks the field path of a template hole.
+    pub(super) fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<()> {
+        let raw = self.src().source.slice(lit.span);
+        let span = raw.find(&format!("{{{hole}}}")).map_or(lit.span, |i| {
+            Span::new(
+                lit.span.start as usize + i,
+                lit.span.start as usize + i + hole.len() + 2,
+            )
+        });
+        let bad = |this: &mut Self, why: &str| {
+            let d = this
+                .error(
+                    "invalid-template",
+                    format!("invalid template hole `{{{hole}}}`"),
+                    span,
+                    why.to_string(),
+                )
+                .with_help("holes are field paths such as `{payload.args}` or `{principal.id}`");
+            this.emit(d);
+            None
+        };
+        let (root_name, segments) = match hole_path(hole) {
+            Ok(parts) => parts,
+            Err(Some(why)) => return bad(self, why),
+            Err(None) => return None,
+        };
+        let path = ast::Path {
+            root: ast::Ident {
+                name: root_name.to_string(),
+                span,
+            },
+            segments,
+            span,
+        };
+        self.path(&path).map(|_| ())
+    }
+}
+
+/// The root name and the segments of a template hole (`payload.args[0]`),
+/// or why it is not a field path: `Err(None)` for an index that is not a
+/// number, which leaves the template unchecked without a diagnostic of
+/// its own.
+pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), Option<&'static str>> {
+    let mut segments = Vec::new();
+    let mut parts = hole.split('.');
+    let (root_name, first_index) = split_index(parts.next().unwrap_or(""));
+    if root_name.is_empty() {
+        return Err(Some("empty hole"));
+    }
+    for i in first_index {
+        segments.push(ir::Segment::Index(i.ok_or(None)?));
+    }
+    for part in parts {
+        let (name, indices) = split_index(part);
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(Some("not a field path"));
+        }
+        segments.push(ir::Segment::Field(name.to_string()));
+        for i in indices {
+            segments.push(ir::Segment::Index(i.ok_or(None)?));
+        }
+    }
+    Ok((root_name, segments))
+}
+
+/// What the lints and captures need to know of a regex, from its tree.
+fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
+    crate::check::RegexFacts {
+        groups: group_names(hir),
+        shape: crate::check::RegexShape::of(hir),
+        unicode_boundary: hir.properties().look_set().contains_word_unicode(),
+        nfa_states,
+    }
+}
+
+/// The names of a regex's named groups, in order.
+fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
+    use regex_syntax::hir::HirKind;
+    let mut names = Vec::new();
+    let mut stack = vec![hir];
+    while let Some(h) = stack.pop() {
+        match h.kind() {
+            HirKind::Capture(cap) => {
+                names.extend(cap.name.as_deref().map(str::to_owned));
+                stack.push(&cap.sub);
+            }
+            HirKind::Repetition(rep) => stack.push(&rep.sub),
+            // Pushed in reverse, so the leftmost is popped first.
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter().rev()),
+            HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
+        }
+    }
+    names
+}
