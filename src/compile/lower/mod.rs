@@ -19,7 +19,7 @@ mod literals;
 
 use crate::check::names::{Def, DefKind, Scope};
 use crate::check::overrides::ListExtensions;
-use crate::check::{CheckedRule, CondSpans, RegexCatalog, TypedRule};
+use crate::check::{Analysis, CheckedRule, CondSpans, RegexCatalog, TypedRule};
 use crate::ir::{BinaryOp, Expr, RegexId, RegexSource, UnaryOp};
 use crate::load::{LoadedFile, LoadedSources};
 use crate::schema::{PointKind, Schema};
@@ -31,23 +31,18 @@ use std::collections::HashMap;
 /// What lowering reads besides the rules: the names each file sees, the
 /// `+=` extensions of lists, the schema, and what the type pass learned of
 /// regexes and globs.
-pub(crate) struct Context<'a> {
-    /// Every file, roots and imports.
-    pub(crate) loaded: &'a LoadedSources,
-    /// The names each file sees.
-    pub(crate) scopes: &'a [Scope],
-    /// The `+=` extensions of every list, indexed once.
-    pub(crate) extensions: &'a ListExtensions<'a>,
-    /// The schema the rules were checked against.
-    pub(crate) schema: &'a Schema,
-    /// The regexes and globs the type pass parsed.
-    pub(crate) catalog: &'a RegexCatalog,
+struct Context<'a> {
+    loaded: &'a LoadedSources,
+    scopes: &'a [Scope],
+    extensions: &'a ListExtensions<'a>,
+    schema: &'a Schema,
+    catalog: &'a RegexCatalog,
 }
 
 /// The regexes of a compilation, each once, numbered in the order the
 /// rules first use them.
 #[derive(Default)]
-pub(crate) struct Regexes {
+struct Regexes {
     sources: Vec<RegexSource>,
     ids: HashMap<RegexSource, u32>,
 }
@@ -62,37 +57,41 @@ impl Regexes {
         self.sources.push(source);
         RegexId(id)
     }
-
-    /// The regexes in id order.
-    pub(crate) fn into_sources(self) -> Vec<RegexSource> {
-        self.sources
-    }
 }
 
-/// Lowers every checked rule, in order; the regexes they use are interned
-/// in `regexes`.
+/// Lowers every rule that passed the check, in order: the rules, and the
+/// regexes they use, each once, numbered in the order of first use.
 pub(crate) fn lower_rules(
-    cx: &Context<'_>,
-    rules: &[TypedRule<'_>],
-    regexes: &mut Regexes,
-) -> Vec<CheckedRule> {
-    rules
+    loaded: &LoadedSources,
+    analysis: &Analysis<'_>,
+) -> (Vec<CheckedRule>, Vec<RegexSource>) {
+    let cx = Context {
+        loaded,
+        scopes: &analysis.scopes,
+        extensions: &analysis.extensions,
+        schema: &analysis.schema,
+        catalog: &analysis.catalog,
+    };
+    let mut regexes = Regexes::default();
+    let rules = analysis
+        .rules
         .iter()
         .filter_map(|rule| {
             let scope = cx.scopes.get(rule.file)?;
             let mut lowerer = Lowerer {
-                cx,
+                cx: &cx,
                 file: rule.file,
                 scope,
                 points: &rule.points,
-                regexes: &mut *regexes,
+                regexes: &mut regexes,
                 macro_stack: Vec::new(),
                 vars: Vec::new(),
                 captures: Vec::new(),
             };
             Some(lowerer.rule(rule))
         })
-        .collect()
+        .collect();
+    (rules, regexes.sources)
 }
 
 /// Lowers the conditions and actions of one rule.
