@@ -1,7 +1,7 @@
 //! Name resolution, type checks and lints: parsed files in, diagnostics
 //! out.
 //!
-//! [`check`] walks every root file's rules once. It resolves hook points
+//! `check` walks every root file's rules once. It resolves hook points
 //! against the schema, FQL targets, macro/list/pattern names (the file's own
 //! and its imports'), checks types where the schema knows them (the type
 //! pass, `typeck`), validates regexes and templates, and applies the
@@ -9,9 +9,9 @@
 //! collected, none stops the walk. The `test` blocks of the root files are
 //! checked too (`scenarios`), though they never reach the compiled rules.
 //!
-//! The result, an [`Analysis`], holds the rules that passed with their
+//! The result, an `Analysis`, holds the rules that passed with their
 //! syntax trees. The compiler lowers them to the IR (`compile::lower`) and
-//! hands them back to [`Analysis::lint`], which runs the [`lints`] on the
+//! hands them back to `Analysis::lint`, which runs the [`lints`] on the
 //! lowered form and returns the [`Checked`] rules. The rule types the lints
 //! read ([`CheckedRule`], [`CondSpans`]) are declared here, on the lints'
 //! side of the one-way `compile → check` dependency.
