@@ -1,9 +1,9 @@
-//! Checked rules in, a dispatch [`Program`] out.
+//! Loaded files in, a dispatch [`Program`] out.
 //!
-//! [`compile_loaded`] drives the stages: `check` (names, types,
+//! `compile_loaded` drives the stages: `check` (names, types,
 //! diagnostics), `lower` (the rules that pass, as IR conditions and
-//! actions), the lints (on the lowered rules), then the compile proper.
-//! Per hook point the compiler sorts the point's rules (priority ascending,
+//! actions), the lints (on the lowered rules), then the compile proper:
+//! per hook point the compiler sorts the point's rules (priority ascending,
 //! then declaration order across files), indexes them by FQL target, and turns
 //! every condition into a boolean tree over *atoms*: leaf conditions numbered
 //! once per point and shared by every rule that uses them. The result is

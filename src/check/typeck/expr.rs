@@ -451,7 +451,7 @@ impl<'a> TypeChecker<'a, '_> {
                 let body = self
                     .def_file(def)
                     .and_then(|f| match f.ast.items.get(def.item) {
-                        Some(ast::Item::Macro(m)) => Some(m.body.clone()),
+                        Some(ast::Item::Macro(m)) => Some(&m.body),
                         _ => None,
                     })?;
                 // The body resolves in the macro's own file.
@@ -459,7 +459,7 @@ impl<'a> TypeChecker<'a, '_> {
                 self.file = def.file;
                 self.scope = self.scopes.get(def.file).unwrap_or(self.scope);
                 self.macro_stack.push(name.name.clone());
-                let out = self.without_vars(|this| this.expr(&body, strings));
+                let out = self.without_vars(|this| this.expr(body, strings));
                 self.macro_stack.pop();
                 (self.file, self.scope) = saved;
                 out
