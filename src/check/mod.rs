@@ -1,19 +1,26 @@
-//! Name resolution, type checks and lowering: parsed files in, checked rules
+//! Name resolution, type checks and lints: parsed files in, diagnostics
 //! out.
 //!
-//! [`check`] walks every root file's rules once. It resolves hook points
+//! `check` walks every root file's rules once. It resolves hook points
 //! against the schema, FQL targets, macro/list/pattern names (the file's own
-//! and its imports'), checks types where the schema knows them, validates
-//! regexes and templates, and lowers conditions and actions to the IR's
-//! expression form. Every problem is a [`Diagnostic`]; all of them are
+//! and its imports'), checks types where the schema knows them (the type
+//! pass, `typeck`), validates regexes and templates, and applies the
+//! `override`s. Every problem is a [`Diagnostic`]; all of them are
 //! collected, none stops the walk. The `test` blocks of the root files are
 //! checked too (`scenarios`), though they never reach the compiled rules.
+//!
+//! The result, an `Analysis`, holds the rules that passed with their
+//! syntax trees. The compiler lowers them to the IR (`compile::lower`) and
+//! hands them back to `Analysis::lint`, which runs the [`lints`] on the
+//! lowered form and returns the [`Checked`] rules. The rule types the lints
+//! read ([`CheckedRule`], [`CondSpans`]) are declared here, on the lints'
+//! side of the one-way `compile → check` dependency.
 
 pub mod lints;
-mod lower;
 pub(crate) mod names;
-mod overrides;
+pub(crate) mod overrides;
 pub(crate) mod scenarios;
+pub(crate) mod typeck;
 
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::fql::FqlPattern;
@@ -27,7 +34,7 @@ use std::sync::Arc;
 
 use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
-pub use lower::bindings::{command_fields, redirect_fields};
+pub use typeck::bindings::{command_fields, redirect_fields};
 
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The
@@ -35,7 +42,50 @@ pub use lower::bindings::{command_fields, redirect_fields};
 /// checker's side of the one-way `compile → check` dependency.
 pub const DEFAULT_PATTERN_DFA_BUDGET: usize = 64 << 10;
 
-/// One rule after checking: resolved, typed and lowered.
+/// One rule that passed the checks: its header resolved (points, target,
+/// and options with the overrides applied), its conditions and actions
+/// typed, and its syntax tree, which the lowering turns into a
+/// [`CheckedRule`].
+#[derive(Clone, Debug)]
+pub(crate) struct TypedRule<'a> {
+    /// The rule's id.
+    pub id: String,
+    /// Its points with their kinds, in the order written.
+    pub points: Vec<(String, PointKind)>,
+    /// Its target.
+    pub target: FqlPattern,
+    /// Lower runs first.
+    pub priority: i32,
+    /// False for `disabled` rules.
+    pub enabled: bool,
+    /// What a failing effect does.
+    pub fail: FailMode,
+    /// The `timeout` option, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Where the rule is written.
+    pub origin: Origin,
+    /// The index of its file in the [`LoadedSources`] files.
+    pub file: usize,
+    /// The rule's header span, for diagnostics about the whole rule.
+    pub span: Span,
+    /// The rule as written.
+    pub hook: &'a ast::Hook,
+}
+
+/// What the type pass learned of the regexes and globs the rules write,
+/// each parsed once: the lowering interns them, the lints read the facts.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RegexCatalog {
+    /// Every valid regex written in a rule (in place or by a `pattern`),
+    /// with what its syntax tree told.
+    pub facts: HashMap<RegexSource, RegexFacts>,
+    /// Every valid glob, with the regex it compiles to.
+    pub globs: HashMap<String, RegexSource>,
+}
+
+/// One rule after checking and lowering: resolved, typed, and its
+/// conditions and actions in the IR's form. The lints judge it and the
+/// compiler indexes it.
 #[derive(Clone, Debug)]
 pub struct CheckedRule {
     /// The rule's id.
@@ -143,7 +193,8 @@ impl Default for NfaStates {
     }
 }
 
-/// The result of checking: rules ready to compile, and every finding.
+/// The rules checked and lowered, and every finding: what the lints judge
+/// and the compiler indexes.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
     /// The schema's name.
@@ -158,7 +209,7 @@ pub struct Checked {
     /// Regexes the rules use, each once.
     pub regexes: Vec<RegexSource>,
     /// What parsing each regex written in the rules found (not the globs
-    /// and case-folded comparisons the checker builds): the lints read it
+    /// and case-folded comparisons the lowering builds): the lints read it
     /// instead of parsing every regex again.
     pub regex_facts: HashMap<RegexSource, RegexFacts>,
     /// File names, indexed by [`Origin::file`].
@@ -167,60 +218,41 @@ pub struct Checked {
     pub diagnostics: Diagnostics,
 }
 
-/// Checks every root file of a load, with the lints at their default levels.
-pub fn check(loaded: &LoadedSources) -> Checked {
-    check_with(loaded, &LintLevels::default())
+/// What checking the syntax trees found: the diagnostics of names, types,
+/// overrides and tests, and what the lowering and the lints read.
+pub(crate) struct Analysis<'a> {
+    /// The schema the rules are checked against.
+    pub(crate) schema: Schema,
+    /// The names each file sees.
+    pub(crate) scopes: Vec<names::Scope>,
+    /// The `+=` extensions of every list.
+    pub(crate) extensions: overrides::ListExtensions<'a>,
+    /// The rules of the root files that passed, in declaration order.
+    pub(crate) rules: Vec<TypedRule<'a>>,
+    /// The regexes and globs the rules write, parsed once.
+    pub(crate) catalog: RegexCatalog,
+    /// File names, indexed by [`Origin::file`].
+    pub(crate) files: Vec<String>,
+    /// Errors, warnings and notes.
+    pub(crate) diagnostics: Diagnostics,
 }
 
-/// Checks every root file of a load, then runs the [`lints`] at `levels`
-/// (overridden per rule by `# hookc: allow(…)` comments).
-pub fn check_with(loaded: &LoadedSources, levels: &LintLevels) -> Checked {
-    check_with_store(loaded, levels, None)
-}
-
-/// [`check_with`], for a host that keeps `rate(…)` counts in `rate_store`
-/// (`None`: its default), which the `rate-without-store` lint looks at.
-pub fn check_with_store(
-    loaded: &LoadedSources,
-    levels: &LintLevels,
-    rate_store: Option<&crate::store::StoreSpec>,
-) -> Checked {
-    let budget = DEFAULT_PATTERN_DFA_BUDGET;
-    check_for(loaded, levels, rate_store, budget)
-}
-
-/// [`check_with_store`], for a compile whose regexes leave the field DFAs
-/// above `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]): the
-/// `regex-cost` lint reports the same regexes.
-pub(crate) fn check_for(
-    loaded: &LoadedSources,
-    levels: &LintLevels,
-    rate_store: Option<&crate::store::StoreSpec>,
-    pattern_dfa_budget: usize,
-) -> Checked {
-    let mut checked = Checked {
-        files: loaded
-            .files
-            .iter()
-            .map(|f| f.source.name.to_string())
-            .collect(),
-        ..Checked::default()
-    };
-    let schema = resolve_schema(loaded, &mut checked.diagnostics);
-    checked.schema = schema.name.clone();
-    checked.command_input = schema.command_input;
-    checked.points = schema
-        .points
+/// Checks every root file of a load: resolves names and the schema,
+/// checks types, applies the overrides and checks the tests. Lowering the
+/// rules that pass is the compiler's (`compile::lower`); the lints run on
+/// what it lowers ([`Analysis::lint`]).
+pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
+    let mut diagnostics = Diagnostics::default();
+    let files = loaded
+        .files
         .iter()
-        .map(|p| ir::SchemaPoint {
-            name: p.name.clone(),
-            kind: p.kind,
-            edits: p.edits.clone(),
-        })
+        .map(|f| f.source.name.to_string())
         .collect();
-    let scopes = names::scopes(loaded, &mut checked.diagnostics);
+    let schema = resolve_schema(loaded, &mut diagnostics);
+    let scopes = names::scopes(loaded, &mut diagnostics);
     let extensions = overrides::ListExtensions::new(loaded, &scopes);
-    let mut regexes = lower::Regexes::default();
+    let mut catalog = RegexCatalog::default();
+    let mut typed = Vec::new();
     let mut ids: HashMap<String, (usize, Span)> = HashMap::new();
     for (fi, file) in loaded.files.iter().enumerate() {
         let hooks = file.ast.items.iter().filter_map(|item| match item {
@@ -229,7 +261,7 @@ pub(crate) fn check_for(
         });
         if !file.root {
             if let Some(first) = hooks.clone().next() {
-                checked.diagnostics.push(
+                diagnostics.push(
                     Diagnostic::warning(
                         "imported-rules",
                         format!("rules in imported file `{}` are not compiled", file.source.name),
@@ -261,13 +293,12 @@ pub(crate) fn check_for(
                         other.source.name
                     ));
                 }
-                checked
-                    .diagnostics
+                diagnostics
                     .push(d.with_help_if_none("hook ids must be unique across the compiled set"));
             } else {
                 ids.insert(hook.id.name.clone(), (fi, hook.id.span));
             }
-            let mut cx = lower::Lowerer {
+            let mut cx = typeck::TypeChecker {
                 loaded,
                 file: fi,
                 scopes: &scopes,
@@ -275,40 +306,87 @@ pub(crate) fn check_for(
                 extensions: &extensions,
                 schema: &schema,
                 points: Vec::new(),
-                regexes: &mut regexes,
-                diagnostics: &mut checked.diagnostics,
+                regexes: &mut catalog,
+                diagnostics: &mut diagnostics,
                 macro_stack: Vec::new(),
                 vars: Vec::new(),
                 captures: Vec::new(),
             };
             if let Some(rule) = cx.hook(hook) {
-                checked.rules.push(rule);
+                typed.push(rule);
             }
         }
     }
-    overrides::check_extensions(loaded, &scopes, &mut checked.diagnostics);
-    overrides::apply(loaded, &mut checked.rules, &mut checked.diagnostics);
+    overrides::check_extensions(loaded, &scopes, &mut diagnostics);
+    overrides::apply(loaded, &mut typed, &mut diagnostics);
     scenarios::check(
         loaded,
         &scopes,
         &extensions,
         &schema,
         &ids,
-        &mut checked.diagnostics,
+        &mut diagnostics,
     );
-    dedup_unknown_fields(&mut checked.diagnostics);
-    (checked.regexes, checked.regex_facts) = regexes.into_parts();
-    let found = lints::run(
-        loaded,
-        &schema,
-        &scopes,
-        &checked,
-        levels,
-        rate_store,
-        pattern_dfa_budget,
-    );
-    checked.diagnostics.extend(found);
-    checked
+    dedup_unknown_fields(&mut diagnostics);
+    Analysis {
+        schema,
+        scopes,
+        extensions,
+        rules: typed,
+        catalog,
+        files,
+        diagnostics,
+    }
+}
+
+impl Analysis<'_> {
+    /// Runs the [`lints`] at `levels` (overridden per rule by `# hookc:
+    /// allow(…)` comments) on `rules`, lowered from [`Analysis::rules`] with
+    /// `regexes`, for a host that keeps `rate(…)` counts in `rate_store`
+    /// (`None`: its default) and a compile whose regexes leave the field
+    /// DFAs above `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]),
+    /// as the `regex-cost` lint reports them. Their findings follow the
+    /// check's.
+    pub(crate) fn lint(
+        self,
+        loaded: &LoadedSources,
+        rules: Vec<CheckedRule>,
+        regexes: Vec<RegexSource>,
+        levels: &LintLevels,
+        rate_store: Option<&crate::store::StoreSpec>,
+        pattern_dfa_budget: usize,
+    ) -> Checked {
+        let mut checked = Checked {
+            schema: self.schema.name.clone(),
+            points: self
+                .schema
+                .points
+                .iter()
+                .map(|p| ir::SchemaPoint {
+                    name: p.name.clone(),
+                    kind: p.kind,
+                    edits: p.edits.clone(),
+                })
+                .collect(),
+            command_input: self.schema.command_input,
+            rules,
+            regexes,
+            regex_facts: self.catalog.facts,
+            files: self.files,
+            diagnostics: self.diagnostics,
+        };
+        let found = lints::run(
+            loaded,
+            &self.schema,
+            &self.scopes,
+            &checked,
+            levels,
+            rate_store,
+            pattern_dfa_budget,
+        );
+        checked.diagnostics.extend(found);
+        checked
+    }
 }
 
 /// Drops repeats of an `unknown-field` warning (same message at the same

@@ -6,7 +6,7 @@
 //! will run.
 
 use super::names::{DefKind, Scope};
-use super::CheckedRule;
+use super::TypedRule;
 use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::{LoadedFile, LoadedSources};
@@ -71,7 +71,7 @@ pub(super) fn check_extensions(
 /// over the files: a list is read at every use, and searching every item
 /// of every file there would be quadratic in the size of the rule set.
 #[derive(Default)]
-pub(super) struct ListExtensions<'a> {
+pub(crate) struct ListExtensions<'a> {
     /// By the defining item (file, item): the elements, in file order, each
     /// with the file it is written in.
     by_list: HashMap<(usize, usize), Vec<(&'a LoadedFile, &'a ast::Expr)>>,
@@ -102,7 +102,7 @@ impl<'a> ListExtensions<'a> {
 
     /// The elements the extensions of the list defined at item `item` of
     /// file `file` add.
-    pub(super) fn of(&self, file: usize, item: usize) -> &[(&'a LoadedFile, &'a ast::Expr)] {
+    pub(crate) fn of(&self, file: usize, item: usize) -> &[(&'a LoadedFile, &'a ast::Expr)] {
         self.by_list.get(&(file, item)).map_or(&[], Vec::as_slice)
     }
 }
@@ -123,7 +123,7 @@ fn option_name(kind: &ast::HookOptionKind) -> &'static str {
 /// applied, and says so.
 pub(super) fn apply(
     loaded: &LoadedSources,
-    rules: &mut [CheckedRule],
+    rules: &mut [TypedRule<'_>],
     diagnostics: &mut Diagnostics,
 ) {
     let mut set: HashMap<(String, &'static str), (usize, Span)> = HashMap::new();

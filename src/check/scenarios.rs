@@ -14,8 +14,9 @@
 //! `unknown-rule` (`expect fired` names a rule that is not compiled), plus
 //! whatever the condition of an `expect` line gets from the checker.
 
-use super::lower::{Lowerer, Regexes};
 use super::names::Scope;
+use super::typeck::TypeChecker;
+use super::RegexCatalog;
 use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::load::LoadedSources;
@@ -168,7 +169,7 @@ pub(super) fn check<'a>(
             } else {
                 names.insert(&test.name.value, test.name.span);
             }
-            let mut regexes = Regexes::default();
+            let mut regexes = RegexCatalog::default();
             let mut cx = TestChecker {
                 source: &file.source,
                 schema,
@@ -185,7 +186,7 @@ pub(super) fn check<'a>(
                         // Without a known point, the condition would only
                         // repeat the event's error.
                         let Some(point) = &point else { continue };
-                        let mut lower = Lowerer {
+                        let mut types = TypeChecker {
                             loaded,
                             file: fi,
                             scopes,
@@ -199,7 +200,7 @@ pub(super) fn check<'a>(
                             vars: Vec::new(),
                             captures: Vec::new(),
                         };
-                        lower.condition(cond);
+                        types.condition(cond);
                     }
                     kind => TestChecker {
                         source: &file.source,

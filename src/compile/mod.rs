@@ -1,12 +1,16 @@
-//! Checked rules in, a dispatch [`Program`] out.
+//! Loaded files in, a dispatch [`Program`] out.
 //!
-//! Per hook point the compiler sorts the point's rules (priority ascending,
+//! `compile_loaded` drives the stages: `check` (names, types,
+//! diagnostics), `lower` (the rules that pass, as IR conditions and
+//! actions), the lints (on the lowered rules), then the compile proper:
+//! per hook point the compiler sorts the point's rules (priority ascending,
 //! then declaration order across files), indexes them by FQL target, and turns
 //! every condition into a boolean tree over *atoms*: leaf conditions numbered
 //! once per point and shared by every rule that uses them. The result is
 //! validated and loaded into a [`Table`].
 
 mod atoms;
+mod lower;
 pub(crate) mod matchers;
 mod specialize;
 
@@ -130,8 +134,14 @@ pub(crate) fn compile_loaded(
     options: &Options,
 ) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
-    let checked = check::check_for(
+    // Names and types first, then the rules that pass lowered to the IR,
+    // then the lints on the lowered rules.
+    let analysis = check::check(&loaded);
+    let (rules, regexes) = lower::lower_rules(&loaded, &analysis);
+    let checked = analysis.lint(
         &loaded,
+        rules,
+        regexes,
         &options.lints,
         options.rate_store.as_ref(),
         options.pattern_dfa_budget,

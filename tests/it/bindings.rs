@@ -409,6 +409,45 @@ fn only_a_when_line_s_top_level_matches_bind() {
     );
 }
 
+/// The groups a `when` line binds are those of the regexes its condition
+/// tests at its top level, followed into a macro's body and into the value
+/// of a `let` name the line tests; a pattern named in a macro binds too.
+#[test]
+fn groups_bind_through_macros_and_let_names() {
+    let t = table(
+        r#"pattern opened = /open (?P<file>\S+)/
+        macro opens = payload.args matches opened and payload.n == 1
+        hook r on tool.pre_execute {
+            when opens
+            abort "refusing to open {file}"
+        }"#,
+    );
+    let (fired, reason) = run(&t, json!({"args": "open /p/prod.env", "n": 1}));
+    assert_eq!(fired, ["r"]);
+    assert_eq!(reason.as_deref(), Some("refusing to open /p/prod.env"));
+    let t = table(
+        r#"hook r on tool.pre_execute {
+            let hit = payload.args matches /open (?P<file>\S+)/
+            when hit
+            abort "refusing to open {file}"
+        }"#,
+    );
+    let (fired, reason) = run(&t, json!({"args": "open /p/a.rs"}));
+    assert_eq!(fired, ["r"]);
+    assert_eq!(reason.as_deref(), Some("refusing to open /p/a.rs"));
+    // A macro's group hides a name like a group written in place.
+    let err = hookc::compile_str(
+        "c.hooks",
+        "macro m = payload.args matches /(?P<word>\\w+)/\nlist word = [\"x\"]\nhook r on tool.pre_execute { when m abort }",
+    )
+    .expect_err("the macro's group hides the list");
+    assert!(
+        err.to_string()
+            .contains("the regex group `word` already names something else"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_let_names_a_value_for_later_lines_and_messages() {
     let t = table(

@@ -1,13 +1,19 @@
-//! Checking and lowering one rule: AST conditions and actions to IR
-//! expressions and actions, with a diagnostic for every problem.
+//! The type pass: one rule's syntax tree against the schema and the names
+//! in scope, with a diagnostic for every problem.
 //!
-//! One [`Lowerer`] per file walks a rule; its methods are grouped by what
-//! they check: conditions and their types (`expr`), field paths against the
-//! schema (`fields`), regex, glob and template literals (`literals`),
-//! actions and edits (`actions`), and the static types themselves (`types`).
+//! One [`TypeChecker`] per rule walks its header, conditions and actions
+//! and infers a static [`Ty`] for every expression, in the order the
+//! lowering (`compile::lower`) later walks them, so that a rule that passes
+//! here lowers without a problem left to find. Its methods are grouped by
+//! what they check: conditions and their types (`expr`), field paths
+//! against the schema (`fields`), regex, glob and template literals
+//! (`literals`), quantifier variables, captures, `let` names and built-in
+//! functions (`bindings`), actions and edits (`actions`), and the static
+//! types themselves (`types`).
 
 mod actions;
 pub(super) mod bindings;
+pub(crate) use literals::hole_path;
 mod expr;
 mod fields;
 mod literals;
@@ -16,85 +22,35 @@ mod types;
 use types::Ty;
 
 use super::names::{Def, DefKind, Scope};
-use super::{CheckedRule, CondSpans};
+use super::{RegexCatalog, TypedRule};
 use crate::diag::suggest::suggest;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::FqlPattern;
-use crate::ir::{
-    self, Action, BinaryOp, CmpOp, Expr, FieldPath, LogLevel, LuaCode, RateTest, RegexId,
-    RegexSource, Root, Template, TemplatePart, UnaryOp, MAX_RATE_LIMIT,
-};
+use crate::ir::{self, BinaryOp, FieldPath, LogLevel, RegexSource, Root, UnaryOp, MAX_RATE_LIMIT};
 use crate::load::{LoadedFile, LoadedSources};
 use crate::schema::{FieldLookup, FieldType, PointKind, Schema};
-use crate::span::{Span, Spanned};
+use crate::span::Span;
 use crate::syntax::ast;
 use serde_json::Value;
-use std::collections::HashMap;
-
-/// The regexes of a compilation, each once, with what their syntax trees
-/// told of those written in the rules.
-#[derive(Default)]
-pub(super) struct Regexes {
-    sources: Vec<RegexSource>,
-    facts: Vec<Option<super::RegexFacts>>,
-    ids: HashMap<RegexSource, u32>,
-}
-
-impl Regexes {
-    fn intern(&mut self, source: RegexSource, facts: Option<super::RegexFacts>) -> RegexId {
-        if let Some(id) = self.known(&source) {
-            return id;
-        }
-        let id = u32::try_from(self.sources.len()).unwrap_or(u32::MAX);
-        self.ids.insert(source.clone(), id);
-        self.sources.push(source);
-        self.facts.push(facts);
-        RegexId(id)
-    }
-
-    /// The id of `source`, when it was interned before.
-    fn known(&self, source: &RegexSource) -> Option<RegexId> {
-        self.ids.get(source).map(|&id| RegexId(id))
-    }
-
-    /// The names of the named groups of regex `id`.
-    fn group_names(&self, id: RegexId) -> &[String] {
-        match self.facts.get(id.0 as usize) {
-            Some(Some(facts)) => &facts.groups,
-            _ => &[],
-        }
-    }
-
-    /// The regexes in id order, and the facts of those written in rules.
-    pub(super) fn into_parts(self) -> (Vec<RegexSource>, HashMap<RegexSource, super::RegexFacts>) {
-        let facts = self
-            .sources
-            .iter()
-            .zip(self.facts)
-            .filter_map(|(source, facts)| Some((source.clone(), facts?)))
-            .collect();
-        (self.sources, facts)
-    }
-}
 
 /// The longest accepted regex flags string.
 const REGEX_FLAGS: &str = "imsxU";
 
-/// Checks and lowers the rules of one file.
-pub(super) struct Lowerer<'a> {
+/// Checks the names and types of one rule (or one `expect` condition).
+pub(super) struct TypeChecker<'a, 'r> {
     pub(super) loaded: &'a LoadedSources,
     pub(super) file: usize,
-    pub(super) scopes: &'a [Scope],
-    pub(super) scope: &'a Scope,
+    pub(super) scopes: &'r [Scope],
+    pub(super) scope: &'r Scope,
     /// The `+=` extensions of every list, indexed once.
-    pub(super) extensions: &'a super::overrides::ListExtensions<'a>,
-    pub(super) schema: &'a Schema,
+    pub(super) extensions: &'r super::overrides::ListExtensions<'a>,
+    pub(super) schema: &'r Schema,
     pub(super) points: Vec<(String, PointKind)>,
-    pub(super) regexes: &'a mut Regexes,
-    pub(super) diagnostics: &'a mut Diagnostics,
+    pub(super) regexes: &'r mut RegexCatalog,
+    pub(super) diagnostics: &'r mut Diagnostics,
     pub(super) macro_stack: Vec<String>,
     /// The variables of the quantifiers around the expression being
-    /// lowered, innermost last.
+    /// checked, innermost last.
     pub(super) vars: Vec<bindings::Var>,
     /// The names the named groups of the rule's earlier `when` lines bind.
     pub(super) captures: Vec<bindings::Capture>,
@@ -107,7 +63,7 @@ enum Strings {
     Templates,
 }
 
-impl<'a> Lowerer<'a> {
+impl<'a> TypeChecker<'a, '_> {
     fn src(&self) -> &'a LoadedFile {
         // INVARIANT: `file` indexes `loaded.files`; the fallback is never used.
         self.loaded
@@ -153,7 +109,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn hook(&mut self, hook: &ast::Hook) -> Option<CheckedRule> {
+    /// Checks a rule: its points, target and options resolved, its
+    /// conditions and actions typed. `None` when the rule has an error (or
+    /// no point), so it is not compiled.
+    pub(super) fn hook(&mut self, hook: &'a ast::Hook) -> Option<TypedRule<'a>> {
         // Only this rule's diagnostics are counted: counting all of them at
         // every rule would be quadratic in the number of findings.
         let first_new = self.diagnostics.0.len();
@@ -266,51 +225,18 @@ impl<'a> Lowerer<'a> {
         // Conditions, ANDed; `unless` negates. A `when` line's named regex
         // groups bind names for the lines and actions after it.
         self.captures.clear();
-        let mut cond: Option<Expr> = None;
-        let mut cond_spans: Option<CondSpans> = None;
-        let mut conditions = Vec::new();
         for c in &hook.conditions {
             if let Some(name) = &c.binding {
                 self.bind_let(name, &c.expr);
                 continue;
             }
-            let Some(e) = self.condition(&c.expr) else {
-                continue;
-            };
-            let mut spans = self.cond_spans(&c.expr, self.file, 0);
-            if !c.negated {
-                self.bind_captures(&e, c.span);
+            if self.condition(&c.expr).is_some() && !c.negated {
+                self.bind_captures(&c.expr, c.span);
             }
-            let e = if c.negated {
-                spans = CondSpans {
-                    file: self.file,
-                    span: c.span,
-                    children: vec![spans],
-                };
-                Expr::Unary(UnaryOp::Not, Box::new(e))
-            } else {
-                e
-            };
-            conditions.push(Spanned::new(e.clone(), c.span));
-            cond = Some(match cond {
-                None => e,
-                Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
-            });
-            cond_spans = Some(match cond_spans {
-                None => spans,
-                Some(prev) => CondSpans {
-                    file: self.file,
-                    span: prev.span.to(c.span),
-                    children: vec![prev, spans],
-                },
-            });
         }
         // Actions.
-        let mut actions = Vec::new();
         for action in &hook.actions {
-            if let Some(a) = self.action(action) {
-                actions.push(Spanned::new(a, action.span));
-            }
+            self.action(action);
         }
         let new_errors = self.diagnostics.0.get(first_new..).is_some_and(|new| {
             new.iter()
@@ -320,7 +246,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let (line, col) = self.src().source.line_col(hook.span.start);
-        Some(CheckedRule {
+        Some(TypedRule {
             id: hook.id.name.clone(),
             points: std::mem::take(&mut self.points),
             target,
@@ -328,10 +254,6 @@ impl<'a> Lowerer<'a> {
             enabled,
             fail,
             timeout_ms,
-            cond,
-            cond_spans,
-            conditions,
-            actions,
             origin: ir::Origin {
                 file: u32::try_from(self.file).unwrap_or(u32::MAX),
                 line,
@@ -339,14 +261,14 @@ impl<'a> Lowerer<'a> {
             },
             file: self.file,
             span: hook.header_span,
+            hook,
         })
     }
 
     /// A condition: an expression that must be boolean.
-    pub(super) fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
-        let (expr, ty) = self.expr(e, Strings::Plain)?;
-        match ty {
-            Ty::Bool | Ty::Any => Some(expr),
+    pub(super) fn condition(&mut self, e: &ast::Expr) -> Option<()> {
+        match self.expr(e, Strings::Plain)? {
+            Ty::Bool | Ty::Any => Some(()),
             other => {
                 let d = self
                     .error(
@@ -359,47 +281,6 @@ impl<'a> Lowerer<'a> {
                 self.emit(d);
                 None
             }
-        }
-    }
-
-    /// Where the parts of a condition are written, in the shape of the `and`,
-    /// `or` and `not` nodes [`expr`](Self::expr) builds for it; macros are
-    /// followed into their bodies (`file` is the file `e` is written in).
-    fn cond_spans(&self, e: &ast::Expr, file: usize, depth: usize) -> CondSpans {
-        use ast::ExprKind as K;
-        let node = |children| CondSpans {
-            file,
-            span: e.span,
-            children,
-        };
-        // Macro cycles are reported by `expr`; stop following them here.
-        if depth > 64 {
-            return node(Vec::new());
-        }
-        match &e.kind {
-            K::Binary(BinaryOp::And | BinaryOp::Or, a, b) => node(vec![
-                self.cond_spans(a, file, depth + 1),
-                self.cond_spans(b, file, depth + 1),
-            ]),
-            K::Unary(UnaryOp::Not, inner) => node(vec![self.cond_spans(inner, file, depth + 1)]),
-            K::Name(name) => {
-                let def = self
-                    .scopes
-                    .get(file)
-                    .and_then(|scope| scope.get(&name.name))
-                    .copied();
-                let body = def.filter(|d| d.kind == DefKind::Macro).and_then(|d| {
-                    match self.loaded.files.get(d.file)?.ast.items.get(d.item) {
-                        Some(ast::Item::Macro(m)) => Some((d.file, &m.body)),
-                        _ => None,
-                    }
-                });
-                match body {
-                    Some((macro_file, body)) => self.cond_spans(body, macro_file, depth + 1),
-                    None => node(Vec::new()),
-                }
-            }
-            _ => node(Vec::new()),
         }
     }
 }
@@ -442,53 +323,4 @@ fn display_segments(segments: &[ir::Segment]) -> String {
         .trim_start_matches("payload")
         .trim_start_matches('.')
         .to_string()
-}
-
-/// Arrays of constants fold into one constant.
-fn fold_array(items: Vec<Expr>) -> Expr {
-    if items.iter().all(|e| matches!(e, Expr::Const(_))) {
-        Expr::Const(Value::Array(
-            items
-                .into_iter()
-                .filter_map(|e| match e {
-                    Expr::Const(v) => Some(v),
-                    _ => None,
-                })
-                .collect(),
-        ))
-    } else {
-        Expr::Array(items)
-    }
-}
-
-fn fold_object(fields: Vec<(String, Expr)>) -> Expr {
-    if fields.iter().all(|(_, e)| matches!(e, Expr::Const(_))) {
-        let mut map = serde_json::Map::new();
-        for (k, e) in fields {
-            if let Expr::Const(v) = e {
-                map.insert(k, v);
-            }
-        }
-        Expr::Const(Value::Object(map))
-    } else {
-        Expr::Object(fields)
-    }
-}
-
-/// `-5` is a constant, not an operation.
-fn fold_unary(op: UnaryOp, x: Expr) -> Expr {
-    match (op, &x) {
-        (UnaryOp::Neg, Expr::Const(Value::Number(n))) => {
-            if let Some(i) = n.as_i64().and_then(i64::checked_neg) {
-                return Expr::Const(Value::from(i));
-            }
-            if let Some(f) = n.as_f64() {
-                if let Some(n) = serde_json::Number::from_f64(-f) {
-                    return Expr::Const(Value::Number(n));
-                }
-            }
-            Expr::Unary(op, Box::new(x))
-        }
-        _ => Expr::Unary(op, Box::new(x)),
-    }
 }

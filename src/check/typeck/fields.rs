@@ -3,9 +3,10 @@
 
 use super::*;
 
-impl<'a> Lowerer<'a> {
-    /// Resolves a path: a known root, fields only where the root has them.
-    pub(super) fn path(&mut self, p: &ast::Path) -> Option<(FieldPath, Ty)> {
+impl<'a> TypeChecker<'a, '_> {
+    /// Checks a path (a known root, fields only where the root has them)
+    /// and returns its type.
+    pub(super) fn path(&mut self, p: &ast::Path) -> Option<Ty> {
         let Some(root) = Root::from_name(&p.root.name) else {
             let roots: Vec<&str> = Root::ALL.iter().map(|r| r.as_str()).collect();
             let mut d = self.error(
@@ -21,10 +22,10 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         };
-        let segments: Vec<ir::Segment> = p.segments.clone();
+        let segments = p.segments.as_slice();
         let scalar = !matches!(root, Root::Payload | Root::Metadata | Root::Principal);
         let principal_ok = root != Root::Principal
-            || matches!(segments.as_slice(), [] | [ir::Segment::Field(_)])
+            || matches!(segments, [] | [ir::Segment::Field(_)])
                 && segments
                     .iter()
                     .all(|s| matches!(s, ir::Segment::Field(f) if f == "type" || f == "id"));
@@ -35,7 +36,7 @@ impl<'a> Lowerer<'a> {
                     format!(
                         "`{}` has no field `{}`",
                         root.as_str(),
-                        display_segments(&segments)
+                        display_segments(segments)
                     ),
                     p.span,
                     "no such field",
@@ -70,21 +71,7 @@ impl<'a> Lowerer<'a> {
         } else {
             Ty::Any
         };
-        // A field every point of the rule declares a `path` reads normalized.
-        let normalized = root == Root::Payload
-            && fields.len() == segments.len()
-            && !self.points.is_empty()
-            && self.points.iter().all(|(point, _)| {
-                self.schema.field_type(point, root.as_str(), &fields) == Some(FieldType::Path)
-            });
-        Some((
-            FieldPath {
-                root,
-                segments,
-                normalized,
-            },
-            ty,
-        ))
+        Some(ty)
     }
 
     /// Warns (`unknown-field`) when the schema declares the payload of a

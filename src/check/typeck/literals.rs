@@ -1,4 +1,5 @@
-//! Regex, glob and template literals: parsed, checked and interned.
+//! Regex, glob and template literals: parsed and checked, each regex and
+//! glob once.
 
 use super::*;
 use crate::check::NfaStates;
@@ -7,8 +8,8 @@ use crate::check::NfaStates;
 /// NFA built to know they fit the size limit (thousands of times larger).
 const SMALL_NFA: u64 = 10_000;
 
-impl<'a> Lowerer<'a> {
-    pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<RegexId> {
+impl<'a> TypeChecker<'a, '_> {
+    pub(super) fn regex_ref(&mut self, re: &ast::RegexRef) -> Option<()> {
         match re {
             ast::RegexRef::Literal(lit) => self.regex(lit, self.file),
             ast::RegexRef::Name(name) => {
@@ -58,9 +59,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Validates a regex literal (errors point inside it) and interns it.
-    /// The literal is in file `file` (a pattern may live in an import).
-    pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<RegexId> {
+    /// Validates a regex literal (errors point inside it) and records what
+    /// its syntax tree tells. The literal is in file `file` (a pattern may
+    /// live in an import).
+    pub(super) fn regex(&mut self, lit: &ast::RegexLit, file: usize) -> Option<()> {
         let file_source = self.loaded.files.get(file).map(|f| f.source.clone())?;
         if let Some(bad) = lit.flags.chars().find(|c| !REGEX_FLAGS.contains(*c)) {
             let d = Diagnostic::error("invalid-regex", format!("unknown regex flag `{bad}`"))
@@ -75,8 +77,8 @@ impl<'a> Lowerer<'a> {
             flags: lit.flags.clone(),
         };
         // Checked once: a regex the rules repeat is known to be valid.
-        if let Some(id) = self.regexes.known(&source) {
-            return Some(id);
+        if self.regexes.facts.contains_key(&source) {
+            return Some(());
         }
         let mut parser = regex_syntax::ParserBuilder::new();
         parser
@@ -121,7 +123,8 @@ impl<'a> Lowerer<'a> {
         // bound it far below the limit.
         if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
             let facts = facts(&hir, NfaStates::AtMost(bound));
-            return Some(self.regexes.intern(source, Some(facts)));
+            self.regexes.facts.insert(source, facts);
+            return Some(());
         }
         let nfa = regex_automata::nfa::thompson::Compiler::new()
             .configure(
@@ -147,10 +150,15 @@ impl<'a> Lowerer<'a> {
         };
         let states = u64::try_from(nfa.states().len()).unwrap_or(u64::MAX);
         let facts = facts(&hir, NfaStates::Exactly(states));
-        Some(self.regexes.intern(source, Some(facts)))
+        self.regexes.facts.insert(source, facts);
+        Some(())
     }
 
-    pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<RegexId> {
+    /// Validates a glob and records the regex it compiles to.
+    pub(super) fn glob(&mut self, glob: &ast::StrLit) -> Option<()> {
+        if self.regexes.globs.contains_key(&glob.value) {
+            return Some(());
+        }
         match globset::GlobBuilder::new(&glob.value)
             .literal_separator(true)
             .build()
@@ -162,9 +170,6 @@ impl<'a> Lowerer<'a> {
                     pattern,
                     flags: String::new(),
                 };
-                if let Some(id) = self.regexes.known(&source) {
-                    return Some(id);
-                }
                 if regex::Regex::new(&source.to_inline()).is_err() {
                     let d = self.error(
                         "invalid-glob",
@@ -175,7 +180,8 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                Some(self.regexes.intern(source, None))
+                self.regexes.globs.insert(glob.value.clone(), source);
+                Some(())
             }
             Err(e) => {
                 let d = self
@@ -187,21 +193,17 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Splits a string literal into a template: `{path}` holes, `{{`/`}}` for
-    /// braces.
-    pub(super) fn template(&mut self, lit: &ast::StrLit) -> Option<Template> {
-        let mut parts = Vec::new();
-        let mut text = String::new();
+    /// Checks a template: `{path}` holes, `{{`/`}}` for braces. `Some(true)`
+    /// when a hole reads a capture or a `let` name.
+    pub(super) fn template(&mut self, lit: &ast::StrLit) -> Option<bool> {
+        let mut reads_capture = false;
         let mut rest = lit.value.as_str();
         let mut ok = true;
         while let Some(i) = rest.find(['{', '}']) {
-            let (before, after) = rest.split_at(i);
-            text.push_str(before);
+            let (_, after) = rest.split_at(i);
             if let Some(tail) = after.strip_prefix("{{") {
-                text.push('{');
                 rest = tail;
             } else if let Some(tail) = after.strip_prefix("}}") {
-                text.push('}');
                 rest = tail;
             } else if let Some(tail) = after.strip_prefix('{') {
                 let Some(close) = tail.find('}') else {
@@ -217,22 +219,10 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let hole = tail.get(..close).unwrap_or("").trim();
-                if let Some((value, _)) = self.capture(hole) {
-                    if !text.is_empty() {
-                        parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
-                    }
-                    parts.push(TemplatePart::Expr(value));
-                    rest = tail.get(close + 1..).unwrap_or("");
-                    continue;
-                }
-                match self.template_path(hole, lit) {
-                    Some(path) => {
-                        if !text.is_empty() {
-                            parts.push(TemplatePart::Lit(std::mem::take(&mut text)));
-                        }
-                        parts.push(TemplatePart::Path(path));
-                    }
-                    None => ok = false,
+                if self.capture(hole).is_some() {
+                    reads_capture = true;
+                } else if self.template_path(hole, lit).is_none() {
+                    ok = false;
                 }
                 rest = tail.get(close + 1..).unwrap_or("");
             } else {
@@ -248,14 +238,11 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
         }
-        text.push_str(rest);
-        if !text.is_empty() || parts.is_empty() {
-            parts.push(TemplatePart::Lit(text));
-        }
-        ok.then_some(Template { parts })
+        ok.then_some(reads_capture)
     }
 
-    pub(super) fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<FieldPath> {
+    /// Checks the field path of a template hole.
+    pub(super) fn template_path(&mut self, hole: &str, lit: &ast::StrLit) -> Option<()> {
         let raw = self.src().source.slice(lit.span);
         let span = raw.find(&format!("{{{hole}}}")).map_or(lit.span, |i| {
             Span::new(
@@ -263,10 +250,6 @@ impl<'a> Lowerer<'a> {
                 lit.span.start as usize + i + hole.len() + 2,
             )
         });
-        let mut segments = Vec::new();
-        let mut chars = hole.split('.');
-        let root_text = chars.next().unwrap_or("");
-        let (root_name, first_index) = split_index(root_text);
         let bad = |this: &mut Self, why: &str| {
             let d = this
                 .error(
@@ -279,26 +262,11 @@ impl<'a> Lowerer<'a> {
             this.emit(d);
             None
         };
-        if root_name.is_empty() {
-            return bad(self, "empty hole");
-        }
-        for i in first_index {
-            segments.push(ir::Segment::Index(i?));
-        }
-        for part in chars {
-            let (name, indices) = split_index(part);
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-            {
-                return bad(self, "not a field path");
-            }
-            segments.push(ir::Segment::Field(name.to_string()));
-            for i in indices {
-                segments.push(ir::Segment::Index(i?));
-            }
-        }
+        let (root_name, segments) = match hole_path(hole) {
+            Ok(parts) => parts,
+            Err(Some(why)) => return bad(self, why),
+            Err(None) => return None,
+        };
         let path = ast::Path {
             root: ast::Ident {
                 name: root_name.to_string(),
@@ -307,13 +275,39 @@ impl<'a> Lowerer<'a> {
             segments,
             span,
         };
-        // A template quotes the event as it is: a `path` field shows as the
-        // agent wrote it, though conditions compare it normalized.
-        self.path(&path).map(|(p, _)| FieldPath {
-            normalized: false,
-            ..p
-        })
+        self.path(&path).map(|_| ())
     }
+}
+
+/// The root name and the segments of a template hole (`payload.args[0]`),
+/// or why it is not a field path: `Err(None)` for an index that is not a
+/// number, which leaves the template unchecked without a diagnostic of
+/// its own.
+pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), Option<&'static str>> {
+    let mut segments = Vec::new();
+    let mut parts = hole.split('.');
+    let (root_name, first_index) = split_index(parts.next().unwrap_or(""));
+    if root_name.is_empty() {
+        return Err(Some("empty hole"));
+    }
+    for i in first_index {
+        segments.push(ir::Segment::Index(i.ok_or(None)?));
+    }
+    for part in parts {
+        let (name, indices) = split_index(part);
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(Some("not a field path"));
+        }
+        segments.push(ir::Segment::Field(name.to_string()));
+        for i in indices {
+            segments.push(ir::Segment::Index(i.ok_or(None)?));
+        }
+    }
+    Ok((root_name, segments))
 }
 
 /// What the lints and captures need to know of a regex, from its tree.

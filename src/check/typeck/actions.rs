@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Lowerer<'a> {
+impl<'a> TypeChecker<'a, '_> {
     /// Refuses a `set` that gives a typed field a value of another type.
     pub(super) fn check_set_type(
         &mut self,
@@ -187,8 +187,15 @@ impl<'a> Lowerer<'a> {
         None
     }
 
+    /// The path of an edit, checked: a field of an editable root. It is
+    /// returned as written (not normalized), to name it in diagnostics.
     pub(super) fn editable(&mut self, p: &ast::Path) -> Option<FieldPath> {
-        let (path, _) = self.path(p)?;
+        self.path(p)?;
+        let path = FieldPath {
+            root: Root::from_name(&p.root.name)?,
+            segments: p.segments.clone(),
+            normalized: false,
+        };
         if path.root.is_editable() {
             Some(path)
         } else {
@@ -205,25 +212,33 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn action(&mut self, action: &ast::Action) -> Option<Action> {
+    /// Checks an action: its templates, values, paths and regexes, and
+    /// whether the rule's points allow it.
+    pub(super) fn action(&mut self, action: &ast::Action) -> Option<()> {
         use ast::ActionKind as A;
-        Some(match &action.kind {
-            A::Continue => Action::Continue,
-            A::Abort(reason) => {
+        match &action.kind {
+            A::Continue
+            | A::Allow
+            | A::Exec(..)
+            | A::Sh(_)
+            | A::Call(_)
+            | A::CallLua(_)
+            | A::Lua(_) => {}
+            A::Abort(reason) | A::Ask(reason) => {
                 let reason = match reason {
-                    Some(r) => self.template(r),
-                    None => Some(Template::literal("denied by rule")),
+                    Some(r) => self.template(r).map(|_| ()),
+                    None => Some(()),
                 };
                 self.check_blocking(action)?;
-                Action::Abort(reason?)
+                reason?;
             }
             A::Skip(value) => {
                 let value = match value {
-                    Some(v) => self.expr(v, Strings::Templates).map(|(e, _)| e),
-                    None => Some(Expr::Const(Value::Null)),
+                    Some(v) => self.expr(v, Strings::Templates).map(|_| ()),
+                    None => Some(()),
                 };
                 self.check_blocking(action)?;
-                Action::Skip(value?)
+                value?;
             }
             A::Replace(value) => {
                 let not_post: Vec<String> = self
@@ -244,44 +259,38 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                Action::Replace(self.expr(value, Strings::Templates)?.0)
+                self.expr(value, Strings::Templates)?;
             }
             A::Set(path, value) => {
                 let target = self.editable(path);
-                let (v, vty) = self.expr(value, Strings::Templates)?;
+                let vty = self.expr(value, Strings::Templates)?;
                 let target = target?;
                 self.check_set_type(&target, path, value, vty)?;
-                Action::Set(target, v)
             }
-            A::Unset(path) => Action::Unset(self.editable(path)?),
-            A::Rewrite(path, re, replacement) => {
+            A::Unset(path) => {
+                self.editable(path)?;
+            }
+            A::Rewrite(path, re, _) => {
                 let target = self.editable(path);
-                let id = self.regex_ref(re)?;
+                self.regex_ref(re)?;
                 let target = target?;
                 self.check_string_edit(&target, path, "rewrite")?;
-                Action::Rewrite(target, id, replacement.value.clone())
             }
             A::Prepend(path, text) | A::Append(path, text) => {
                 let target = self.editable(path);
-                let t = self.template(text)?;
+                self.template(text)?;
                 let target = target?;
                 self.check_string_edit(&target, path, action.kind.keyword())?;
-                if matches!(action.kind, A::Prepend(..)) {
-                    Action::Prepend(target, t)
-                } else {
-                    Action::Append(target, t)
-                }
             }
-            A::Meta(key, value) => {
-                Action::Meta(key.value.clone(), self.expr(value, Strings::Templates)?.0)
+            A::Meta(_, value) => {
+                self.expr(value, Strings::Templates)?;
             }
             A::Output(name, value) => {
-                let (v, vty) = self.expr(value, Strings::Templates)?;
+                let vty = self.expr(value, Strings::Templates)?;
                 self.check_output(name, value, vty)?;
-                Action::Output(name.name.clone(), v)
             }
             A::Log(level, message) => {
-                let Some(lvl) = LogLevel::from_name(&level.name) else {
+                if LogLevel::from_name(&level.name).is_none() {
                     let d = self
                         .error(
                             "unknown-level",
@@ -292,61 +301,26 @@ impl<'a> Lowerer<'a> {
                         .with_help("levels are trace, debug, info, warn, error");
                     self.emit(d);
                     return None;
-                };
-                Action::Log(lvl, self.template(message)?)
+                }
+                self.template(message)?;
             }
-            A::Ask(reason) => {
-                let reason = match reason {
-                    Some(r) => self.template(r),
-                    None => Some(Template::literal("confirmation required by rule")),
-                };
-                self.check_blocking(action)?;
-                Action::Ask(reason?)
+            A::Context(text) => {
+                self.template(text)?;
             }
-            A::Allow => Action::Allow,
-            A::Context(text) => Action::Context(self.template(text)?),
-            A::Exec(program, args) => Action::Exec {
-                program: program.value.clone(),
-                args: args.iter().map(|a| a.value.clone()).collect(),
-                shell: false,
-            },
-            A::Sh(script) => Action::Exec {
-                program: script.value.clone(),
-                args: Vec::new(),
-                shell: true,
-            },
             A::Webhook(w) => {
                 // Every path is checked (and reported) before giving up.
-                let include: Vec<Option<FieldPath>> = w
-                    .include
-                    .iter()
-                    .map(|p| self.path(p).map(|(path, _)| path))
-                    .collect();
-                Action::Webhook {
-                    url: w.url.value.clone(),
-                    include: include.into_iter().collect::<Option<Vec<_>>>()?,
-                    headers: w
-                        .headers
-                        .iter()
-                        .map(|(name, value)| (name.value.clone(), value.value.clone()))
-                        .collect(),
+                for p in &w.include {
+                    self.path(p);
                 }
             }
-            A::Call(name) => Action::Call(name.value.clone()),
-            A::CallLua(file) => Action::Lua(LuaCode::File(file.value.clone())),
-            A::Lua(code) => Action::Lua(LuaCode::Inline(code.value.clone())),
-            A::Trace(file, fields) => {
+            A::Trace(_, fields) => {
                 // Every path is checked (and reported) before giving up.
-                let fields: Vec<Option<FieldPath>> = fields
-                    .iter()
-                    .map(|p| self.path(p).map(|(path, _)| path))
-                    .collect();
-                Action::Trace {
-                    file: file.value.clone(),
-                    fields: fields.into_iter().collect::<Option<Vec<_>>>()?,
+                for p in fields {
+                    self.path(p);
                 }
             }
-        })
+        }
+        Some(())
     }
 }
 

@@ -8,7 +8,7 @@
 //! list are of any type.
 
 use super::*;
-use crate::ir::{Func, Quantifier, Segment};
+use crate::ir::{Func, Segment};
 
 /// What the checker knows of a variable's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,12 +32,14 @@ pub(in crate::check) struct Var {
 
 /// A name a rule binds for its later lines and actions: a named regex
 /// group (`when payload.x matches /(?P<file>\S+)/` binds `file`) or a
-/// `let NAME = e` line; its value is an expression read where it is used.
+/// `let NAME = e` line.
 #[derive(Clone, Debug)]
 pub(in crate::check) struct Capture {
     name: String,
-    value: Expr,
     ty: Ty,
+    /// The names a `when NAME` line binds in turn: the groups of the
+    /// regexes a `let` value tests at its top level (none for a group).
+    binds: Vec<String>,
 }
 
 /// The fields of a command of a shell view, with their types (see
@@ -98,10 +100,10 @@ impl Shape {
     }
 }
 
-impl<'a> Lowerer<'a> {
+impl<'a> TypeChecker<'a, '_> {
     /// `any c in LIST: e` / `all c in LIST: e`.
-    pub(super) fn quantifier(&mut self, q: &ast::Quantifier, strings: Strings) -> Option<Expr> {
-        let (over, ty) = self.expr(&q.over, strings)?;
+    pub(super) fn quantifier(&mut self, q: &ast::Quantifier, strings: Strings) -> Option<()> {
+        let ty = self.expr(&q.over, strings)?;
         if !matches!(ty, Ty::List | Ty::Any) {
             let d = self
                 .error(
@@ -135,7 +137,7 @@ impl<'a> Lowerer<'a> {
         });
         let body = self.expr(&q.body, strings);
         self.vars.pop();
-        let (body, body_ty) = body?;
+        let body_ty = body?;
         if !matches!(body_ty, Ty::Bool | Ty::Any) {
             let d = self
                 .error(
@@ -152,11 +154,7 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        let kind = match q.kind {
-            ast::QuantifierKind::Any => Quantifier::Any,
-            ast::QuantifierKind::All => Quantifier::All,
-        };
-        Some(Expr::Quantifier(kind, Box::new(over), Box::new(body)))
+        Some(())
     }
 
     /// The shape of the elements of the list `over`, as far as it shows.
@@ -164,7 +162,7 @@ impl<'a> Lowerer<'a> {
         match &over.kind {
             ast::ExprKind::Call(name, _) if name.name == Func::Shell.as_str() => Shape::Command,
             ast::ExprKind::Path(p) => match (self.var(&p.root.name), p.segments.as_slice()) {
-                (Some((_, Shape::Command)), [Segment::Field(f)]) => match f.as_str() {
+                (Some(Shape::Command), [Segment::Field(f)]) => match f.as_str() {
                     "redirects" => Shape::Redirect,
                     "args" | "flags" | "operands" | "assignments" | "wrappers" => Shape::Str,
                     _ => Shape::Any,
@@ -175,23 +173,21 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The variable `name` in scope: its depth (0 innermost) and shape.
-    fn var(&self, name: &str) -> Option<(u32, Shape)> {
-        let pos = self.vars.iter().rposition(|v| v.name == name)?;
-        let depth = u32::try_from(self.vars.len() - 1 - pos).ok()?;
-        Some((depth, self.vars.get(pos)?.shape))
+    /// The shape of the variable `name` in scope (the innermost of that
+    /// name).
+    fn var(&self, name: &str) -> Option<Shape> {
+        Some(self.vars.iter().rev().find(|v| v.name == name)?.shape)
     }
 
-    /// A bare variable, if `name` is one in scope.
-    pub(super) fn bare_var(&self, name: &ast::Ident) -> Option<(Expr, Ty)> {
-        let (depth, shape) = self.var(&name.name)?;
-        Some((Expr::Var(depth, Vec::new()), shape.ty()))
+    /// The type of a bare variable, if `name` is one in scope.
+    pub(super) fn bare_var(&self, name: &ast::Ident) -> Option<Ty> {
+        Some(self.var(&name.name)?.ty())
     }
 
     /// `c.program`, `c.redirects[0].target`: a path below a variable, or
     /// `None` (nothing emitted) when the path's root is not a variable.
-    pub(super) fn var_path(&mut self, p: &ast::Path) -> Option<Option<(Expr, Ty)>> {
-        let (depth, shape) = self.var(&p.root.name)?;
+    pub(super) fn var_path(&mut self, p: &ast::Path) -> Option<Option<Ty>> {
+        let shape = self.var(&p.root.name)?;
         let ty = match (shape.fields(), p.segments.first()) {
             (_, None) => shape.ty(),
             (None, Some(_)) if shape == Shape::Any => Ty::Any,
@@ -241,7 +237,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         };
-        Some(Some((Expr::Var(depth, p.segments.clone()), ty)))
+        Some(Some(ty))
     }
 
     /// `name(args…)`: a built-in function, its arity and argument types.
@@ -251,7 +247,7 @@ impl<'a> Lowerer<'a> {
         args: &[ast::Expr],
         span: Span,
         strings: Strings,
-    ) -> Option<(Expr, Ty)> {
+    ) -> Option<Ty> {
         let Some(func) = Func::from_name(&name.name) else {
             let names = Func::ALL.iter().map(|f| f.as_str());
             let mut d = self.error(
@@ -296,7 +292,7 @@ impl<'a> Lowerer<'a> {
         let [arg] = args else {
             return None;
         };
-        let (x, ty) = self.expr(arg, strings)?;
+        let ty = self.expr(arg, strings)?;
         let (accepts, result) = match func {
             Func::Shell => (ty == Ty::String, Ty::List),
             Func::Lower
@@ -328,19 +324,13 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        Some((Expr::Call(func, vec![x]), result))
+        Some(result)
     }
 
     /// `replace(s, from, to)` and `join(base, p)`: strings only.
-    fn strings_call(
-        &mut self,
-        func: Func,
-        args: &[ast::Expr],
-        strings: Strings,
-    ) -> Option<(Expr, Ty)> {
-        let mut lowered = Vec::new();
+    fn strings_call(&mut self, func: Func, args: &[ast::Expr], strings: Strings) -> Option<Ty> {
         for arg in args {
-            let (x, ty) = self.expr(arg, strings)?;
+            let ty = self.expr(arg, strings)?;
             if ty != Ty::String && ty != Ty::Any {
                 let d = self
                     .error(
@@ -356,12 +346,11 @@ impl<'a> Lowerer<'a> {
                 self.emit(d);
                 return None;
             }
-            lowered.push(x);
         }
-        Some((Expr::Call(func, lowered), Ty::String))
+        Some(Ty::String)
     }
 
-    /// Lowers a macro body with no variable or capture in scope: a macro
+    /// Checks a macro body with no variable or capture in scope: a macro
     /// means the same wherever it is used.
     pub(super) fn without_vars<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = std::mem::take(&mut self.vars);
@@ -375,33 +364,93 @@ impl<'a> Lowerer<'a> {
     /// Binds the named groups of the regexes a `when` line's condition
     /// tests at its top level (`a matches /(?P<x>…)/ and …`): only those
     /// hold whenever the line does.
-    pub(super) fn bind_captures(&mut self, cond: &Expr, line: Span) {
-        match cond {
-            Expr::Binary(BinaryOp::And, a, b) => {
-                self.bind_captures(a, line);
-                self.bind_captures(b, line);
+    pub(super) fn bind_captures(&mut self, cond: &ast::Expr, line: Span) {
+        let mut names = Vec::new();
+        self.top_level_groups(cond, self.scope, true, 0, &mut names);
+        for name in names {
+            if self.name_taken(&name) {
+                let d = self
+                    .error(
+                        "shadowed-name",
+                        format!("the regex group `{name}` already names something else"),
+                        line,
+                        "its regex is tested here",
+                    )
+                    .with_help("rename the group, e.g. `(?P<other>…)`");
+                self.emit(d);
+                continue;
             }
-            Expr::Matches(subject, re) => {
-                let names = self.regexes.group_names(*re).to_vec();
-                for name in &names {
-                    if self.name_taken(name) {
-                        let d = self
-                            .error(
-                                "shadowed-name",
-                                format!("the regex group `{name}` already names something else"),
-                                line,
-                                "its regex is tested here",
-                            )
-                            .with_help("rename the group, e.g. `(?P<other>…)`");
-                        self.emit(d);
-                        continue;
-                    }
-                    self.captures.push(Capture {
-                        name: name.to_string(),
-                        value: Expr::Capture(subject.clone(), *re, name.to_string()),
-                        ty: Ty::String,
-                    });
+            self.captures.push(Capture {
+                name,
+                ty: Ty::String,
+                binds: Vec::new(),
+            });
+        }
+    }
+
+    /// Appends to `out` the names of the named groups of the regexes `e`
+    /// tests at its top level (through `and`, macros, and, where
+    /// `with_captures`, `let` names), in the order the lowered condition
+    /// has them. `e` sees the names of `scope` (its file's); a macro body
+    /// sees no capture, as it is checked without them.
+    fn top_level_groups(
+        &self,
+        e: &ast::Expr,
+        scope: &Scope,
+        with_captures: bool,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) {
+        use ast::ExprKind as K;
+        // A macro cycle is an error of its own; stop following it here.
+        if depth > 64 {
+            return;
+        }
+        match &e.kind {
+            K::Binary(BinaryOp::And, a, b) => {
+                self.top_level_groups(a, scope, with_captures, depth + 1, out);
+                self.top_level_groups(b, scope, with_captures, depth + 1, out);
+            }
+            K::Matches(_, re) => {
+                let source = match re {
+                    ast::RegexRef::Literal(lit) => Some(RegexSource {
+                        pattern: lit.pattern.clone(),
+                        flags: lit.flags.clone(),
+                    }),
+                    ast::RegexRef::Name(name) => scope
+                        .get(&name.name)
+                        .filter(|def| def.kind == DefKind::Pattern)
+                        .and_then(|def| match self.def_file(*def)?.ast.items.get(def.item) {
+                            Some(ast::Item::Pattern(p)) => Some(RegexSource {
+                                pattern: p.regex.pattern.clone(),
+                                flags: p.regex.flags.clone(),
+                            }),
+                            _ => None,
+                        }),
+                };
+                if let Some(facts) = source.and_then(|s| self.regexes.facts.get(&s)) {
+                    out.extend(facts.groups.iter().cloned());
                 }
+            }
+            K::Name(name) => {
+                if with_captures {
+                    if let Some(c) = self.captures.iter().find(|c| c.name == name.name) {
+                        out.extend(c.binds.iter().cloned());
+                        return;
+                    }
+                }
+                let Some(def) = scope.get(&name.name).filter(|d| d.kind == DefKind::Macro) else {
+                    return;
+                };
+                let Some(ast::Item::Macro(m)) =
+                    self.def_file(*def).and_then(|f| f.ast.items.get(def.item))
+                else {
+                    return;
+                };
+                let Some(macro_scope) = self.scopes.get(def.file) else {
+                    return;
+                };
+                self.top_level_groups(&m.body, macro_scope, false, depth + 1, out);
             }
             _ => {}
         }
@@ -417,7 +466,7 @@ impl<'a> Lowerer<'a> {
 
     /// `let NAME = e`: binds `NAME` for the rule's later lines and actions.
     pub(super) fn bind_let(&mut self, name: &ast::Ident, e: &ast::Expr) {
-        let Some((value, ty)) = self.expr(e, Strings::Plain) else {
+        let Some(ty) = self.expr(e, Strings::Plain) else {
             return;
         };
         if self.name_taken(&name.name) {
@@ -432,16 +481,17 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return;
         }
+        let mut binds = Vec::new();
+        self.top_level_groups(e, self.scope, true, 0, &mut binds);
         self.captures.push(Capture {
             name: name.name.clone(),
-            value,
             ty,
+            binds,
         });
     }
 
-    /// The value and type of the capture or `let` named `name`.
-    pub(super) fn capture(&self, name: &str) -> Option<(Expr, Ty)> {
-        let c = self.captures.iter().find(|c| c.name == name)?;
-        Some((c.value.clone(), c.ty))
+    /// The type of the capture or `let` named `name`.
+    pub(super) fn capture(&self, name: &str) -> Option<Ty> {
+        Some(self.captures.iter().find(|c| c.name == name)?.ty)
     }
 }

@@ -2,43 +2,36 @@
 //! (lists, patterns, macros) used in them.
 
 use super::*;
-use crate::ir::Func;
 
-impl<'a> Lowerer<'a> {
-    pub(super) fn expr(&mut self, e: &ast::Expr, strings: Strings) -> Option<(Expr, Ty)> {
+impl<'a> TypeChecker<'a, '_> {
+    /// The static type of `e`, or `None` after reporting why it has none.
+    pub(super) fn expr(&mut self, e: &ast::Expr, strings: Strings) -> Option<Ty> {
         use ast::ExprKind as K;
         Some(match &e.kind {
-            K::Literal(v) => (Expr::Const(v.clone()), Ty::of_json(v)),
-            K::Str(s) => match strings {
-                Strings::Plain => (Expr::Const(Value::String(s.value.clone())), Ty::String),
-                Strings::Templates => {
-                    let t = self.template(s)?;
-                    match t.as_literal() {
-                        Some(text) => (Expr::Const(Value::String(text.to_string())), Ty::String),
-                        None => (Expr::Template(t), Ty::String),
-                    }
+            K::Literal(v) => Ty::of_json(v),
+            K::Str(s) => {
+                if strings == Strings::Templates {
+                    self.template(s)?;
                 }
-            },
+                Ty::String
+            }
             K::Array(items) => {
-                let mut out = Vec::new();
                 for item in items {
-                    out.push(self.expr(item, strings)?.0);
+                    self.expr(item, strings)?;
                 }
-                (fold_array(out), Ty::List)
+                Ty::List
             }
             K::Object(fields) => {
-                let mut out = Vec::new();
-                for (k, v) in fields {
-                    out.push((k.value.clone(), self.expr(v, strings)?.0));
+                for (_, v) in fields {
+                    self.expr(v, strings)?;
                 }
-                (fold_object(out), Ty::Object)
+                Ty::Object
             }
             K::Path(p) => {
                 if let Some(var) = self.var_path(p) {
                     return var;
                 }
-                let (path, ty) = self.path(p)?;
-                (Expr::Path(path), ty)
+                self.path(p)?
             }
             K::Name(name) => {
                 if let Some(var) = self.bare_var(name) {
@@ -49,10 +42,13 @@ impl<'a> Lowerer<'a> {
                 }
                 return self.name(name, strings);
             }
-            K::Quantifier(q) => (self.quantifier(q, strings)?, Ty::Bool),
+            K::Quantifier(q) => {
+                self.quantifier(q, strings)?;
+                Ty::Bool
+            }
             K::Call(name, args) => return self.call(name, args, e.span, strings),
             K::Unary(op, inner) => {
-                let (x, ty) = self.expr(inner, strings)?;
+                let ty = self.expr(inner, strings)?;
                 let want_bool = *op == UnaryOp::Not;
                 let ok = if want_bool {
                     matches!(ty, Ty::Bool | Ty::Any)
@@ -74,25 +70,22 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                let result_ty = if want_bool {
+                if want_bool {
                     Ty::Bool
                 } else if ty == Ty::Float {
                     Ty::Float
                 } else {
                     Ty::Int
-                };
-                (fold_unary(*op, x), result_ty)
+                }
             }
             K::Binary(op, a, b) => {
-                let (x, tx) = self.expr(a, strings)?;
-                let (y, ty) = self.expr(b, strings)?;
-                let result = self.binary_type(*op, tx, ty, a, b, e.span)?;
-                let node = Expr::Binary(*op, Box::new(x), Box::new(y));
-                (self.fold_case(node), result)
+                let tx = self.expr(a, strings)?;
+                let ty = self.expr(b, strings)?;
+                self.binary_type(*op, tx, ty, a, b, e.span)?
             }
             K::ContainsAny(lhs, list) | K::In(lhs, list) => {
-                let (x, tx) = self.expr(lhs, strings)?;
-                let (y, ty) = self.expr(list, strings)?;
+                let tx = self.expr(lhs, strings)?;
+                let ty = self.expr(list, strings)?;
                 if !matches!(ty, Ty::List | Ty::Any) {
                     let kw = if matches!(e.kind, K::In(..)) {
                         "in"
@@ -122,36 +115,30 @@ impl<'a> Lowerer<'a> {
                     self.emit(d);
                     return None;
                 }
-                let node = if matches!(e.kind, K::In(..)) {
-                    Expr::In(Box::new(x), Box::new(y))
-                } else {
-                    Expr::ContainsAny(Box::new(x), Box::new(y))
-                };
-                (self.fold_case(node), Ty::Bool)
+                Ty::Bool
             }
             K::Matches(lhs, re) => {
-                let (x, tx) = self.expr(lhs, strings)?;
+                let tx = self.expr(lhs, strings)?;
                 self.expect_string_subject(tx, lhs, "matches")?;
-                let id = self.regex_ref(re)?;
-                (Expr::Matches(Box::new(x), id), Ty::Bool)
+                self.regex_ref(re)?;
+                Ty::Bool
             }
             K::Glob(lhs, glob) => {
-                let (x, tx) = self.expr(lhs, strings)?;
+                let tx = self.expr(lhs, strings)?;
                 self.expect_string_subject(tx, lhs, "glob")?;
-                let id = self.glob(glob)?;
-                (Expr::Matches(Box::new(x), id), Ty::Bool)
+                self.glob(glob)?;
+                Ty::Bool
             }
             K::Exists(inner) => match &inner.kind {
                 // Below a variable, `exists` is "is not null": an element's
                 // missing field reads as null.
                 K::Path(p) => {
                     if let Some(var) = self.var_path(p) {
-                        let (x, _) = var?;
-                        let null = Box::new(Expr::Const(Value::Null));
-                        return Some((Expr::Binary(BinaryOp::Ne, Box::new(x), null), Ty::Bool));
+                        var?;
+                        return Some(Ty::Bool);
                     }
-                    let (path, _) = self.path(p)?;
-                    (Expr::Exists(path), Ty::Bool)
+                    self.path(p)?;
+                    Ty::Bool
                 }
                 _ => {
                     let d = self
@@ -166,13 +153,16 @@ impl<'a> Lowerer<'a> {
                     return None;
                 }
             },
-            K::Rate(r) => (self.rate(r, e.span, strings)?, Ty::Bool),
+            K::Rate(r) => {
+                self.rate(r, e.span, strings)?;
+                Ty::Bool
+            }
         })
     }
 
     /// A `rate(…)` test: only in conditions, with an ordering comparison, a
     /// limit the counter can keep, and a window.
-    pub(super) fn rate(&mut self, r: &ast::Rate, span: Span, strings: Strings) -> Option<Expr> {
+    pub(super) fn rate(&mut self, r: &ast::Rate, span: Span, strings: Strings) -> Option<()> {
         if strings == Strings::Templates {
             let d = self
                 .error(
@@ -185,11 +175,8 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        let op = match r.op {
-            ast::BinaryOp::Gt => CmpOp::Gt,
-            ast::BinaryOp::Ge => CmpOp::Ge,
-            ast::BinaryOp::Lt => CmpOp::Lt,
-            ast::BinaryOp::Le => CmpOp::Le,
+        match r.op {
+            ast::BinaryOp::Gt | ast::BinaryOp::Ge | ast::BinaryOp::Lt | ast::BinaryOp::Le => {}
             _ => {
                 let d = self
                     .error(
@@ -202,7 +189,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(d);
                 return None;
             }
-        };
+        }
         if !(r.limit.is_finite() && (0.0..=MAX_RATE_LIMIT).contains(&r.limit)) {
             let d = self
                 .error(
@@ -229,8 +216,8 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        let key = self.template(&r.key)?;
-        if key.parts.iter().any(|p| matches!(p, TemplatePart::Expr(_))) {
+        let reads_capture = self.template(&r.key)?;
+        if reads_capture {
             let d = self
                 .error(
                     "invalid-template",
@@ -242,14 +229,7 @@ impl<'a> Lowerer<'a> {
             self.emit(d);
             return None;
         }
-        Some(Expr::Rate(RateTest {
-            key,
-            op,
-            limit: r.limit,
-            window_ms: r.window_ms,
-            // Assigned by the compiler.
-            counter: 0,
-        }))
+        Some(())
     }
 
     pub(super) fn expect_string_subject(
@@ -404,7 +384,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn name(&mut self, name: &ast::Ident, strings: Strings) -> Option<(Expr, Ty)> {
+    pub(super) fn name(&mut self, name: &ast::Ident, strings: Strings) -> Option<Ty> {
         let Some(def) = self.scope.get(&name.name).copied() else {
             let mut d = self.error(
                 "unknown-name",
@@ -451,8 +431,8 @@ impl<'a> Lowerer<'a> {
         };
         match def.kind {
             DefKind::List => {
-                let items = self.list_items(def)?;
-                Some((Expr::Const(Value::Array(items)), Ty::List))
+                self.list_items(def)?;
+                Some(Ty::List)
             }
             DefKind::Macro => {
                 if self.macro_stack.contains(&name.name) {
@@ -471,7 +451,7 @@ impl<'a> Lowerer<'a> {
                 let body = self
                     .def_file(def)
                     .and_then(|f| match f.ast.items.get(def.item) {
-                        Some(ast::Item::Macro(m)) => Some(m.body.clone()),
+                        Some(ast::Item::Macro(m)) => Some(&m.body),
                         _ => None,
                     })?;
                 // The body resolves in the macro's own file.
@@ -479,7 +459,7 @@ impl<'a> Lowerer<'a> {
                 self.file = def.file;
                 self.scope = self.scopes.get(def.file).unwrap_or(self.scope);
                 self.macro_stack.push(name.name.clone());
-                let out = self.without_vars(|this| this.expr(&body, strings));
+                let out = self.without_vars(|this| this.expr(body, strings));
                 self.macro_stack.pop();
                 (self.file, self.scope) = saved;
                 out
@@ -506,18 +486,18 @@ impl<'a> Lowerer<'a> {
         self.loaded.files.get(def.file)
     }
 
-    pub(super) fn list_items(&mut self, def: Def) -> Option<Vec<Value>> {
+    /// Checks that the elements of list `def` (with its `+=` extensions)
+    /// are literals.
+    pub(super) fn list_items(&mut self, def: Def) -> Option<()> {
         let file = self.def_file(def)?;
         let Some(ast::Item::List(list)) = file.ast.items.get(def.item) else {
             return None;
         };
-        let mut out = Vec::new();
         let extensions = self.extensions.of(def.file, def.item).iter().copied();
         let own = list.items.iter().map(|item| (file, item));
         for (written_in, item) in own.chain(extensions) {
             match &item.kind {
-                ast::ExprKind::Literal(v) => out.push(v.clone()),
-                ast::ExprKind::Str(s) => out.push(Value::String(s.value.clone())),
+                ast::ExprKind::Literal(_) | ast::ExprKind::Str(_) => {}
                 _ => {
                     let d = Diagnostic::error("invalid-list", "list elements must be literals")
                         .in_file(&written_in.source)
@@ -528,95 +508,6 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        Some(out)
+        Some(())
     }
-}
-
-impl Lowerer<'_> {
-    /// A comparison of `lower(x)` (or `upper(x)`) with constants already in
-    /// that case, as a case-insensitive regex on `x`: `lower(f) == "rm"`,
-    /// `lower(f) in ["rm", "rmdir"]`, `contains`, `contains any`,
-    /// `starts_with` and `ends_with`. On a field it is then decided by the
-    /// field's automaton in the same pass as its other patterns, and
-    /// elsewhere (a quantifier's variable) by the regex's own DFA, without
-    /// building the lower-cased string. A constant in the other case (never
-    /// equal) is left as written.
-    fn fold_case(&mut self, node: Expr) -> Expr {
-        let (subject, strings, shape) = match &node {
-            Expr::Binary(op, a, b) => {
-                let shape = match op {
-                    BinaryOp::Eq => Shape::Whole,
-                    BinaryOp::Contains => Shape::Inside,
-                    BinaryOp::StartsWith => Shape::Start,
-                    BinaryOp::EndsWith => Shape::End,
-                    _ => return node,
-                };
-                let Expr::Const(Value::String(s)) = b.as_ref() else {
-                    return node;
-                };
-                (a.as_ref(), vec![s.as_str()], shape)
-            }
-            Expr::In(a, list) | Expr::ContainsAny(a, list) => {
-                let Expr::Const(Value::Array(items)) = list.as_ref() else {
-                    return node;
-                };
-                let strings: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
-                let Some(strings) = strings.filter(|s| !s.is_empty()) else {
-                    return node;
-                };
-                let shape = if matches!(node, Expr::In(..)) {
-                    Shape::Whole
-                } else {
-                    Shape::Inside
-                };
-                (a.as_ref(), strings, shape)
-            }
-            _ => return node,
-        };
-        let Expr::Call(func @ (Func::Lower | Func::Upper), args) = subject else {
-            return node;
-        };
-        let [inner] = args.as_slice() else {
-            return node;
-        };
-        if !matches!(inner, Expr::Path(_) | Expr::Var(..)) {
-            return node;
-        }
-        let in_case = |s: &&str| match func {
-            Func::Lower => s.to_lowercase() == **s,
-            _ => s.to_uppercase() == **s,
-        };
-        if !strings.iter().all(in_case) {
-            return node;
-        }
-        let alternatives: Vec<String> = strings.iter().map(|s| regex_syntax::escape(s)).collect();
-        let body = format!("(?:{})", alternatives.join("|"));
-        let pattern = match shape {
-            Shape::Whole => format!("^{body}$"),
-            Shape::Inside => body,
-            Shape::Start => format!("^{body}"),
-            Shape::End => format!("{body}$"),
-        };
-        let id = self.regexes.intern(
-            RegexSource {
-                pattern,
-                flags: "i".to_owned(),
-            },
-            None,
-        );
-        Expr::Matches(Box::new(inner.clone()), id)
-    }
-}
-
-/// Where the constants of a case-folded comparison must sit in the text.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// The whole text (`==`, `in`).
-    Whole,
-    /// Anywhere (`contains`, `contains any`).
-    Inside,
-    /// At its start.
-    Start,
-    /// At its end.
-    End,
 }

@@ -1,0 +1,236 @@
+//! Lowering: the syntax tree of a checked rule to IR conditions and
+//! actions.
+//!
+//! The type pass (`check::typeck`) has checked every rule this sees, so
+//! lowering reports nothing: it resolves names, paths, regexes and
+//! templates the way the type pass did, and builds the IR. Where a part
+//! does not lower (which only a part the type pass dropped without a
+//! diagnostic can), that line or action is left out, as the type pass
+//! left it. One [`Lowerer`] per rule; its methods are grouped like the
+//! type pass's: conditions (`expr`), field paths (`fields`), regexes,
+//! globs and templates (`literals`), quantifier variables, captures and
+//! built-in functions (`bindings`), and actions (`actions`).
+
+mod actions;
+mod bindings;
+mod expr;
+mod fields;
+mod literals;
+
+use crate::check::names::{Def, DefKind, Scope};
+use crate::check::overrides::ListExtensions;
+use crate::check::{Analysis, CheckedRule, CondSpans, RegexCatalog, TypedRule};
+use crate::ir::{BinaryOp, Expr, RegexId, RegexSource, UnaryOp};
+use crate::load::{LoadedFile, LoadedSources};
+use crate::schema::{PointKind, Schema};
+use crate::span::Spanned;
+use crate::syntax::ast;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// What lowering reads besides the rules: the names each file sees, the
+/// `+=` extensions of lists, the schema, and what the type pass learned of
+/// regexes and globs.
+struct Context<'a> {
+    loaded: &'a LoadedSources,
+    scopes: &'a [Scope],
+    extensions: &'a ListExtensions<'a>,
+    schema: &'a Schema,
+    catalog: &'a RegexCatalog,
+}
+
+/// The regexes of a compilation, each once, numbered in the order the
+/// rules first use them.
+#[derive(Default)]
+struct Regexes {
+    sources: Vec<RegexSource>,
+    ids: HashMap<RegexSource, u32>,
+}
+
+impl Regexes {
+    fn intern(&mut self, source: RegexSource) -> RegexId {
+        if let Some(&id) = self.ids.get(&source) {
+            return RegexId(id);
+        }
+        let id = u32::try_from(self.sources.len()).unwrap_or(u32::MAX);
+        self.ids.insert(source.clone(), id);
+        self.sources.push(source);
+        RegexId(id)
+    }
+}
+
+/// Lowers every rule that passed the check, in order: the rules, and the
+/// regexes they use, each once, numbered in the order of first use.
+pub(crate) fn lower_rules(
+    loaded: &LoadedSources,
+    analysis: &Analysis<'_>,
+) -> (Vec<CheckedRule>, Vec<RegexSource>) {
+    let cx = Context {
+        loaded,
+        scopes: &analysis.scopes,
+        extensions: &analysis.extensions,
+        schema: &analysis.schema,
+        catalog: &analysis.catalog,
+    };
+    let mut regexes = Regexes::default();
+    let rules = analysis
+        .rules
+        .iter()
+        .filter_map(|rule| {
+            let scope = cx.scopes.get(rule.file)?;
+            let mut lowerer = Lowerer {
+                cx: &cx,
+                file: rule.file,
+                scope,
+                points: &rule.points,
+                regexes: &mut regexes,
+                macro_stack: Vec::new(),
+                vars: Vec::new(),
+                captures: Vec::new(),
+            };
+            Some(lowerer.rule(rule))
+        })
+        .collect();
+    (rules, regexes.sources)
+}
+
+/// Lowers the conditions and actions of one rule.
+struct Lowerer<'a, 'r> {
+    cx: &'r Context<'a>,
+    /// The file of the expression being lowered (a macro's, inside one).
+    file: usize,
+    /// The names that file sees.
+    scope: &'a Scope,
+    /// The rule's points, which type its fields.
+    points: &'r [(String, PointKind)],
+    regexes: &'r mut Regexes,
+    /// The macros being expanded, outermost first.
+    macro_stack: Vec<String>,
+    /// The quantifier variables in scope, innermost last.
+    vars: Vec<String>,
+    /// The names the rule's earlier lines bind, with their values.
+    captures: Vec<bindings::Capture>,
+}
+
+/// Whether string literals are plain values or `{path}` templates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strings {
+    Plain,
+    Templates,
+}
+
+impl<'a> Lowerer<'a, '_> {
+    /// The rule with its conditions and actions lowered.
+    fn rule(&mut self, rule: &TypedRule<'_>) -> CheckedRule {
+        let hook = rule.hook;
+        // Conditions, ANDed; `unless` negates. A `when` line's named regex
+        // groups bind names for the lines and actions after it.
+        let mut cond: Option<Expr> = None;
+        let mut cond_spans: Option<CondSpans> = None;
+        let mut conditions = Vec::new();
+        for c in &hook.conditions {
+            if let Some(name) = &c.binding {
+                self.bind_let(name, &c.expr);
+                continue;
+            }
+            let Some(e) = self.expr(&c.expr, Strings::Plain) else {
+                continue;
+            };
+            let mut spans = self.cond_spans(&c.expr, self.file, 0);
+            if !c.negated {
+                self.bind_captures(&e);
+            }
+            let e = if c.negated {
+                spans = CondSpans {
+                    file: self.file,
+                    span: c.span,
+                    children: vec![spans],
+                };
+                Expr::Unary(UnaryOp::Not, Box::new(e))
+            } else {
+                e
+            };
+            conditions.push(Spanned::new(e.clone(), c.span));
+            cond = Some(match cond {
+                None => e,
+                Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
+            });
+            cond_spans = Some(match cond_spans {
+                None => spans,
+                Some(prev) => CondSpans {
+                    file: self.file,
+                    span: prev.span.to(c.span),
+                    children: vec![prev, spans],
+                },
+            });
+        }
+        let actions = hook
+            .actions
+            .iter()
+            .filter_map(|action| Some(Spanned::new(self.action(action)?, action.span)))
+            .collect();
+        CheckedRule {
+            id: rule.id.clone(),
+            points: rule.points.clone(),
+            target: rule.target.clone(),
+            priority: rule.priority,
+            enabled: rule.enabled,
+            fail: rule.fail,
+            timeout_ms: rule.timeout_ms,
+            cond,
+            cond_spans,
+            conditions,
+            actions,
+            origin: rule.origin,
+            file: rule.file,
+            span: rule.span,
+        }
+    }
+
+    /// The file an expression being lowered is written in.
+    fn def_file(&self, def: Def) -> Option<&'a LoadedFile> {
+        self.cx.loaded.files.get(def.file)
+    }
+
+    /// Where the parts of a condition are written, in the shape of the `and`,
+    /// `or` and `not` nodes [`expr`](Self::expr) builds for it; macros are
+    /// followed into their bodies (`file` is the file `e` is written in).
+    fn cond_spans(&self, e: &ast::Expr, file: usize, depth: usize) -> CondSpans {
+        use ast::ExprKind as K;
+        let node = |children| CondSpans {
+            file,
+            span: e.span,
+            children,
+        };
+        // Macro cycles are reported by the type pass; stop following them.
+        if depth > 64 {
+            return node(Vec::new());
+        }
+        match &e.kind {
+            K::Binary(BinaryOp::And | BinaryOp::Or, a, b) => node(vec![
+                self.cond_spans(a, file, depth + 1),
+                self.cond_spans(b, file, depth + 1),
+            ]),
+            K::Unary(UnaryOp::Not, inner) => node(vec![self.cond_spans(inner, file, depth + 1)]),
+            K::Name(name) => {
+                let def = self
+                    .cx
+                    .scopes
+                    .get(file)
+                    .and_then(|scope| scope.get(&name.name))
+                    .copied();
+                let body = def.filter(|d| d.kind == DefKind::Macro).and_then(|d| {
+                    match self.cx.loaded.files.get(d.file)?.ast.items.get(d.item) {
+                        Some(ast::Item::Macro(m)) => Some((d.file, &m.body)),
+                        _ => None,
+                    }
+                });
+                match body {
+                    Some((macro_file, body)) => self.cond_spans(body, macro_file, depth + 1),
+                    None => node(Vec::new()),
+                }
+            }
+            _ => node(Vec::new()),
+        }
+    }
+}
