@@ -100,13 +100,13 @@ fn words_test(e: &Expr, commands: &[bool]) -> Option<Expr> {
     };
     Some(Expr::WordsAny(
         Box::new(Expr::Var(*depth, Vec::new())),
-        WordsTest {
+        Box::new(WordsTest {
             list: word_list,
             form,
             strings,
             short_flags,
             hash,
-        },
+        }),
     ))
 }
 

@@ -268,7 +268,7 @@ fn inconsistent_programs_are_rejected() {
             Box::new(crate::ir::Expr::Const(serde_json::json!([]))),
             Box::new(crate::ir::Expr::WordsAny(
                 Box::new(crate::ir::Expr::Var(0, Vec::new())),
-                crate::ir::WordsTest {
+                Box::new(crate::ir::WordsTest {
                     list: crate::ir::WordList::Flags,
                     form: crate::ir::WordsForm::ContainsAny,
                     strings: vec!["-r".into()],
@@ -280,7 +280,7 @@ fn inconsistent_programs_are_rejected() {
                         disps: vec![(0, 0)],
                         map,
                     },
-                },
+                }),
             )),
         ))
     };

@@ -149,13 +149,13 @@ fn exprs() -> Vec<Expr> {
         .map(|(list, form)| {
             Expr::WordsAny(
                 boxed(Expr::Var(0, Vec::new())),
-                WordsTest {
+                Box::new(WordsTest {
                     list,
                     form,
                     strings: vec!["-r".into(), "--force".into()],
                     short_flags: 1 << 17,
                     hash: str_map(&["-r", "--force"]),
-                },
+                }),
             )
         });
     binary

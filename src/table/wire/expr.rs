@@ -298,7 +298,7 @@ enum ExprVariants {
     ),
     WordsAny(
         #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
-        #[serde(with = "One::<WordsTest>")] ir::WordsTest,
+        #[serde(with = "Boxed::<WordsTest>")] Box<ir::WordsTest>,
     ),
 }
 

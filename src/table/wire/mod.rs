@@ -130,8 +130,45 @@ impl<W> Seq<W> {
     where
         W: Wire<T>,
     {
-        let items = Vec::<Read<W, T>>::deserialize(d)?;
-        Ok(items.into_iter().map(|item| item.0).collect())
+        d.deserialize_seq(SeqVisitor::<W, T>(PhantomData))
+    }
+}
+
+/// Reads a list's items through `W` straight into the list: a `Vec` of
+/// [`Read`] wrappers unwrapped afterwards moved every rule and atom twice
+/// (8 % of a load's instructions).
+struct SeqVisitor<W, T>(PhantomData<(W, T)>);
+
+impl<'de, W: Wire<T>, T> serde::de::Visitor<'de> for SeqVisitor<W, T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        // The length comes from the bytes: reserve no more than a megabyte
+        // up front, as serde does, so a corrupt length cannot exhaust memory.
+        let cap = seq
+            .size_hint()
+            .unwrap_or(0)
+            .min((1 << 20) / std::mem::size_of::<T>().max(1));
+        let mut items = Vec::with_capacity(cap);
+        while let Some(item) = seq.next_element_seed(ReadSeed::<W, T>(PhantomData))? {
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+/// One item read through `W`.
+struct ReadSeed<W, T>(PhantomData<(W, T)>);
+
+impl<'de, W: Wire<T>, T> serde::de::DeserializeSeed<'de> for ReadSeed<W, T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        W::read(d)
     }
 }
 
