@@ -78,7 +78,8 @@ pub fn fired(table: &Table, event: &Event) -> Result<Vec<usize>, String> {
     );
     let fired: Result<Vec<usize>, String> = outcome.fired().map(rule_index).collect();
     let fired = fired?;
-    if outcome.is_abort() != !fired.is_empty() {
+    // A rule that fires aborts, and only a rule that fires can abort.
+    if outcome.is_abort() == fired.is_empty() {
         return Err(format!(
             "event `{}`: {} rules fired but the outcome is {:?}",
             event.name,
