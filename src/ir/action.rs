@@ -1,0 +1,149 @@
+//! Actions: what a rule does when its condition holds.
+
+use super::{Expr, FieldPath, RegexId, Template};
+use serde::{Deserialize, Serialize};
+
+/// Log levels of the `log` action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// `trace`
+    Trace,
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `warn`
+    Warn,
+    /// `error`
+    Error,
+}
+
+impl LogLevel {
+    /// The level written as `name`.
+    pub fn from_name(name: &str) -> Option<LogLevel> {
+        Some(match name {
+            "trace" => LogLevel::Trace,
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "warn" | "warning" => LogLevel::Warn,
+            "error" => LogLevel::Error,
+            _ => return None,
+        })
+    }
+
+    /// The level's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Trace => "trace",
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
+/// One compiled action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Do nothing.
+    Continue,
+    /// End the chain with an abort.
+    Abort(Template),
+    /// End the chain; the value is the operation's result.
+    Skip(Expr),
+    /// Swap the payload (post points only) and go on.
+    Replace(Expr),
+    /// Set a field.
+    Set(FieldPath, Expr),
+    /// Remove a field.
+    Unset(FieldPath),
+    /// Replace every match of a regex in a string field (`$1` refers to groups).
+    Rewrite(FieldPath, RegexId, String),
+    /// Put text before a string field.
+    Prepend(FieldPath, Template),
+    /// Put text after a string field.
+    Append(FieldPath, Template),
+    /// Set a metadata key.
+    Meta(String, Expr),
+    /// Emit a log line.
+    Log(LogLevel, Template),
+    /// Ask a human.
+    Ask(Template),
+    /// Allow.
+    Allow,
+    /// Add context text to the outcome.
+    Context(Template),
+    /// Run a program (no shell unless `shell`).
+    Exec {
+        /// Program, or the script for `sh`.
+        program: String,
+        /// Arguments, passed as argv.
+        args: Vec<String>,
+        /// True for `sh "…"`.
+        shell: bool,
+    },
+    /// Post an event summary (fire and forget).
+    Webhook {
+        /// The destination, `https://…`.
+        url: String,
+        /// Fields whose values go into the summary (none by default: the
+        /// summary carries no payload text unless the rule names it).
+        include: Vec<FieldPath>,
+        /// Extra request headers, `(name, value)`.
+        headers: Vec<(String, String)>,
+    },
+    /// Call a native handler registered by the host.
+    Call(String),
+    /// Run a Lua handler.
+    Lua(LuaCode),
+    /// Append a line with the hashes of fields to a trace file.
+    Trace {
+        /// The file (relative to the project directory).
+        file: String,
+        /// The fields whose SHA-256 goes in the line.
+        fields: Vec<FieldPath>,
+    },
+    /// Set a field of the host's answer (`output systemMessage = …`): the
+    /// dotted name the point's schema declares, and its value.
+    Output(String, Expr),
+}
+
+/// Where a Lua handler's code is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LuaCode {
+    /// `call lua "hooks/audit.lua"`: a script file.
+    File(String),
+    /// `lua """function(ctx) … end"""`: inline source.
+    Inline(String),
+}
+
+impl Action {
+    /// True for actions that reach outside the event: commands, webhooks,
+    /// handlers, Lua and traces.
+    pub fn is_effect(&self) -> bool {
+        matches!(
+            self,
+            Action::Exec { .. }
+                | Action::Webhook { .. }
+                | Action::Call(_)
+                | Action::Lua(_)
+                | Action::Trace { .. }
+        )
+    }
+
+    /// True for actions that change the context.
+    pub fn is_edit(&self) -> bool {
+        matches!(
+            self,
+            Action::Replace(_)
+                | Action::Set(..)
+                | Action::Unset(_)
+                | Action::Rewrite(..)
+                | Action::Prepend(..)
+                | Action::Append(..)
+                | Action::Meta(..)
+        )
+    }
+}

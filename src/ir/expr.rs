@@ -1,0 +1,477 @@
+//! Expressions: the values conditions and actions compute, their operators,
+//! the built-in functions, quantifiers, word-set tests of a shell view,
+//! `rate(…)` tests and string templates.
+
+use super::{json_text, CmpOp, FieldPath, RegexId, Segment, StrMap};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Prefix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnaryOp {
+    /// `not`
+    Not,
+    /// `-`
+    Neg,
+    /// `~`
+    BitNot,
+}
+
+/// Infix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinaryOp {
+    /// `or`
+    Or,
+    /// `and`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `contains`
+    Contains,
+    /// `starts_with`
+    StartsWith,
+    /// `ends_with`
+    EndsWith,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `&`
+    BitAnd,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+impl BinaryOp {
+    /// The operator as written in source.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "or",
+            BinaryOp::And => "and",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Contains => "contains",
+            BinaryOp::StartsWith => "starts_with",
+            BinaryOp::EndsWith => "ends_with",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+        }
+    }
+}
+
+/// A value expression, evaluated against the context at dispatch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Expr {
+    /// A constant.
+    Const(#[serde(serialize_with = "json_text")] Value),
+    /// A field of the context (missing fields are `null`).
+    Path(FieldPath),
+    /// A string template: literal text with `{path}` holes.
+    Template(Template),
+    /// `[..]` with computed elements.
+    Array(Vec<Expr>),
+    /// `{..}` with computed values.
+    Object(Vec<(String, Expr)>),
+    /// A prefix operator.
+    Unary(UnaryOp, Box<Expr>),
+    /// An infix operator.
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `lhs in [..]`.
+    In(Box<Expr>, Box<Expr>),
+    /// `lhs contains any [..]`.
+    ContainsAny(Box<Expr>, Box<Expr>),
+    /// `lhs matches /re/` (also globs, translated).
+    Matches(Box<Expr>, RegexId),
+    /// `path exists`.
+    Exists(FieldPath),
+    /// `rate("key") > 100 per 60s`: counts the event, then compares (only
+    /// in conditions).
+    Rate(RateTest),
+    /// `any c in LIST: e` / `all c in LIST: e`: the condition (second) for
+    /// some or every element of the list (first).
+    Quantifier(Quantifier, Box<Expr>, Box<Expr>),
+    /// A quantifier's variable, then a path below it: `0` is the innermost
+    /// quantifier's element, `1` the one around it, and so on.
+    Var(u32, Vec<Segment>),
+    /// A built-in function applied to its arguments.
+    Call(Func, Vec<Expr>),
+    /// A named group of a regex an earlier condition of the rule matched:
+    /// the subject, the regex and the group's name; `null` when the
+    /// subject is not a string or the regex does not match it.
+    Capture(Box<Expr>, RegexId, String),
+    /// A word list of a shell view's command (the first: the command)
+    /// holds one of a set of strings: `c.flags contains "-r"`,
+    /// `"-r" in c.flags`, `c.operands contains any [..]`. The compiler
+    /// turns those forms into this one when it knows the list is a
+    /// command's (the quantifier's list is `shell(…)`), so that flags are
+    /// tested as bits and large sets through a perfect hash.
+    WordsAny(Box<Expr>, Box<WordsTest>),
+}
+
+/// What [`Expr::WordsAny`] tests.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WordsTest {
+    /// Which of the command's word lists.
+    pub list: WordList,
+    /// The form it was written in (for messages, and for values that are
+    /// not a shell view's command).
+    pub form: WordsForm,
+    /// The strings, as written, in order.
+    pub strings: Vec<String>,
+    /// The bits of the strings that are one-letter flags
+    /// ([`crate::shell::short_flag_bit`]).
+    pub short_flags: u64,
+    /// A perfect hash of the strings when there are more than
+    /// [`WordsTest::LINEAR`] of them; empty otherwise.
+    pub hash: StrMap,
+}
+
+impl WordsTest {
+    /// Up to this many strings are compared one by one: fewer comparisons
+    /// of short words than it takes to hash one.
+    pub const LINEAR: usize = 8;
+
+    /// Whether `word` is one of the strings.
+    pub fn has(&self, word: &str) -> bool {
+        if self.hash.keys.is_empty() {
+            self.strings.iter().any(|s| s == word)
+        } else {
+            self.hash.index(word).is_some()
+        }
+    }
+
+    /// The test as written, given the command expression as text
+    /// (`$0.flags contains any ["-r", "-R"]`).
+    pub fn show(&self, command: &str) -> String {
+        let quote = |s: &String| Value::String(s.clone()).to_string();
+        let list = format!("{command}.{}", self.list.name());
+        match (self.form, self.strings.as_slice()) {
+            (WordsForm::Contains, [s]) => format!("{list} contains {}", quote(s)),
+            (WordsForm::In, [s]) => format!("{} in {list}", quote(s)),
+            (_, strings) => {
+                let strings = strings.iter().cloned().map(Value::String).collect();
+                format!("{list} contains any {}", Value::Array(strings))
+            }
+        }
+    }
+
+    /// Whether some string is not a one-letter flag, so that a command's
+    /// other flags must be looked at too.
+    pub fn has_long(&self) -> bool {
+        self.strings
+            .iter()
+            .any(|s| crate::shell::short_flag_bit(s).is_none())
+    }
+}
+
+/// A word list of a shell view's command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum WordList {
+    /// `args`.
+    Args,
+    /// `flags`.
+    Flags,
+    /// `operands`.
+    Operands,
+    /// `assignments`.
+    Assignments,
+    /// `wrappers`.
+    Wrappers,
+}
+
+impl WordList {
+    /// The list named `name`, if it is one.
+    pub fn named(name: &str) -> Option<WordList> {
+        Some(match name {
+            "args" => WordList::Args,
+            "flags" => WordList::Flags,
+            "operands" => WordList::Operands,
+            "assignments" => WordList::Assignments,
+            "wrappers" => WordList::Wrappers,
+            _ => return None,
+        })
+    }
+
+    /// The field's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WordList::Args => "args",
+            WordList::Flags => "flags",
+            WordList::Operands => "operands",
+            WordList::Assignments => "assignments",
+            WordList::Wrappers => "wrappers",
+        }
+    }
+}
+
+/// How an [`Expr::WordsAny`] test was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum WordsForm {
+    /// `list contains "s"` (one string).
+    Contains,
+    /// `"s" in list` (one string).
+    In,
+    /// `list contains any [..]`.
+    ContainsAny,
+}
+
+/// Which elements a quantifier's condition must hold for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Quantifier {
+    /// Some element: false for an empty list.
+    Any,
+    /// Every element: true for an empty list.
+    All,
+}
+
+/// A quantifier's variable as messages show it: `$0` for the innermost
+/// element, then the path below it (`$0.flags`, `$1.redirects[0]`).
+pub fn show_var(depth: u32, segments: &[Segment]) -> String {
+    let mut out = format!("${depth}");
+    for s in segments {
+        match s {
+            Segment::Field(f) => {
+                out.push('.');
+                out.push_str(f);
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+impl Quantifier {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Quantifier::Any => "any",
+            Quantifier::All => "all",
+        }
+    }
+}
+
+/// The built-in functions: pure, total (a value of the wrong type gives
+/// `null`), and cheap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Func {
+    /// `shell(s)`: the simple commands of a shell command string (see
+    /// [`crate::shell`]), a list of objects.
+    Shell,
+    /// `lower(s)`: lower case.
+    Lower,
+    /// `upper(s)`: upper case.
+    Upper,
+    /// `trim(s)`: without leading and trailing white space.
+    Trim,
+    /// `basename(s)`: the last segment of a path.
+    Basename,
+    /// `dirname(s)`: the path without its last segment.
+    Dirname,
+    /// `normalize(s)`: the path lexically normalized ([`crate::paths`]).
+    Normalize,
+    /// `len(x)`: characters of a string, elements of a list, keys of an
+    /// object.
+    Len,
+    /// `env(name)`: the host's environment variable, or `null`.
+    Env,
+    /// `relpath(p)`: the path relative to the host's project directory, or
+    /// `null` outside it.
+    Relpath,
+    /// `stem(p)`: the last segment of a path without its extension.
+    Stem,
+    /// `extension(p)`: the extension of a path, without its dot; empty
+    /// when it has none.
+    Extension,
+    /// `replace(s, from, to)`: every `from` in `s` replaced by `to`
+    /// (literal text; `rewrite` takes regexes).
+    Replace,
+    /// `join(base, p)`: `p` resolved against the directory `base`, as a
+    /// shell resolves a relative path against its working directory
+    /// ([`crate::paths::join`]).
+    Join,
+}
+
+impl Func {
+    /// Every function, in a fixed order.
+    pub const ALL: [Func; 14] = [
+        Func::Shell,
+        Func::Lower,
+        Func::Upper,
+        Func::Trim,
+        Func::Basename,
+        Func::Dirname,
+        Func::Normalize,
+        Func::Len,
+        Func::Env,
+        Func::Relpath,
+        Func::Stem,
+        Func::Extension,
+        Func::Replace,
+        Func::Join,
+    ];
+
+    /// The name written in rules.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Func::Shell => "shell",
+            Func::Lower => "lower",
+            Func::Upper => "upper",
+            Func::Trim => "trim",
+            Func::Basename => "basename",
+            Func::Dirname => "dirname",
+            Func::Normalize => "normalize",
+            Func::Len => "len",
+            Func::Env => "env",
+            Func::Relpath => "relpath",
+            Func::Stem => "stem",
+            Func::Extension => "extension",
+            Func::Replace => "replace",
+            Func::Join => "join",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Replace => 3,
+            Func::Join => 2,
+            _ => 1,
+        }
+    }
+
+    /// How it is called and what it gives, in one line (for editors).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Func::Shell => "`shell(s)`: the simple commands of a shell command string, a list of objects (`program`, `args`, `flags`, `operands`, …)",
+            Func::Lower => "`lower(s)`: lower case",
+            Func::Upper => "`upper(s)`: upper case",
+            Func::Trim => "`trim(s)`: without leading and trailing white space",
+            Func::Basename => "`basename(s)`: the last segment of a path",
+            Func::Dirname => "`dirname(s)`: the path without its last segment",
+            Func::Normalize => "`normalize(s)`: the path lexically normalized (`a/../b` is `b`)",
+            Func::Len => "`len(x)`: characters of a string, elements of a list, keys of an object",
+            Func::Env => "`env(name)`: the host's environment variable, or `null`",
+            Func::Relpath => "`relpath(p)`: the path relative to the host's project directory, or `null` outside it",
+            Func::Stem => "`stem(p)`: the last segment of a path without its extension",
+            Func::Extension => "`extension(p)`: the extension of a path, without its dot; empty when it has none",
+            Func::Replace => "`replace(s, from, to)`: every `from` in `s` replaced by `to` (literal text; `rewrite` takes regexes)",
+            Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path",
+        }
+    }
+
+    /// The function written as `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+}
+
+/// `rate("{component}:{payload.operation}") > 100 per 60s`: records the event
+/// under its key and compares the number of the key's events in the window
+/// (this one included) with the limit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RateTest {
+    /// The key, rendered per event.
+    pub key: Template,
+    /// The comparison.
+    pub op: CmpOp,
+    /// The number compared with.
+    pub limit: f64,
+    /// The window, in milliseconds.
+    pub window_ms: u64,
+    /// The counter: an index into [`Program::rates`](super::Program::rates). Tests with the same
+    /// key template and window share one.
+    pub counter: u32,
+}
+
+impl RateTest {
+    /// How many arrivals per key the counter must keep to decide this test
+    /// exactly: one more than the largest count the limit separates.
+    pub fn keep(&self) -> u32 {
+        // Limits are checked to be at most MAX_RATE_LIMIT.
+        (self.limit.max(0.0).floor() as u32).saturating_add(1)
+    }
+}
+
+/// The largest `rate(…)` limit: counters keep this many arrivals per key.
+pub const MAX_RATE_LIMIT: f64 = 100_000.0;
+
+/// One rate counter of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSpec {
+    /// The window, in milliseconds.
+    pub window_ms: u64,
+    /// Arrivals kept per key.
+    pub keep: u32,
+}
+
+/// A string with `{path}` holes, filled from the context when an action runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Template {
+    /// Literal text and holes, in order.
+    pub parts: Vec<TemplatePart>,
+}
+
+impl Template {
+    /// A template with no holes.
+    pub fn literal(text: impl Into<String>) -> Template {
+        Template {
+            parts: vec![TemplatePart::Lit(text.into())],
+        }
+    }
+
+    /// The text, when the template has no holes.
+    pub fn as_literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [] => Some(""),
+            [TemplatePart::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One piece of a [`Template`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum TemplatePart {
+    /// Literal text.
+    Lit(String),
+    /// A hole: the field's value (strings as is, other values as JSON).
+    Path(FieldPath),
+    /// A hole computed by an expression: a named group an earlier
+    /// condition's regex captured ([`Expr::Capture`]) or a `let` name's
+    /// value, shown as a path's is.
+    Expr(Expr),
+}
