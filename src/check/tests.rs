@@ -419,6 +419,14 @@ fn other_checks() {
         "hook h on tool.pre_execute { abort \"{payload.x\" }",
         "invalid-template",
     );
+    // An index that is not a number: refused, never an action that
+    // silently does nothing.
+    for hole in ["payload.a[x]", "payload[x]", "payload.a[-1]"] {
+        one(
+            &format!("hook h on tool.pre_execute {{ deny \"bad {{{hole}}}\" }}"),
+            "invalid-template",
+        );
+    }
     one(
         "hook h on tool.pre_execute priority 1 priority 2 { continue }",
         "duplicate-option",

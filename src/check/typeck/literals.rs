@@ -264,8 +264,7 @@ impl<'a> TypeChecker<'a, '_> {
         };
         let (root_name, segments) = match hole_path(hole) {
             Ok(parts) => parts,
-            Err(Some(why)) => return bad(self, why),
-            Err(None) => return None,
+            Err(why) => return bad(self, why),
         };
         let path = ast::Path {
             root: ast::Ident {
@@ -280,18 +279,19 @@ impl<'a> TypeChecker<'a, '_> {
 }
 
 /// The root name and the segments of a template hole (`payload.args[0]`),
-/// or why it is not a field path: `Err(None)` for an index that is not a
-/// number, which leaves the template unchecked without a diagnostic of
-/// its own.
-pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), Option<&'static str>> {
+/// or why it is not a field path.
+pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), &'static str> {
+    // An index that is not a whole number (`[x]`, `[-1]`) would leave the
+    // hole, and with it the action, without a value: an error, said here.
+    const NOT_AN_INDEX: &str = "an index must be a whole number, such as `[0]`";
     let mut segments = Vec::new();
     let mut parts = hole.split('.');
     let (root_name, first_index) = split_index(parts.next().unwrap_or(""));
     if root_name.is_empty() {
-        return Err(Some("empty hole"));
+        return Err("empty hole");
     }
     for i in first_index {
-        segments.push(ir::Segment::Index(i.ok_or(None)?));
+        segments.push(ir::Segment::Index(i.ok_or(NOT_AN_INDEX)?));
     }
     for part in parts {
         let (name, indices) = split_index(part);
@@ -300,11 +300,11 @@ pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), Option<&
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(Some("not a field path"));
+            return Err("not a field path");
         }
         segments.push(ir::Segment::Field(name.to_string()));
         for i in indices {
-            segments.push(ir::Segment::Index(i.ok_or(None)?));
+            segments.push(ir::Segment::Index(i.ok_or(NOT_AN_INDEX)?));
         }
     }
     Ok((root_name, segments))
