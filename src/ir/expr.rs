@@ -188,14 +188,6 @@ impl WordsTest {
             }
         }
     }
-
-    /// Whether some string is not a one-letter flag, so that a command's
-    /// other flags must be looked at too.
-    pub fn has_long(&self) -> bool {
-        self.strings
-            .iter()
-            .any(|s| crate::shell::short_flag_bit(s).is_none())
-    }
 }
 
 /// A word list of a shell view's command.

@@ -408,11 +408,13 @@ fn words_any(command: &Val<'_>, test: &WordsTest) -> bool {
     if let Val::Command(c) = command {
         return match test.list {
             WordList::Flags => {
+                // The flags the bits cannot hold (`--force`, `-é`) are
+                // looked up; a flag the bits hold is in the set only if
+                // its bit is.
                 c.short_flags & test.short_flags != 0
-                    || (test.has_long()
-                        && c.flags
-                            .iter()
-                            .any(|f| short_flag_bit(f).is_none() && test.has(f)))
+                    || c.flags
+                        .iter()
+                        .any(|f| short_flag_bit(f).is_none() && test.has(f))
             }
             WordList::Args => c.args.iter().any(|w| test.has(w)),
             WordList::Operands => c.operands.iter().any(|w| test.has(w)),
