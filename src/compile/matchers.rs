@@ -34,16 +34,11 @@ pub(super) struct DfaPool {
 }
 
 impl DfaPool {
-    fn get_or_build(
-        &mut self,
-        patterns: Vec<String>,
-        limits: &super::Options,
-        size_limit: usize,
-    ) -> Result<u32, String> {
+    fn get_or_build(&mut self, patterns: Vec<String>, size: DfaSize) -> Result<u32, String> {
         if let Some(&i) = self.by_patterns.get(&patterns) {
             return Ok(i);
         }
-        let section = build_dfa(&patterns, limits, size_limit)?;
+        let section = build_dfa(&patterns, size)?;
         let i = u32::try_from(self.sections.len()).unwrap_or(u32::MAX);
         self.sections.push(section);
         self.by_patterns.insert(patterns, i);
@@ -193,8 +188,7 @@ pub(super) fn build(
             let small = if acc.patterns.len() <= MAX_PATTERNS_PER_DFA {
                 pool.get_or_build(
                     acc.patterns.clone(),
-                    limits,
-                    limits.field_dfa_budget.min(limits.dfa_size_limit),
+                    DfaSize::field(limits, limits.field_dfa_budget.min(limits.dfa_size_limit)),
                 )
                 .ok()
             } else {
@@ -220,7 +214,10 @@ pub(super) fn build(
                     } else {
                         let first = acc.dfa_atoms.first().copied().unwrap_or(0);
                         let index = pool
-                            .get_or_build(acc.patterns, limits, limits.dfa_size_limit)
+                            .get_or_build(
+                                acc.patterns,
+                                DfaSize::field(limits, limits.dfa_size_limit),
+                            )
                             .map_err(|message| TooLarge {
                                 field: path.clone(),
                                 atom: first,
@@ -295,21 +292,59 @@ fn required_literal(pattern: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// How large a DFA section may grow, in bytes.
+#[derive(Clone, Copy, Debug)]
+struct DfaSize {
+    /// The most the builder may use for the dense DFA (and for building it).
+    build: usize,
+    /// The largest dense form stored as is; above it, the sparse form.
+    dense: usize,
+    /// The largest section stored, in whichever form.
+    stored: usize,
+}
+
+impl DfaSize {
+    /// A field's DFA: built up to `build`, stored in any size.
+    fn field(limits: &super::Options, build: usize) -> DfaSize {
+        DfaSize {
+            build,
+            dense: limits.dense_dfa_limit,
+            stored: usize::MAX,
+        }
+    }
+
+    /// One regex's DFA: stored when it fits the pattern budget, dense or
+    /// sparse. Unicode classes (`[^/]`, `\w`) make dense DFAs several times
+    /// larger than their sparse form, and a hook process validates a
+    /// sparse section faster than it compiles the regex; so the dense
+    /// form may grow to a few budgets on its way to a sparse one.
+    fn pattern(limits: &super::Options) -> DfaSize {
+        DfaSize {
+            build: limits
+                .pattern_dfa_budget
+                .saturating_mul(PATTERN_BUILD_FACTOR),
+            dense: limits.pattern_dfa_budget,
+            stored: limits.pattern_dfa_budget,
+        }
+    }
+}
+
+/// How many pattern budgets a regex's dense DFA may use while it is built
+/// (see [`DfaSize::pattern`]).
+const PATTERN_BUILD_FACTOR: usize = 4;
+
 /// One DFA for all patterns, as a table section: dense (fastest) when its
-/// serialized form fits `dense_dfa_limit`, sparse (far smaller for patterns
-/// with long counted repetitions) otherwise.
-fn build_dfa(
-    patterns: &[String],
-    limits: &super::Options,
-    size_limit: usize,
-) -> Result<Vec<u8>, String> {
+/// serialized form fits `size.dense`, sparse (far smaller for patterns
+/// with long counted repetitions or Unicode classes) otherwise.
+fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
     let dfa = dense::Builder::new()
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(size_limit))
-                .determinize_size_limit(Some(size_limit)),
+                .minimize(true)
+                .dfa_size_limit(Some(size.build))
+                .determinize_size_limit(Some(size.build)),
         )
         .syntax(syntax::Config::new().utf8(true).unicode(true))
         .build_many(patterns)
@@ -317,13 +352,20 @@ fn build_dfa(
     let (bytes, padding) = dfa.to_bytes_native_endian();
     let dense = bytes.get(padding..).unwrap_or(&[]);
     let mut section = Vec::new();
-    if dense.len() <= limits.dense_dfa_limit {
+    if dense.len() <= size.dense {
         section.extend_from_slice(&(DfaKind::Dense as u32).to_le_bytes());
         section.extend_from_slice(dense);
     } else {
         let sparse = dfa.to_sparse().map_err(|e| e.to_string())?;
         section.extend_from_slice(&(DfaKind::Sparse as u32).to_le_bytes());
         section.extend_from_slice(&sparse.to_bytes_native_endian());
+    }
+    if section.len() > size.stored {
+        return Err(format!(
+            "its DFA takes {} bytes, more than the {} allowed",
+            section.len(),
+            size.stored
+        ));
     }
     Ok(section)
 }
@@ -362,7 +404,7 @@ pub(super) fn expression_dfas(
         if too_costly(&pattern, limits.pattern_dfa_budget) {
             continue;
         }
-        if let Ok(i) = dfas.get_or_build(vec![pattern], limits, limits.pattern_dfa_budget) {
+        if let Ok(i) = dfas.get_or_build(vec![pattern], DfaSize::pattern(limits)) {
             *slot = i;
         }
     }
