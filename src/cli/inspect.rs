@@ -184,6 +184,11 @@ fn matcher_json(stats: &FieldStats) -> Value {
         "dfa_patterns": stats.dfa_patterns,
         "dfa_bytes": stats.dfa_bytes,
         "literals": stats.literals,
+        "literal_search": match (stats.literals, stats.literal_anchors) {
+            (0, _) => Value::Null,
+            (_, true) => json!("anchors"),
+            (_, false) => json!("automaton"),
+        },
         "ac_bytes": stats.ac_bytes,
     })
 }
@@ -265,8 +270,13 @@ fn matcher_line(stats: &FieldStats) -> String {
         ));
     }
     if stats.literals > 0 {
+        let how = if stats.literal_anchors {
+            "found by their first bytes"
+        } else {
+            "in one Aho-Corasick automaton"
+        };
         parts.push(format!(
-            "{} in one Aho-Corasick automaton",
+            "{} {how}",
             plural(stats.literals, "literal", "literals")
         ));
     }

@@ -5,8 +5,8 @@
 //! into a perfect hash ([`StrMap`]); regexes, globs, prefixes and suffixes
 //! into one multi-pattern DFA (regex-automata, `MatchKind::All`, so a single
 //! overlapping scan reports every pattern that matches); substrings into one
-//! Aho-Corasick automaton (rebuilt at load from the stored literals, since it
-//! has no stable serialized form). Everything else is evaluated one atom at a
+//! literal search (built at load from the stored literals, see
+//! [`crate::table::literals`]). Everything else is evaluated one atom at a
 //! time, only when a candidate rule needs it.
 
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};

@@ -157,8 +157,8 @@ pub struct Bucket {
 ///
 /// When the field holds a string: its equality atoms through a perfect hash
 /// of the constants, its regex, glob, prefix and suffix atoms through one
-/// multi-pattern DFA, and its substring atoms through one Aho-Corasick
-/// automaton. Any other value falls back to evaluating each atom.
+/// multi-pattern DFA, and its substring atoms through one literal search
+/// (built at load: `table::literals`). Any other value falls back to evaluating each atom.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldMatcher {
     /// The field.

@@ -119,8 +119,8 @@ pub(crate) struct Run<'a> {
     /// The deadline of this dispatch's effects, if the host set one.
     pub(super) deadline: Option<Deadline>,
     pub(super) point: &'a PointProgram,
-    /// The point's Aho-Corasick automata, by field.
-    pub(super) acs: &'a [Option<AhoCorasick>],
+    /// The point's literal searches, by field.
+    pub(super) literals: &'a [Option<LiteralSearch>],
     pub(super) kind: OutcomeKind,
     pub(super) reason: Option<Cow<'a, str>>,
     pub(super) value: Option<Value>,

@@ -69,10 +69,11 @@ impl Table {
         observer: &mut O,
     ) -> Outcome<'a> {
         let loaded = self.loaded();
-        let (program, acs) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i))) {
+        let (program, literals) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i)))
+        {
             Some((program, i)) => (
                 Some(program),
-                loaded.acs.get(i).map_or(&[][..], Vec::as_slice),
+                loaded.literals.get(i).map_or(&[][..], Vec::as_slice),
             ),
             // A point the table has no rules for may still have a
             // registry's native hooks.
@@ -99,7 +100,7 @@ impl Table {
             effects: live.effects,
             deadline: live.effects.deadline_from_now(),
             point: program,
-            acs,
+            literals,
             kind: OutcomeKind::Continue,
             reason: None,
             value: None,

@@ -144,9 +144,8 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        if let Some(ac) = self.acs.get(f).and_then(Option::as_ref) {
-            for m in ac.find_overlapping_iter(text) {
-                let p = m.pattern().as_usize();
+        if let Some(search) = self.literals.get(f).and_then(Option::as_ref) {
+            search.for_each(&field.literals, text, |p| {
                 if let Some(atoms) = field.literal_atoms.get(p) {
                     for &a in atoms {
                         hit(a, scratch);
@@ -168,7 +167,7 @@ impl<'a> Run<'a> {
                         Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
                     }
                 }
-            }
+            });
         }
     }
 

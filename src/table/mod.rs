@@ -4,8 +4,8 @@
 //! multi-pattern DFAs are stored in regex-automata's own serialized form,
 //! validated by its `DFA::from_bytes` when a dispatch first searches them
 //! (a hook process answering one event validates only the automata that
-//! event reaches); the Aho-Corasick automata are rebuilt from their stored
-//! literals. [`Table::from_bytes`] checks the checksum, every section's
+//! event reaches); the literal searches (module `literals`) are built from
+//! their stored literals. [`Table::from_bytes`] checks the checksum, every section's
 //! bounds and the whole program before returning, so a truncated,
 //! corrupted or foreign file is a [`LoadError`], never a panic; a DFA
 //! section crafted to pass the checksum but not validation is never
@@ -30,12 +30,13 @@ pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
 use crate::ir::{PointProgram, Program};
+pub(crate) mod literals;
 pub(crate) mod regexes;
 
 use crate::ir::Atom;
 use crate::schema::PointId;
 use crate::store::Counter;
-use aho_corasick::AhoCorasick;
+pub(crate) use literals::LiteralSearch;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
 pub(crate) use regexes::LazyRegexes;
@@ -262,8 +263,8 @@ pub(crate) struct Loaded<'a> {
     pub(crate) regexes: LazyRegexes,
     /// DFA sections, by index, each validated on first use.
     pub(crate) dfas: Vec<LazyDfa<'a>>,
-    /// Per point, per field: the Aho-Corasick automaton over its literals.
-    pub(crate) acs: Vec<Vec<Option<AhoCorasick>>>,
+    /// Per point, per field: the search for its literals.
+    pub(crate) literals: Vec<Vec<Option<LiteralSearch>>>,
     /// Per `rate(…)` counter, its identity in a
     /// [`MemoryStore`](crate::store::MemoryStore) ([`Counter::id`]).
     pub(crate) rate_ids: Vec<[u8; 16]>,
@@ -310,9 +311,13 @@ pub struct FieldStats {
     pub dfa_patterns: usize,
     /// Size of the serialized DFA in bytes.
     pub dfa_bytes: usize,
-    /// Literals in the Aho-Corasick automaton.
+    /// Literals searched for (`contains`, and regex prefilters).
     pub literals: usize,
-    /// Heap used by the Aho-Corasick automaton rebuilt at load.
+    /// Whether they are found by a packed search for their first bytes
+    /// and confirmed in place, rather than by an Aho-Corasick automaton
+    /// (see the `literals` module).
+    pub literal_anchors: bool,
+    /// Heap used by the literal search built at load.
     pub ac_bytes: usize,
 }
 
@@ -548,12 +553,18 @@ impl Table {
                     .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
                     .unwrap_or(0),
                 literals: f.literals.len(),
-                ac_bytes: loaded
-                    .acs
+                literal_anchors: loaded
+                    .literals
                     .get(pi)
                     .and_then(|a| a.get(fi))
                     .and_then(Option::as_ref)
-                    .map_or(0, AhoCorasick::memory_usage),
+                    .is_some_and(LiteralSearch::is_anchored),
+                ac_bytes: loaded
+                    .literals
+                    .get(pi)
+                    .and_then(|a| a.get(fi))
+                    .and_then(Option::as_ref)
+                    .map_or(0, LiteralSearch::memory_usage),
             })
             .collect()
     }
@@ -593,7 +604,7 @@ fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
     } = decoded;
     validate::program(&program, &mut dfas)?;
     let regexes = LazyRegexes::new(&program);
-    let acs = program
+    let literals = program
         .points
         .iter()
         .map(|p| {
@@ -603,9 +614,7 @@ fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
                     if f.literals.is_empty() {
                         return Ok(None);
                     }
-                    AhoCorasick::builder()
-                        .match_kind(aho_corasick::MatchKind::Standard)
-                        .build(&f.literals)
+                    LiteralSearch::new(&f.literals)
                         .map(Some)
                         .map_err(|e| LoadError::invalid(format!("literals of `{}`: {e}", f.path)))
                 })
@@ -632,7 +641,7 @@ fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
         program,
         regexes,
         dfas,
-        acs,
+        literals,
         rate_ids,
         schema_tag,
         by_slot,

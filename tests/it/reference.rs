@@ -25,6 +25,19 @@ const TOOLS: &[&str] = &["exec", "read", "write", "fetch"];
 const WORDS: &[&str] = &[
     "rm", "-rf", "/tmp", "ls", "curl", "key", "AKIA1234", "été", "x",
 ];
+/// Longer words that share their beginnings and overlap (`ababab` holds
+/// `abab` twice): a field whose literals are all like these is searched by
+/// their first bytes and confirmed in place, not by an automaton.
+const LONG_WORDS: &[&str] = &[
+    "curl http://evil",
+    "curl http://evil1",
+    "curl http://evil12",
+    "abab",
+    "ababab",
+    "babab",
+    "héllo wörld",
+    "héllo",
+];
 const REGEXES: &[&str] = &[
     r"rm\s+-rf",
     r"^ls",
@@ -89,6 +102,15 @@ fn word() -> impl Strategy<Value = String> {
     prop::sample::select(WORDS).prop_map(str::to_string)
 }
 
+fn long_word() -> impl Strategy<Value = String> {
+    prop::sample::select(LONG_WORDS).prop_map(str::to_string)
+}
+
+/// A word of an event's text, or of a literal it is searched for.
+fn any_word() -> impl Strategy<Value = String> {
+    prop_oneof![word(), long_word()]
+}
+
 fn tool() -> impl Strategy<Value = String> {
     prop::sample::select(TOOLS).prop_map(str::to_string)
 }
@@ -102,8 +124,11 @@ fn leaf() -> impl Strategy<Value = C> {
             prop::collection::vec(prop_oneof![tool(), word()], 1..3)
         )
             .prop_map(|(f, v)| C::In(f, v)),
-        (field.clone(), word()).prop_map(|(f, s)| C::Contains(f, s)),
-        (field.clone(), prop::collection::vec(word(), 1..4))
+        (field.clone(), any_word()).prop_map(|(f, s)| C::Contains(f, s)),
+        (field.clone(), long_word()).prop_map(|(f, s)| C::Contains(f, s)),
+        (field.clone(), prop::collection::vec(any_word(), 1..4))
+            .prop_map(|(f, v)| C::ContainsAny(f, v)),
+        (field.clone(), prop::collection::vec(long_word(), 1..4))
             .prop_map(|(f, v)| C::ContainsAny(f, v)),
         (field.clone(), word()).prop_map(|(f, s)| C::Starts(f, s)),
         (field.clone(), word()).prop_map(|(f, s)| C::Ends(f, s)),
@@ -152,7 +177,7 @@ fn event() -> impl Strategy<Value = (usize, Value)> {
     (
         0..COMPONENTS.len(),
         prop::option::weighted(0.9, tool()),
-        prop::option::weighted(0.9, prop::collection::vec(word(), 0..6)),
+        prop::option::weighted(0.9, prop::collection::vec(any_word(), 0..6)),
         0i64..12,
         any::<bool>(),
     )
