@@ -106,7 +106,8 @@ fn hookc(args: &[&OsStr], stdin: &str, env: &[(&str, &OsStr)]) -> Run {
 fn policy_table() -> &'static Path {
     static TABLE: OnceLock<PathBuf> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let path = tmp_dir("policy").join("policy.tbl");
+        // One directory per test process (see `cli::shipped_table`).
+        let path = tmp_dir(&format!("policy-{}", std::process::id())).join("policy.tbl");
         let run = hookc(
             &[
                 OsStr::new("compile"),

@@ -73,7 +73,8 @@ fn tmp_dir(name: &str) -> PathBuf {
 fn redact(text: &str) -> String {
     let text = text
         .replace(&tmp_root().display().to_string(), "[TMP]")
-        .replace(&root().display().to_string(), "[ROOT]");
+        .replace(&root().display().to_string(), "[ROOT]")
+        .replace(&format!("shipped-{}", std::process::id()), "shipped");
     let bytes = regex::Regex::new(r"\b\d+ bytes\b").unwrap();
     let text = bytes.replace_all(&text, "[N] bytes").into_owned();
     let json_bytes = regex::Regex::new(r#""(bytes|dfa_bytes|ac_bytes)": \d+"#).unwrap();
@@ -95,7 +96,10 @@ fn hookc_with_stdin<S: AsRef<OsStr>>(args: &[S], stdin: Option<&str>) -> Run {
 fn shipped_table() -> &'static Path {
     static TABLE: OnceLock<PathBuf> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let path = tmp_dir("shipped").join("rules.tbl");
+        // One directory per test process: nextest runs each test in its own
+        // process, and `tmp_dir` empties the directory it hands out, so a
+        // shared one would be emptied under another test's feet.
+        let path = tmp_dir(&format!("shipped-{}", std::process::id())).join("rules.tbl");
         hookc(&[
             OsStr::new("compile"),
             OsStr::new("rules/"),
