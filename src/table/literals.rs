@@ -148,9 +148,13 @@ impl Anchored {
             let anchor = anchors.binary_search(&bytes.get(..width)?).ok()?;
             lengths.get_mut(anchor)?.push(bytes.len());
             let index = u32::try_from(i).ok()?;
-            by_text.insert_unique(hash(bytes), index, |&j: &u32| {
-                hash(literals.get(j as usize).map_or(&[][..], |l| l.as_bytes()))
-            });
+            let text_of = |j: &u32| literals.get(*j as usize).map_or(&[][..], |l| l.as_bytes());
+            // The compiler stores each literal once; a table that repeats
+            // one gets the automaton, which reports every copy.
+            if by_text.find(hash(bytes), |j| text_of(j) == bytes).is_some() {
+                return None;
+            }
+            by_text.insert_unique(hash(bytes), index, |j| hash(text_of(j)));
         }
         for l in &mut lengths {
             l.sort_unstable();
@@ -269,6 +273,15 @@ mod tests {
         assert!(!search.is_anchored(), "100 distinct anchors at every width");
         let text = "007-literal and 099-literal";
         assert_eq!(occurrences(&search, &varied, text), expected(&varied, text));
+    }
+
+    #[test]
+    fn a_repeated_literal_is_reported_for_each_copy() {
+        let literals = strings(&["curl http://a", "curl http://b", "curl http://a"]);
+        let search = LiteralSearch::new(&literals).unwrap();
+        assert!(!search.is_anchored());
+        let text = "curl http://a";
+        assert_eq!(occurrences(&search, &literals, text), vec![0, 2]);
     }
 
     #[test]
