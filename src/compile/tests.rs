@@ -150,6 +150,67 @@ hook word on tool.pre_execute {
     }
 }
 
+/// A regex an expression matches whose dense DFA passes the pattern
+/// budget (Unicode classes under `(?i)`: 86 KB dense) is stored in sparse
+/// form (11 KB), so a hook process validates a few KB instead of compiling
+/// the regex; with a budget the sparse form passes too, it gets no DFA and
+/// the regex engine decides. Both decide as the regex does.
+#[test]
+fn an_expression_regex_over_the_budget_when_dense_is_stored_sparse() {
+    let text = r#"pattern protected = /
+    (^|[\/=]) (\.hookc|hookc~[0-9]+) (\/|$)
+  | (^|[\/=]) (\.claude|claude~[0-9]+) \/ (settings[^\/]*\.json|settin~[0-9]+\.jso)$
+/xi
+hook p on tool.pre_execute {
+    when any c in shell(payload.args): (any a in c.args: a matches protected)
+    deny "p"
+}
+"#;
+    let compile = |budget: usize| {
+        let options = Options {
+            pattern_dfa_budget: budget,
+            ..Options::default()
+        };
+        crate::compile_sources(vec![SourceFile::new("t.hooks", text)], &options)
+            .unwrap()
+            .table
+    };
+    let default = Options::default().pattern_dfa_budget;
+    let sparse = compile(default);
+    let section = sparse.program().regex_dfas[0];
+    assert_ne!(section, crate::ir::NO_DFA, "the sparse form fits the budget");
+    let size = sparse.dfa_sizes()[section as usize];
+    assert!(size <= default, "{size} bytes stored, over the {default} budget");
+    let none = compile(4 << 10);
+    assert_eq!(none.program().regex_dfas, [crate::ir::NO_DFA]);
+    for args in [
+        "cat .claude/settings.json",
+        "cp x .CLAUDE/Settings.local.json",
+        "echo .claude/settings.json.bak",
+        "vi .hookc/guards.hooks",
+        "ls HOOKC~1/",
+        "cat claude/settings.json",
+        "cat été/.claude/settings-é.json",
+    ] {
+        let decide = |t: &crate::Table| {
+            let mut ctx = crate::HookContext::new(
+                "tool.pre_execute",
+                "a::b",
+                serde_json::json!({ "args": args }),
+            );
+            t.dispatch_context(&mut ctx).fired
+        };
+        assert_eq!(decide(&sparse), decide(&none), "{args}");
+    }
+    let deny = |t: &crate::Table, args: &str| {
+        let mut ctx =
+            crate::HookContext::new("tool.pre_execute", "a::b", serde_json::json!({ "args": args }));
+        t.dispatch_context(&mut ctx).fired == ["p"]
+    };
+    assert!(deny(&sparse, "cat .claude/settings.json"));
+    assert!(!deny(&sparse, "cat claude/settings.json"));
+}
+
 /// `lower(f) == "c"` and its kin compile to a case-insensitive regex on
 /// the field, decided by the field's automaton; they decide as the
 /// lower-cased comparison would.
