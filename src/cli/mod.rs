@@ -518,6 +518,9 @@ impl Failure {
 /// or an abort outcome, 2 usage or I/O error. It never panics on bad input.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(claude_args) = claude_only(&args) {
+        return exit_code(claude::run(claude_args, 0));
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -564,6 +567,10 @@ pub fn main() -> ExitCode {
         Command::Man(args) => man::run(args),
         Command::Lsp(args) => lsp::run(args),
     };
+    exit_code(result)
+}
+
+fn exit_code(result: Result<Status, Failure>) -> ExitCode {
     match result {
         Ok(Status::Ok) => ExitCode::SUCCESS,
         Ok(Status::Findings) => ExitCode::from(1),
@@ -574,6 +581,26 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `hookc claude …` parsed by `claude`'s own arguments alone. Claude Code
+/// starts a process per tool call, and clap builds every subcommand's
+/// arguments before it parses (8 % of a hook process's instructions).
+/// `None` for anything else, and for whatever this parser does not take
+/// (help, a global flag such as `-v`, a usage error): the whole command
+/// line's parser then answers as always.
+fn claude_only(args: &[std::ffi::OsString]) -> Option<claude::ClaudeArgs> {
+    use clap::{Args, FromArgMatches};
+    if args.get(1).is_none_or(|a| a != "claude") {
+        return None;
+    }
+    let command = claude::ClaudeArgs::augment_args(
+        clap::Command::new("claude")
+            .disable_help_flag(true)
+            .disable_version_flag(true),
+    );
+    let matches = command.try_get_matches_from(args.get(1..)?).ok()?;
+    claude::ClaudeArgs::from_arg_matches(&matches).ok()
 }
 
 /// The clap definition of the whole command line, for the generated

@@ -178,9 +178,16 @@ hook p on tool.pre_execute {
     let default = Options::default().pattern_dfa_budget;
     let sparse = compile(default);
     let section = sparse.program().regex_dfas[0];
-    assert_ne!(section, crate::ir::NO_DFA, "the sparse form fits the budget");
+    assert_ne!(
+        section,
+        crate::ir::NO_DFA,
+        "the sparse form fits the budget"
+    );
     let size = sparse.dfa_sizes()[section as usize];
-    assert!(size <= default, "{size} bytes stored, over the {default} budget");
+    assert!(
+        size <= default,
+        "{size} bytes stored, over the {default} budget"
+    );
     let none = compile(4 << 10);
     assert_eq!(none.program().regex_dfas, [crate::ir::NO_DFA]);
     for args in [
@@ -203,8 +210,11 @@ hook p on tool.pre_execute {
         assert_eq!(decide(&sparse), decide(&none), "{args}");
     }
     let deny = |t: &crate::Table, args: &str| {
-        let mut ctx =
-            crate::HookContext::new("tool.pre_execute", "a::b", serde_json::json!({ "args": args }));
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({ "args": args }),
+        );
         t.dispatch_context(&mut ctx).fired == ["p"]
     };
     assert!(deny(&sparse, "cat .claude/settings.json"));

@@ -859,6 +859,50 @@ fn imported_command_hooks_run_unchanged_under_hookc_claude() {
     assert_eq!(seen, event_json("pre_tool_use_bash_npm_test.json"));
 }
 
+/// `hookc claude …` is parsed by its own arguments alone (the process
+/// starts on every tool call); with a global flag or `--help` the whole
+/// command line's parser answers, the same way.
+#[test]
+fn the_hook_answers_alike_through_either_parser() {
+    let table = policy_table().as_os_str();
+    for event in ["pre_tool_use_bash_rm.json", "pre_tool_use_write_src.json"] {
+        let stdin = event_text(event);
+        let own = hookc(
+            &[OsStr::new("claude"), OsStr::new("--table"), table],
+            &stdin,
+            &[],
+        );
+        for whole in [
+            [
+                OsStr::new("-v"),
+                OsStr::new("claude"),
+                OsStr::new("--table"),
+                table,
+            ],
+            [
+                OsStr::new("claude"),
+                OsStr::new("--table"),
+                table,
+                OsStr::new("-v"),
+            ],
+        ] {
+            let run = hookc(&whole, &stdin, &[]);
+            assert_eq!(
+                (run.code, &run.stdout),
+                (own.code, &own.stdout),
+                "{event}: {whole:?}"
+            );
+        }
+        assert_eq!(own.stderr, "", "{event}");
+    }
+    let help = hookc(&[OsStr::new("claude"), OsStr::new("--help")], "", &[]);
+    assert_eq!(help.code, Some(0), "{help:#?}");
+    assert!(
+        help.stdout.starts_with("Answer a Claude Code hook event"),
+        "{help:#?}"
+    );
+}
+
 /// A typo in the hook command of `settings.json` must not read as a block
 /// of every tool call (clap's usage exit is 2): it fails by the mode.
 #[test]
