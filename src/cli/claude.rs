@@ -443,12 +443,15 @@ impl Source {
 /// sources.
 fn beside(table: &Path) -> Option<PathBuf> {
     let dir = table.parent()?;
-    let named = dir.file_name().is_some_and(|n| n == PROJECT_RULES);
+    // The name first: a table anywhere else needs no directory listing.
+    if dir.file_name().is_none_or(|n| n != PROJECT_RULES) {
+        return None;
+    }
     let has_rules = std::fs::read_dir(dir)
         .ok()?
         .flatten()
         .any(|e| e.path().extension().is_some_and(|x| x == "hooks"));
-    (named && has_rules).then(|| dir.to_path_buf())
+    has_rules.then(|| dir.to_path_buf())
 }
 
 /// The rules of `dir` compiled, from the cache when they were before.
