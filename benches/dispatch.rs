@@ -5,7 +5,9 @@
 //! Groups:
 //!
 //! - `dispatch/{hookc,naive}/{no_match,one_match,one_percent}/{0,10,100,1000,10000}`
-//! - `load/from_bytes/10000` (ten samples)
+//! - `load/{from_bytes,from_owned_bytes}/10000` (ten samples): a load of
+//!   the 10,000-rule table from borrowed bytes (copied into the table) and
+//!   from owned ones (taken as they are)
 //! - `registry/{table,registry,registry_hook}/{no_match,one_match}/1000`: the
 //!   cost a live `Registry` adds to a dispatch (the snapshot load; with
 //!   `registry_hook`, one native hook on the point that runs on every
@@ -534,6 +536,19 @@ fn all(c: &mut Criterion) {
         &bytes,
         |b, bytes| {
             b.iter_with_large_drop(|| Table::from_bytes(black_box(bytes)).expect("loads"));
+        },
+    );
+    // The bytes handed over, as `hookc claude` hands over what it read:
+    // no copy (the copy is made outside the timing).
+    group.bench_with_input(
+        BenchmarkId::new("from_owned_bytes", 10_000),
+        &bytes,
+        |b, bytes| {
+            b.iter_batched(
+                || bytes.clone(),
+                |owned| Table::from_owned_bytes(black_box(owned)).expect("loads"),
+                BatchSize::LargeInput,
+            );
         },
     );
     group.finish();

@@ -51,9 +51,9 @@
 //! ```
 
 use crate::effects::{Effects, Handler};
-use crate::ir::{FqlIndex, PointProgram};
 use crate::runtime::{AsPoint, Live, NativeHook, Outcome, RegisteredHook, Report, Scratch, Target};
 use crate::schema::{EditApplication, PointKind};
+use crate::table::layout::point::PointSlot;
 use crate::{HookContext, Table};
 use arc_swap::ArcSwap;
 use std::collections::HashMap;
@@ -70,7 +70,7 @@ struct Snapshot {
     effects: Arc<Effects>,
     /// Native hooks by point name, by priority then registration, with a
     /// rule-less program of the point for when the table has no rules there.
-    natives: HashMap<String, (Vec<RegisteredHook>, Arc<PointProgram>)>,
+    natives: HashMap<String, (Vec<RegisteredHook>, Arc<PointSlot>)>,
     /// Ids of table rules switched off with `set_enabled`.
     disabled_ids: Vec<String>,
     /// The same as bitsets, by the table's point index.
@@ -84,10 +84,10 @@ impl Snapshot {
         if self.disabled_ids.is_empty() {
             return;
         }
-        for point in &self.table.program().points {
-            let mut bits = vec![0u64; point.rules.len().div_ceil(64)];
-            for (i, rule) in point.rules.iter().enumerate() {
-                if self.disabled_ids.contains(&rule.id) {
+        for ids in self.table.rule_ids() {
+            let mut bits = vec![0u64; ids.len().div_ceil(64)];
+            for (i, id) in ids.iter().enumerate() {
+                if self.disabled_ids.iter().any(|d| d == id) {
                     if let Some(w) = bits.get_mut(i / 64) {
                         *w |= 1 << (i % 64);
                     }
@@ -98,29 +98,21 @@ impl Snapshot {
     }
 }
 
-/// A program with no rules for `point`, of the point's kind and with its
-/// host's way of applying edits, as `table`'s schema says (a point the
-/// schema does not have is an event point).
-fn empty_point(table: &Table, point: &str) -> PointProgram {
+/// A point with no rules, of the point's kind and with its host's way of
+/// applying edits, as `table`'s schema says (a point the schema does not
+/// have is an event point).
+fn empty_point(table: &Table, point: &str) -> PointSlot {
     let (kind, edits) = table
-        .program()
+        .loaded()
+        .program
+        .meta
         .schema_points
         .iter()
         .find(|p| p.name == point)
         .map_or((PointKind::Event, EditApplication::AsEdited), |p| {
             (p.kind, p.edits.clone())
         });
-    PointProgram {
-        name: point.to_string(),
-        kind,
-        edits,
-        rules: Vec::new(),
-        index: FqlIndex::default(),
-        atoms: Vec::new(),
-        atom_field: Vec::new(),
-        fields: Vec::new(),
-        triggers: Vec::new(),
-    }
+    PointSlot::empty(point, kind, edits)
 }
 
 /// A compiled table plus native hooks, shared by many threads and reloaded
@@ -280,12 +272,7 @@ impl Registry {
                     found = true;
                 }
             }
-            let in_table = s
-                .table
-                .program()
-                .points
-                .iter()
-                .any(|p| p.rules.iter().any(|r| r.id == id));
+            let in_table = s.table.rule_ids().iter().any(|ids| ids.contains(&id));
             if in_table {
                 found = true;
                 s.disabled_ids.retain(|d| d != id);

@@ -5,7 +5,7 @@
 //! 1. as raw bytes;
 //! 2. "framed": a valid header (label, endianness check, `VERSION`, program
 //!    length, correct CRC-32, DFA count) is put in front so the mutations
-//!    reach the postcard program and the DFA sections. If the input already
+//!    reach the program block and the DFA sections. If the input already
 //!    starts with the label (e.g. the golden table seed), only its CRC is
 //!    fixed up; otherwise the first 3 input bytes choose the DFA count
 //!    (byte 0 % 4) and the program length (bytes 1..3, u16 LE, clamped).
@@ -38,11 +38,17 @@ fn framed(data: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// What a host and a tool do with a table that loads: dispatch at every
+/// point of its schema (the point blocks, rules and atoms are read there,
+/// lazily), then read and check it whole.
 fn exercise(table: &hookc::Table) {
     let _ = table.rule_count();
     let _ = table.byte_len();
     let _ = table.to_bytes();
-    let names: Vec<String> = table.program().points.iter().map(|p| p.name.clone()).collect();
+    let names: Vec<String> = (0..u16::MAX)
+        .map_while(|slot| table.point_name(hookc::PointId::new(table.schema_tag(), slot)))
+        .map(str::to_string)
+        .collect();
     let mut scratch = table.scratch();
     for name in &names {
         let _ = table.field_stats(name);
@@ -54,6 +60,8 @@ fn exercise(table: &hookc::Table) {
         let target = hookc::Target::new("builtin::llm");
         let _ = table.dispatch(&mut scratch, name.as_str(), &target, &mut ctx);
     }
+    let _ = table.validate();
+    let _ = table.program();
 }
 
 fuzz_target!(|data: &[u8]| {

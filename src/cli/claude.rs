@@ -236,7 +236,7 @@ fn respond(
         effects = effects.with_dispatch_deadline(left);
     }
     let mut notes = freshness.unwrap_or_default();
-    if !table.program().rates.is_empty() {
+    if table.has_rate_tests() {
         let store = super::rate_store::for_event(args.rate_store.as_deref(), &rules, &event);
         notes.push_str(&super::rate_store::note(&store).unwrap_or_default());
         effects = effects.with_rate_store(store);
@@ -249,8 +249,8 @@ fn respond(
         crate::runtime::Decision::Deny => "deny",
     });
     entry.reason.clone_from(&report.reason);
-    let digest = &table.program().source_digest;
-    entry.table = (!digest.is_empty()).then(|| digest.clone());
+    let digest = table.source_digest();
+    entry.table = (!digest.is_empty()).then(|| digest.to_string());
     let mut response = event.answer(&report);
     // The senders die with the process: wait for them, within the
     // deadline, and say what did not arrive.
@@ -286,15 +286,14 @@ fn respond(
 /// without rules decides nothing, so either would answer every event with
 /// no decision, as if there were no policy.
 fn the_policy(table: Table) -> Result<Table, String> {
-    let program = table.program();
-    if program.schema != crate::systems::claude_code::schema::NAME {
+    if table.schema() != crate::systems::claude_code::schema::NAME {
         return Err(format!(
             "the table's schema is `{}`, not `{}`: its points are not Claude Code events, so none of its rules would run",
-            program.schema,
+            table.schema(),
             crate::systems::claude_code::schema::NAME
         ));
     }
-    if program.points.iter().all(|point| point.rules.is_empty()) {
+    if table.rule_entries() == 0 {
         return Err("the table has no rules".to_string());
     }
     Ok(table)
@@ -387,7 +386,7 @@ impl Source {
                 // A signed table is the policy as signed; changed sources
                 // beside it cannot be, but are worth a word.
                 let note = beside(&path)
-                    .filter(|dir| crate::load::source_digest(&[dir]) != table.program().source_digest)
+                    .filter(|dir| crate::load::source_digest(&[dir]) != table.source_digest())
                     .map(|dir| {
                         format!(
                             "hookc: the sources in `{}` changed since the signed table `{}` was compiled; the signed table is used\n",
@@ -403,7 +402,7 @@ impl Source {
                     return Ok((table, None));
                 };
                 let digest = crate::load::source_digest(&[&dir]);
-                if digest == table.program().source_digest {
+                if digest == table.source_digest() {
                     return Ok((table, None));
                 }
                 let fresh = cached(&dir, &digest).map_err(|e| {
@@ -474,7 +473,7 @@ fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table,
         .join(format!("{digest}-v{}.tbl", crate::table::VERSION));
     if let Ok(bytes) = std::fs::read(&file) {
         if let Ok(table) = Table::from_owned_bytes(bytes) {
-            if table.program().source_digest == digest {
+            if table.source_digest() == digest {
                 return Ok(table);
             }
         }

@@ -183,6 +183,10 @@ pub struct FieldMatcher {
 }
 
 /// A perfect-hash map from strings to atom lists, built at compile time.
+///
+/// A map read back from a table has no perfect hash (the table finds its
+/// keys through hash tables of its own, read in place): it finds keys one
+/// by one.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StrMap {
     /// The keys.
@@ -205,8 +209,20 @@ impl StrMap {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// A map of `keys` to `values` without a perfect hash.
+    pub fn unhashed(keys: Vec<String>, values: Vec<Vec<u32>>) -> StrMap {
+        StrMap {
+            keys,
+            values,
+            ..StrMap::default()
+        }
+    }
+
     /// The index of `key` in `keys`, when it is one.
     pub fn index(&self, key: &str) -> Option<usize> {
+        if self.disps.is_empty() && self.map.is_empty() {
+            return self.keys.iter().position(|k| k == key);
+        }
         if self.keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
             return None;
         }

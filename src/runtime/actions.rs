@@ -44,10 +44,12 @@ impl<'a> Run<'a> {
                     return Some(Stop::Skip);
                 }
                 Action::Replace(value) => {
-                    if self.point.kind != PointKind::Post {
+                    if self.point.kind() != PointKind::Post {
                         scratch.warnings.push(format!(
                             "rule `{}`: `replace` ignored at {} point `{}`",
-                            rule.id, self.point.kind, self.point.name
+                            rule.id,
+                            self.point.kind(),
+                            self.point.name()
                         ));
                         continue;
                     }
@@ -142,7 +144,7 @@ impl<'a> Run<'a> {
                 }
                 Action::Log(level, message) => {
                     let message = eval::render(message, ctx, self.matching(scratch)).into_owned();
-                    emit_log(*level, &rule.id, &self.point.name, &message);
+                    emit_log(*level, &rule.id, self.point.name(), &message);
                     scratch.logs.push(LogLine {
                         level: *level,
                         rule: rule.id.clone(),
@@ -244,7 +246,7 @@ impl<'a> Run<'a> {
                 Some(Stop::Abort)
             }
             HookAction::Replace(value) => {
-                if self.point.kind == PointKind::Post {
+                if self.point.kind() == PointKind::Post {
                     if scratch.backup.is_none() {
                         scratch.backup = Some(ctx.clone());
                     }
@@ -253,7 +255,8 @@ impl<'a> Run<'a> {
                 } else {
                     scratch.warnings.push(format!(
                         "`{id}`: `replace` ignored at {} point `{}`",
-                        self.point.kind, self.point.name
+                        self.point.kind(),
+                        self.point.name()
                     ));
                 }
                 None

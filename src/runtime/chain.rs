@@ -15,9 +15,9 @@ pub(crate) struct Live<'a> {
     /// The point's rules switched off at run time: bit `i % 64` of word
     /// `i / 64` for rule `i`. Empty when none is.
     pub(crate) disabled: &'a [u64],
-    /// A rule-less program for the point, for when the table has none and
+    /// A rule-less point, for when the table has no rules there and
     /// native hooks must still run.
-    pub(crate) empty_point: Option<&'a PointProgram>,
+    pub(crate) empty_point: Option<&'a PointSlot>,
 }
 
 impl<'a> Live<'a> {
@@ -105,11 +105,6 @@ impl<'a> Probe<'_, 'a> {
     pub(crate) fn ctx(&self) -> &HookContext {
         self.ctx
     }
-
-    /// The point being dispatched.
-    pub(crate) fn point(&self) -> &'a PointProgram {
-        self.run.point
-    }
 }
 
 /// The state of one dispatch.
@@ -118,13 +113,14 @@ pub(crate) struct Run<'a> {
     pub(super) effects: &'a Effects,
     /// The deadline of this dispatch's effects, if the host set one.
     pub(super) deadline: Option<Deadline>,
-    pub(super) point: &'a PointProgram,
-    /// The point's literal searches, by field.
-    pub(super) literals: &'a [Option<LiteralSearch>],
+    pub(super) point: Point<'a>,
     pub(super) kind: OutcomeKind,
     pub(super) reason: Option<Cow<'a, str>>,
     pub(super) value: Option<Value>,
     pub(super) decision: Option<Decision>,
+    /// Why a part of the point this dispatch read (a rule, an atom) does
+    /// not decode: the chain then ends with an abort.
+    pub(super) corrupted: std::cell::OnceCell<String>,
 }
 
 /// How running native hooks went.
@@ -153,13 +149,7 @@ impl<'a> Run<'a> {
         obs: &mut O,
     ) {
         let (scope, name) = split_component(target.component);
-        let index = &self.point.index;
-        let buckets: [Option<&Bucket>; 4] = [
-            index.exact.get(target.component),
-            index.scope.get(scope),
-            index.target.get(name),
-            Some(&index.any),
-        ];
+        let buckets = self.point.buckets(target.component, scope, name);
         // The fields whose atoms trigger the target's rules: an edit that
         // forgets none of them leaves the candidates as they are.
         let watched = buckets.iter().flatten().fold(0, |m, b| m | b.fields);
@@ -169,16 +159,20 @@ impl<'a> Run<'a> {
         let mut next = 0u32;
         // The first native hook not yet run.
         let mut native = 0usize;
-        let count = u32::try_from(self.point.rules.len()).unwrap_or(u32::MAX);
+        let count = self.point.rule_count();
+        if let Some(why) = self.corrupted.take() {
+            // An atom the candidates were collected with does not decode.
+            self.stop_corrupted(&why, scratch, ctx);
+            return;
+        }
         loop {
             let candidate = scratch.candidates.get(at).copied();
-            let rule = candidate.and_then(|i| self.point.rules.get(i as usize));
             // Native hooks of a lower priority run before the next rule (on
             // a tie the table's rule runs first); the rest after the last.
             if let Some(hook) = live.natives.get(native) {
-                if rule.is_none_or(|r| hook.priority < r.priority) {
+                if candidate.is_none_or(|i| hook.priority < self.point.priority(i)) {
                     let edits = scratch.edits;
-                    let before = edits::before(&self.point.edits, ctx);
+                    let before = edits::before(self.point.edits(), ctx);
                     match self.native(live, native, target, scratch, ctx) {
                         Natives::Ran => {
                             if scratch.edits != edits {
@@ -199,22 +193,14 @@ impl<'a> Run<'a> {
                         // The hook edited a field that triggers rules:
                         // triggers may now hold (or not) for the rules
                         // after it.
-                        let after = self
-                            .point
-                            .rules
-                            .partition_point(|r| r.priority <= hook.priority);
-                        let after = u32::try_from(after).unwrap_or(u32::MAX).checked_sub(1);
+                        let after = self.point.rules_up_to(hook.priority).checked_sub(1);
                         self.collect(&buckets, after, scratch, ctx);
                         at = 0;
                     }
                     continue;
                 }
             }
-            let (Some(i), Some(rule)) = (candidate, rule) else {
-                if candidate.is_some() {
-                    at += 1;
-                    continue;
-                }
+            let Some(i) = candidate else {
                 break;
             };
             at += 1;
@@ -223,6 +209,16 @@ impl<'a> Run<'a> {
                 self.report(i..i + 1, Reach::Candidate, obs, scratch, ctx);
                 next = i + 1;
             }
+            let rule = match self.point.rule(i) {
+                Ok(rule) => rule,
+                Err(why) => {
+                    if O::ACTIVE {
+                        self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                    }
+                    self.stop_corrupted(why, scratch, ctx);
+                    return;
+                }
+            };
             if !rule.enabled
                 || live.is_disabled(i)
                 || !rule
@@ -237,6 +233,13 @@ impl<'a> Run<'a> {
                 scratch.rate_failure = None;
             }
             let matched = self.cond(&rule.cond, scratch, ctx);
+            if let Some(why) = self.corrupted.take() {
+                if O::ACTIVE {
+                    self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                }
+                self.stop_corrupted(&why, scratch, ctx);
+                return;
+            }
             if let Some(counter) = scratch.rate_failure.take() {
                 // A `rate(…)` store failed: the rule's failure mode
                 // decides, whatever its condition came to.
@@ -283,7 +286,7 @@ impl<'a> Run<'a> {
             scratch.fired.push(i);
             obs.fire(i, ctx);
             let edits = scratch.edits;
-            let before = edits::before(&self.point.edits, ctx);
+            let before = edits::before(self.point.edits(), ctx);
             let stopped = self.actions(i, rule, scratch, ctx, obs);
             if stopped.is_none() && scratch.edits != edits {
                 self.apply_edits(("rule", &rule.id), before, scratch, ctx);
@@ -324,9 +327,9 @@ impl<'a> Run<'a> {
         let Some(before) = before else {
             return;
         };
-        let point = &self.point.name;
+        let point = self.point.name();
         if edits::apply(
-            &self.point.edits,
+            self.point.edits(),
             &before,
             who,
             point,
@@ -342,17 +345,31 @@ impl<'a> Run<'a> {
     /// forgets nothing).
     pub(super) fn forget(&self, written: Written<'_>, scratch: &mut Scratch) {
         scratch.edits = scratch.edits.wrapping_add(1);
-        for (f, field) in self.point.fields.iter().enumerate() {
-            if written.touches(&field.path) {
-                scratch.forget_field(f, &field.bulk);
+        for f in 0..self.point.field_count() {
+            if let Some(field) = self.point.field(f) {
+                if written.touches(field.path()) {
+                    scratch.forget_field(f, field.bulk());
+                }
             }
         }
-        let atoms = &self.point.atoms;
-        scratch.forget_atoms(|a| {
-            atoms
-                .get(a as usize)
-                .is_some_and(|atom| written.changes(atom))
-        });
+        let point = self.point;
+        scratch.forget_atoms(|a| point.atom(a).is_ok_and(|atom| written.changes(atom)));
+    }
+
+    /// Ends the chain where the table is corrupted: an abort that says
+    /// why, and a warning (see the `table` module's docs).
+    pub(super) fn stop_corrupted(
+        &mut self,
+        why: &str,
+        scratch: &mut Scratch,
+        ctx: &mut HookContext,
+    ) {
+        let reason = format!("corrupted table: {why}");
+        tracing::warn!("{reason}");
+        scratch.warnings.push(reason.clone());
+        self.reason = Some(Cow::Owned(reason));
+        self.decide(Decision::Deny);
+        self.stop(Stop::Abort, scratch, ctx);
     }
 
     /// Ends the chain early: the context is restored and the kind set.

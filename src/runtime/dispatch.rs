@@ -69,22 +69,24 @@ impl Table {
         observer: &mut O,
     ) -> Outcome<'a> {
         let loaded = self.loaded();
-        let (program, literals) = match index.and_then(|i| Some((loaded.program.points.get(i)?, i)))
-        {
-            Some((program, i)) => (
-                Some(program),
-                loaded.literals.get(i).map_or(&[][..], Vec::as_slice),
-            ),
+        let point = match index.and_then(|i| loaded.point(i)) {
+            Some(Ok(point)) => Some(point),
+            Some(Err(why)) => {
+                scratch.reset(0, 0, loaded.rates().len());
+                return corrupted(why, scratch, live);
+            }
             // A point the table has no rules for may still have a
             // registry's native hooks.
-            None => (live.empty_point, &[][..]),
+            None => live
+                .empty_point
+                .and_then(|slot| slot.view(&[], loaded.refs()).ok()),
         };
         scratch.reset(
-            program.map_or(0, |p| p.atoms.len()),
-            program.map_or(0, |p| p.fields.len()),
-            loaded.program.rates.len(),
+            point.map_or(0, |p| p.atom_count() as usize),
+            point.map_or(0, |p| p.field_count()),
+            loaded.rates().len(),
         );
-        let Some(program) = program else {
+        let Some(point) = point else {
             return Outcome {
                 kind: OutcomeKind::Continue,
                 reason: None,
@@ -99,12 +101,12 @@ impl Table {
             loaded,
             effects: live.effects,
             deadline: live.effects.deadline_from_now(),
-            point: program,
-            literals,
+            point,
             kind: OutcomeKind::Continue,
             reason: None,
             value: None,
             decision: None,
+            corrupted: std::cell::OnceCell::new(),
         };
         run.chain(scratch, target, ctx, live, observer);
         Outcome {
@@ -112,9 +114,28 @@ impl Table {
             reason: run.reason,
             value: run.value,
             decision: run.decision,
-            point: Some(program),
+            point: Some(point),
             natives: live.natives,
             scratch,
         }
+    }
+}
+
+/// The outcome of a dispatch whose point's block does not read: the table
+/// is corrupted where this event reaches it, so the chain does not run,
+/// and the host is told to stop (as a rule failing closed would), with the
+/// reason and a warning.
+fn corrupted<'a>(why: &str, scratch: &'a mut Scratch, live: Live<'a>) -> Outcome<'a> {
+    let reason = format!("corrupted table: {why}");
+    tracing::warn!("{reason}");
+    scratch.warnings.push(reason.clone());
+    Outcome {
+        kind: OutcomeKind::Abort,
+        reason: Some(Cow::Owned(reason)),
+        value: None,
+        decision: Some(Decision::Deny),
+        point: None,
+        natives: live.natives,
+        scratch,
     }
 }

@@ -42,7 +42,7 @@ impl<'a> Run<'a> {
                         effect_text(action),
                         mock.exit_code()
                     );
-                    note(rule, &self.point.name, message, scratch);
+                    note(rule, self.point.name(), message, scratch);
                     let label = if *shell { "sh" } else { program.as_str() };
                     return match mock.reply(label) {
                         Ok(reply) => self.reply(rule, reply, scratch, ctx),
@@ -54,7 +54,7 @@ impl<'a> Run<'a> {
                 if let Some(mock) = mocks.webhook(url) {
                     note(
                         rule,
-                        &self.point.name,
+                        self.point.name(),
                         format!("mocked: {}", effect_text(action)),
                         scratch,
                     );
@@ -70,7 +70,7 @@ impl<'a> Run<'a> {
         }
         if self.effects.is_recording_only() {
             let message = format!("not run (effects are off): {}", effect_text(action));
-            note(rule, &self.point.name, message, scratch);
+            note(rule, self.point.name(), message, scratch);
             return None;
         }
         self.run_effect(rule, action, scratch, ctx)
@@ -94,11 +94,11 @@ impl<'a> Run<'a> {
                     program,
                     args,
                     shell: *shell,
-                    point: &self.point.name,
+                    point: self.point.name(),
                     rule: &rule.id,
                     timeout: rule.timeout_ms.map(Duration::from_millis),
                     deadline: self.deadline,
-                    input: self.loaded.program.command_input,
+                    input: self.loaded.command_input(),
                 };
                 match exec::run(self.effects.exec_config(), &command, ctx) {
                     Ok(reply) => {
@@ -123,7 +123,7 @@ impl<'a> Run<'a> {
                     include,
                     headers,
                     rule: &rule.id,
-                    point: &self.point.name,
+                    point: self.point.name(),
                     timeout: rule.timeout_ms.map(Duration::from_millis),
                 };
                 // A webhook never changes the outcome, whatever the
@@ -149,7 +149,7 @@ impl<'a> Run<'a> {
                     file,
                     fields,
                     rule: &rule.id,
-                    point: &self.point.name,
+                    point: self.point.name(),
                 };
                 if let Err(e) = trace::append(self.effects.exec_config(), &line, ctx) {
                     if let Some(stop) = self.fail(rule, &e, scratch) {

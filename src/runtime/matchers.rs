@@ -10,7 +10,7 @@ impl<'a> Run<'a> {
     /// atoms found true on the fields those groups need.
     pub(super) fn collect(
         &self,
-        buckets: &[Option<&Bucket>; 4],
+        buckets: &[Option<Bucket<'_>>; 4],
         after: Option<u32>,
         scratch: &mut Scratch,
         ctx: &HookContext,
@@ -20,9 +20,9 @@ impl<'a> Run<'a> {
         let mut fields = 0u64;
         for bucket in buckets.iter().flatten() {
             fields |= bucket.fields;
-            scratch.candidates.extend_from_slice(&bucket.untriggered);
+            scratch.candidates.extend_from_slice(bucket.untriggered);
         }
-        let count = self.point.fields.len();
+        let count = self.point.field_count();
         let mut f = 0;
         while fields != 0 && f < count {
             let bit = 1u64 << f.min(63);
@@ -52,10 +52,10 @@ impl<'a> Run<'a> {
         if !collect {
             return;
         }
-        let Some(field) = self.point.fields.get(f) else {
+        let Some(field) = self.point.field(f) else {
             return;
         };
-        for &a in &field.bulk {
+        for &a in field.bulk() {
             if self.bulk_value(a, f, scratch, ctx) != Some(false) {
                 self.trigger(a, scratch);
             }
@@ -67,7 +67,7 @@ impl<'a> Run<'a> {
     /// candidates.
     pub(super) fn scan(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
         let generation = scratch.generation;
-        let Some(field) = self.point.fields.get(f) else {
+        let Some(field) = self.point.field(f) else {
             return;
         };
         if scratch.field_generation.get(f) == Some(&generation) {
@@ -76,7 +76,7 @@ impl<'a> Run<'a> {
             }
             // Scanned lazily before: collect from the memo (an atom whose
             // regex was over the budget may hold: its rules are candidates).
-            for &a in &field.bulk {
+            for &a in field.bulk() {
                 if self.bulk_value(a, f, scratch, ctx) != Some(false) {
                     self.trigger(a, scratch);
                 }
@@ -86,13 +86,14 @@ impl<'a> Run<'a> {
         if let Some(g) = scratch.field_generation.get_mut(f) {
             *g = generation;
         }
-        let value = ctx.get(&field.path);
+        let path = field.path();
+        let value = ctx.get(path);
         let Some(Val::Str(text)) = value else {
             return self.scan_direct(f, scratch, ctx, collect);
         };
         // A Windows path matches without case, which the automata (built
         // for exact case) do not: its atoms are decided one by one.
-        if field.path.normalized && crate::paths::is_windows_shaped(&text) {
+        if path.normalized && crate::paths::is_windows_shaped(&text) {
             return self.scan_direct(f, scratch, ctx, collect);
         }
         if let Some(d) = scratch.field_direct.get_mut(f) {
@@ -109,15 +110,16 @@ impl<'a> Run<'a> {
                 }
             }
         };
-        for &a in field.eq.get(text) {
+        for &a in field.eq(text) {
             hit(a, scratch);
         }
-        if let Some(section) = field.dfa.and_then(|d| self.loaded.dfas.get(d as usize)) {
+        let dfa_atoms = field.dfa_atoms();
+        if let Some(section) = field.dfa().and_then(|d| self.loaded.dfas.get(d as usize)) {
             let mut failed = true;
             // A section that is not a valid DFA (see `LazyDfa`) is not
             // searched: its atoms are decided one by one, like those of a
             // DFA that gives up.
-            if let Some(dfa) = section.get() {
+            if let Some(dfa) = section.get(dfa_atoms.len()) {
                 failed = false;
                 let input = Input::new(text);
                 let mut state = OverlappingState::start();
@@ -127,7 +129,7 @@ impl<'a> Run<'a> {
                         break;
                     }
                     let Some(m) = state.get_match() else { break };
-                    if let Some(&a) = field.dfa_atoms.get(m.pattern().as_usize()) {
+                    if let Some(&a) = dfa_atoms.get(m.pattern().as_usize()) {
                         hit(a, scratch);
                     }
                 }
@@ -135,7 +137,7 @@ impl<'a> Run<'a> {
             if failed {
                 // The DFA gave up (a Unicode word boundary on non-ASCII
                 // text), or is not valid: decide its atoms one by one.
-                for &a in &field.dfa_atoms {
+                for &a in dfa_atoms {
                     match self.eval_atom(a, scratch, ctx) {
                         Ok(true) => hit(a, scratch),
                         Ok(false) => {}
@@ -144,14 +146,13 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        if let Some(search) = self.literals.get(f).and_then(Option::as_ref) {
-            search.for_each(&field.literals, text, |p| {
-                if let Some(atoms) = field.literal_atoms.get(p) {
-                    for &a in atoms {
-                        hit(a, scratch);
-                    }
+        if let Some(search) = field.literal_search() {
+            let (literal_atoms, literal_checks) = (field.literal_atoms(), field.literal_checks());
+            search.for_each(&field.stored_literals(), text, |p| {
+                for &a in literal_atoms.get(p) {
+                    hit(a, scratch);
                 }
-                for &a in field.literal_checks.get(p).map_or(&[][..], Vec::as_slice) {
+                for &a in literal_checks.get(p) {
                     // Verify each prefiltered atom once per generation
                     // (`atom_generation` marks it checked).
                     let i = a as usize;
@@ -177,7 +178,7 @@ impl<'a> Run<'a> {
         Matching {
             regexes: &self.loaded.regexes,
             dfas: &self.loaded.dfas,
-            regex_dfas: &self.loaded.program.regex_dfas,
+            regex_dfas: self.loaded.regex_dfas(),
             budget: &scratch.regex_budget,
             views: &scratch.shell_views,
             host: self.effects.host_facts(),
@@ -191,9 +192,12 @@ impl<'a> Run<'a> {
         scratch: &Scratch,
         ctx: &HookContext,
     ) -> Result<bool, RegexOverrun> {
-        match self.point.atoms.get(a as usize) {
-            Some(atom) => eval::atom(atom, ctx, self.matching(scratch)),
-            None => Ok(false),
+        match self.point.atom(a) {
+            Ok(atom) => eval::atom(atom, ctx, self.matching(scratch)),
+            Err(why) => {
+                self.corrupt(why);
+                Ok(false)
+            }
         }
     }
 
@@ -244,14 +248,13 @@ impl<'a> Run<'a> {
         };
         let regex = self
             .loaded
-            .program
             .regexes
-            .get(overrun.regex as usize)
+            .source(overrun.regex as usize)
             .map_or_else(
                 || "a regex".to_string(),
-                |r| format!("regex `/{}/{}`", r.pattern, r.flags),
+                |(pattern, flags)| format!("regex `/{pattern}/{flags}`"),
             );
-        let on = match self.point.atoms.get(a as usize).and_then(Atom::field) {
+        let on = match self.point.atom(a).ok().and_then(Atom::field) {
             Some(path) => format!(" on `{path}`"),
             None => String::new(),
         };
@@ -262,9 +265,16 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn trigger(&self, atom: u32, scratch: &mut Scratch) {
-        if let Some(rules) = self.point.triggers.get(atom as usize) {
-            scratch.candidates.extend_from_slice(rules);
-        }
+        scratch
+            .candidates
+            .extend_from_slice(self.point.triggers(atom));
+    }
+
+    /// Part of the point does not decode: the chain ends with an abort
+    /// once the current rule's condition is evaluated (the first reason
+    /// is kept).
+    pub(super) fn corrupt(&self, why: &str) {
+        let _ = self.corrupted.set(why.to_string());
     }
 
     /// The value of a bulk atom of field `f`, scanning the field if needed;
@@ -303,15 +313,18 @@ impl<'a> Run<'a> {
             }
             return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
         }
-        let value = match self.point.atoms.get(i) {
-            Some(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
+        let value = match self.point.atom(a) {
+            Ok(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
                 Some(value) => Ok(value),
                 // The store failed: not memoized, so that every rule asking
                 // sees the failure (the rule's loop takes it from `scratch`).
                 None => return Some(false),
             },
-            Some(_) => self.eval_atom(a, scratch, ctx),
-            None => Ok(false),
+            Ok(_) => self.eval_atom(a, scratch, ctx),
+            Err(why) => {
+                self.corrupt(why);
+                Ok(false)
+            }
         };
         if let (Some(g), Some(v)) = (
             scratch.atom_generation.get_mut(i),
@@ -346,8 +359,8 @@ impl<'a> Run<'a> {
         } else {
             let key = eval::render(&test.key, ctx, self.matching(scratch));
             let count = match self.effects.rate_store() {
-                RateStore::Memory => match self.loaded.rate_ids.get(c) {
-                    Some(&id) => self.effects.memory_store().hit(
+                RateStore::Memory => match self.loaded.rate_id(test) {
+                    Some(id) => self.effects.memory_store().hit(
                         id,
                         &self.counter(test),
                         &key,
@@ -378,8 +391,7 @@ impl<'a> Run<'a> {
     fn counter<'t>(&self, test: &'t RateTest) -> Counter<'t> {
         let keep = self
             .loaded
-            .program
-            .rates
+            .rates()
             .get(test.counter as usize)
             .map_or(test.keep(), |spec| spec.keep);
         Counter {
@@ -449,9 +461,9 @@ impl<'a> Run<'a> {
     ) -> Option<bool> {
         match cond {
             Cond::True => Some(true),
-            Cond::Atom(a) => match self.point.atom_field.get(*a as usize) {
-                Some(&f) if f != NO_FIELD => self.bulk_value(*a, f as usize, scratch, ctx),
-                _ => self.direct_value(*a, scratch, ctx),
+            Cond::Atom(a) => match self.point.atom_field(*a) {
+                NO_FIELD => self.direct_value(*a, scratch, ctx),
+                f => self.bulk_value(*a, f as usize, scratch, ctx),
             },
             Cond::Not(c) => self.cond(c, scratch, ctx).map(|v| !v),
             Cond::All(cs) | Cond::Any(cs) => {

@@ -68,13 +68,13 @@ use crate::effects::{
 };
 use crate::fql::split_component;
 use crate::ir::Atom;
-use crate::ir::{Action, Bucket, Cond, FailMode, LogLevel, PointProgram, Rule, NO_FIELD};
+use crate::ir::{Action, Cond, FailMode, LogLevel, Rule, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
 pub use crate::schema::PointId;
 use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
+use crate::table::layout::point::{Bucket, Point, PointSlot};
 use crate::table::regexes::{self, Matching};
-use crate::table::LiteralSearch;
 use crate::table::Loaded;
 use crate::table::Table;
 use regex_automata::dfa::OverlappingState;
@@ -171,7 +171,7 @@ impl Table {
             None => {
                 tracing::warn!(
                     "a point id of another schema was dispatched on a `{}` table: no rule runs",
-                    self.program().schema
+                    self.schema()
                 );
                 Resolved {
                     index: None,

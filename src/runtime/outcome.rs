@@ -50,7 +50,7 @@ pub struct Outcome<'a> {
     pub(super) reason: Option<Cow<'a, str>>,
     pub(super) value: Option<Value>,
     pub(super) decision: Option<Decision>,
-    pub(super) point: Option<&'a PointProgram>,
+    pub(super) point: Option<Point<'a>>,
     pub(super) natives: &'a [RegisteredHook],
     pub(super) scratch: &'a Scratch,
 }
@@ -99,7 +99,7 @@ impl<'a> Outcome<'a> {
     /// Ids of the rules (and a registry's native hooks) that fired, in
     /// execution order.
     pub fn fired(&self) -> impl Iterator<Item = &'a str> + '_ {
-        let rules = self.point.map_or(&[][..], |p| p.rules.as_slice());
+        let point = self.point;
         let natives = self.natives;
         self.scratch.fired.iter().filter_map(move |&i| {
             if i & NATIVE_FIRED != 0 {
@@ -107,7 +107,7 @@ impl<'a> Outcome<'a> {
                     .get((i & !NATIVE_FIRED) as usize)
                     .map(|n| n.hook.id())
             } else {
-                rules.get(i as usize).map(|r| r.id.as_str())
+                point.filter(|p| i < p.rule_count()).map(|p| p.rule_id(i))
             }
         })
     }

@@ -73,16 +73,21 @@ pub(super) const RATE_FAILED: usize = usize::MAX;
 impl Scratch {
     /// Scratch space sized for a table's largest point.
     pub fn for_table(table: &Table) -> Scratch {
-        let points = &table.program().points;
-        let atoms = points.iter().map(|p| p.atoms.len()).max().unwrap_or(0);
-        let rules = points.iter().map(|p| p.rules.len()).max().unwrap_or(0);
-        let fields = points.iter().map(|p| p.fields.len()).max().unwrap_or(0);
+        let loaded = table.loaded();
+        let points = &loaded.program.points;
+        let largest =
+            |count: fn(&PointSlot) -> u32| points.iter().map(count).max().unwrap_or(0) as usize;
+        let (rules, atoms, fields) = (
+            largest(|p| p.head.rules),
+            largest(|p| p.head.atoms),
+            largest(|p| p.head.fields),
+        );
         let mut scratch = Scratch {
             fired: Vec::with_capacity(rules),
             candidates: Vec::with_capacity(rules),
             ..Scratch::default()
         };
-        scratch.reserve(atoms, fields, table.program().rates.len());
+        scratch.reserve(atoms, fields, loaded.rates().len());
         scratch
     }
 

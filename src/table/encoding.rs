@@ -7,7 +7,7 @@
 //! knows an offset, and nothing outside `wire` knows how the program
 //! section spells a program.
 //!
-//! # Format (version 13)
+//! # Format (version 14)
 //!
 //! ```text
 //! offset  size  field
@@ -17,8 +17,8 @@
 //!     20     4  program length P in bytes (u32 LE)
 //!     24     4  CRC-32 of everything after the header (u32 LE)
 //!     28     4  number of DFA sections D (u32 LE)
-//!     32     P  the program's wire form, postcard-encoded, then zero
-//!               padding to 4
+//!     32     P  the program block: native-endian u32 words (see
+//!               `layout`), P a multiple of 4
 //!      …        D times: section length L (u32 LE), then L bytes: the DFA
 //!               kind (u32 LE: 0 dense, 1 sparse) and a native-endian
 //!               regex-automata DFA of that kind; zero padding to 4
@@ -41,9 +41,12 @@
 //! (`source_digest`); version 12 the `output` action (a field of the
 //! host's answer) and a DFA section per regex an expression matches
 //! (`regex_dfas`); version 13 the word-set tests of a shell view's
-//! command (`WordsAny`: one-letter flags as bits, large sets hashed). A
-//! table of
-//! an older version is refused with [`LoadErrorKind::Version`], never misread.
+//! command (`WordsAny`: one-letter flags as bits, large sets hashed);
+//! version 14 lays the program out in words read in place (`layout`):
+//! indexes, matchers, the literal search's anchors and hash tables, with
+//! rules, atoms and field paths as postcard blobs decoded on first use. A
+//! table of an older version is refused with [`LoadErrorKind::Version`],
+//! never misread.
 //!
 //! A table may end with a signature block after its last section (see
 //! [`sign`]); the CRC covers the bytes between the header and the block.
@@ -52,22 +55,23 @@
 //! them refuses a signed table (the block is bytes after the last section),
 //! never misreads it.
 //!
-//! The program section is the program written with postcard through its
-//! wire types (`wire`: one serde remote definition per IR type, which
-//! fixes the fields and variants the format holds and their order).
-//! **The IR may change freely; a change of the wire types is a format
-//! version**: bump [`VERSION`] and bless the golden tables
-//! (`tests/it/golden.rs` and the table module's `every_variant` test fail
-//! until then). The wire types are the only types serialized into a table.
+//! The program block's blobs are written with postcard through the wire
+//! types (`wire`: one serde remote definition per IR type, which fixes
+//! the fields and variants the format holds and their order), its words
+//! by `layout`. **The IR may change freely; a change of the wire types or
+//! of a block's slots is a format version**: bump [`VERSION`] and bless
+//! the golden tables (`tests/it/golden.rs` and the table module's
+//! `every_variant` test fail until then).
 
-use super::{sign, wire, LazyDfa, LoadError, LoadErrorKind, PublicKey};
+use super::{layout, sign, LazyDfa, LoadError, LoadErrorKind, PublicKey};
 use crate::ir::Program;
+use std::ops::Range;
 
 /// The label every table starts with.
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 13;
+pub const VERSION: u32 = 14;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;
@@ -81,7 +85,9 @@ pub const MAX_LEN: usize = 256 << 20;
 /// What [`decode`] found in a table's bytes, before validation.
 #[derive(Debug)]
 pub(crate) struct Decoded<'a> {
-    pub(crate) program: Program,
+    /// Where the program block is in the bytes (4-byte aligned, a
+    /// multiple of 4 long).
+    pub(crate) program: Range<usize>,
     /// DFA sections, by index, borrowed from the bytes; each is validated
     /// when first searched.
     pub(crate) dfas: Vec<LazyDfa<'a>>,
@@ -96,9 +102,11 @@ pub(crate) struct Decoded<'a> {
 /// Writes a program and its DFA sections in the binary format.
 #[doc(hidden)]
 pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
-    let body = wire::encode(program);
+    let body: Vec<u8> = layout::program::write(program)
+        .iter()
+        .flat_map(|w| w.to_ne_bytes())
+        .collect();
     let mut rest = body.clone();
-    pad(&mut rest);
     for dfa in dfas {
         rest.extend_from_slice(&u32::try_from(dfa.len()).unwrap_or(u32::MAX).to_le_bytes());
         rest.extend_from_slice(dfa);
@@ -173,8 +181,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
     if expected != found {
         return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
     }
-    let body = rest.get(..program_len).unwrap_or(&[]);
-    let program = wire::decode(body)?;
+    if !program_len.is_multiple_of(4) {
+        return Err(LoadError::invalid(format!(
+            "a program block of {program_len} bytes, not whole words"
+        )));
+    }
+    let program = HEADER_LEN..HEADER_LEN + program_len;
     // DFA sections.
     let mut at = HEADER_LEN + program_len.next_multiple_of(4);
     let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));

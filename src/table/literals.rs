@@ -21,11 +21,10 @@
 //! automaton search. When the anchors are too many, too short or the CPU
 //! has no packed search, the automaton is used as before.
 
+use super::layout::strtable::StrTable;
+use super::layout::{ByteList, Csr};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
-use foldhash::fast::FixedState;
-use hashbrown::HashTable;
-use std::hash::BuildHasher;
 
 /// The widest anchor; wider anchors are more selective but more numerous.
 const MAX_ANCHOR: usize = 4;
@@ -36,9 +35,92 @@ const MIN_ANCHOR: usize = 3;
 /// The most distinct anchors a packed search takes (Teddy's own limit).
 const MAX_ANCHORS: usize = 64;
 
-/// The seed of the literal hash: fixed, so a table behaves the same in
-/// every process (the hashed keys come from the table, not the event).
-const SEED: u64 = 0x68_6f_6f_6b_63;
+/// What the compiler stores for the two-stage search: the anchors' width,
+/// the anchors (sorted, distinct), and per anchor the lengths of its
+/// literals (ascending, distinct). The literals themselves are found by
+/// the point block's hash table of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AnchorPlan {
+    pub(crate) width: usize,
+    pub(crate) anchors: Vec<Vec<u8>>,
+    pub(crate) lengths: Vec<Vec<u32>>,
+}
+
+/// The two-stage search's plan for `literals`: `None` when an anchor
+/// would be shorter than [`MIN_ANCHOR`], the anchors are more than
+/// [`MAX_ANCHORS`] at every width, or a literal repeats (the compiler
+/// stores each literal once; a table that repeats one gets the automaton,
+/// which reports every copy, where a hash table would find one).
+pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
+    let shortest = literals.iter().map(|l| l.len()).min()?;
+    let widest = shortest.min(MAX_ANCHOR);
+    let (width, anchors) = (MIN_ANCHOR..=widest).rev().find_map(|width| {
+        let mut anchors: Vec<&[u8]> = literals.iter().filter_map(|l| l.get(..width)).collect();
+        anchors.sort_unstable();
+        anchors.dedup();
+        (anchors.len() <= MAX_ANCHORS).then_some((width, anchors))
+    })?;
+    let mut distinct: Vec<&[u8]> = literals.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() != literals.len() {
+        return None;
+    }
+    let mut lengths = vec![Vec::new(); anchors.len()];
+    for literal in literals {
+        let anchor = anchors.binary_search(&literal.get(..width)?).ok()?;
+        lengths
+            .get_mut(anchor)?
+            .push(u32::try_from(literal.len()).ok()?);
+    }
+    for l in &mut lengths {
+        l.sort_unstable();
+        l.dedup();
+    }
+    Some(AnchorPlan {
+        width,
+        anchors: anchors.into_iter().map(<[u8]>::to_vec).collect(),
+        lengths,
+    })
+}
+
+/// A field's literals as its block stores them, read in place: the
+/// literals, and what [`plan`] made of them (a width of 0: no plan).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StoredLiterals<'a> {
+    pub(crate) section: &'a [u32],
+    pub(crate) literals: &'a ByteList,
+    pub(crate) width: u32,
+    pub(crate) anchors: &'a ByteList,
+    pub(crate) lengths: &'a Csr,
+    /// A hash table of the literals (empty without a plan).
+    pub(crate) table: &'a StrTable,
+}
+
+impl<'a> StoredLiterals<'a> {
+    /// How many literals.
+    pub(crate) fn len(&self) -> usize {
+        self.literals.len()
+    }
+
+    /// Literal `i`.
+    #[inline]
+    fn literal(&self, i: usize) -> &'a [u8] {
+        self.literals.get(self.section, i)
+    }
+
+    /// The anchors as stored, when every one has the stored width (a
+    /// crafted table whose anchors do not gets the automaton, which needs
+    /// none).
+    fn anchors(&self) -> Option<(usize, Vec<&'a [u8]>)> {
+        let width = self.width as usize;
+        let anchors: Vec<&[u8]> = (0..self.anchors.len())
+            .map(|i| self.anchors.get(self.section, i))
+            .collect();
+        (width >= 1 && !anchors.is_empty() && anchors.iter().all(|a| a.len() == width))
+            .then_some((width, anchors))
+    }
+}
 
 /// How a field's literals are searched.
 #[derive(Debug)]
@@ -49,43 +131,56 @@ pub(crate) enum LiteralSearch {
     Automaton(AhoCorasick),
 }
 
-/// The two-stage search (see the module docs).
+/// The two-stage search (see the module docs): the packed searcher of the
+/// anchors, built at first use from the stored anchors; the lengths and
+/// the hash table of the literals are read in place.
 #[derive(Debug)]
 pub(crate) struct Anchored {
     /// The anchors, pattern id = anchor index.
     anchors: packed::Searcher,
     /// The anchors' width in bytes.
     width: usize,
-    /// Per anchor, the distinct lengths of its literals, ascending.
-    lengths: Vec<Vec<usize>>,
-    /// The literals by their bytes: indexes into the field's literals.
-    by_text: HashTable<u32>,
 }
 
 impl LiteralSearch {
-    /// The search for `literals` (distinct, as the compiler stores them).
+    /// The search for the stored literals: the anchors' packed search when
+    /// the compiler planned one and this CPU has it, else the automaton.
     ///
     /// # Errors
     ///
     /// The automaton's message when it cannot be built.
-    pub(crate) fn new(literals: &[String]) -> Result<LiteralSearch, String> {
-        if let Some(anchored) = Anchored::new(literals) {
-            return Ok(LiteralSearch::Anchored(anchored));
+    pub(crate) fn new(stored: &StoredLiterals<'_>) -> Result<LiteralSearch, String> {
+        if let Some((width, anchors)) = stored.anchors() {
+            let mut builder = packed::Config::new()
+                .match_kind(packed::MatchKind::LeftmostFirst)
+                .builder();
+            builder.extend(anchors);
+            if let Some(searcher) = builder.build() {
+                return Ok(LiteralSearch::Anchored(Anchored {
+                    anchors: searcher,
+                    width,
+                }));
+            }
         }
         AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
-            .build(literals)
+            .build((0..stored.len()).map(|i| stored.literal(i)))
             .map(LiteralSearch::Automaton)
             .map_err(|e| e.to_string())
     }
 
     /// Calls `found` with the index of each literal at each place it
     /// occurs in `text` (a literal that occurs twice is reported twice).
-    /// `literals` must be the ones the search was built from.
+    /// `stored` must be the literals the search was built from.
     #[inline]
-    pub(crate) fn for_each(&self, literals: &[String], text: &str, mut found: impl FnMut(usize)) {
+    pub(crate) fn for_each(
+        &self,
+        stored: &StoredLiterals<'_>,
+        text: &str,
+        mut found: impl FnMut(usize),
+    ) {
         match self {
-            LiteralSearch::Anchored(a) => a.for_each(literals, text.as_bytes(), found),
+            LiteralSearch::Anchored(a) => a.for_each(stored, text.as_bytes(), found),
             LiteralSearch::Automaton(ac) => {
                 for m in ac.find_overlapping_iter(text) {
                     found(m.pattern().as_usize());
@@ -94,17 +189,10 @@ impl LiteralSearch {
         }
     }
 
-    /// Heap used, for `hookc inspect`.
+    /// Heap used at load, for `hookc inspect`.
     pub(crate) fn memory_usage(&self) -> usize {
         match self {
-            LiteralSearch::Anchored(a) => {
-                a.anchors.memory_usage()
-                    + a.lengths
-                        .iter()
-                        .map(|l| l.capacity() * 8 + 24)
-                        .sum::<usize>()
-                    + a.by_text.capacity() * 4
-            }
+            LiteralSearch::Anchored(a) => a.anchors.memory_usage(),
             LiteralSearch::Automaton(ac) => ac.memory_usage(),
         }
     }
@@ -115,61 +203,12 @@ impl LiteralSearch {
     }
 }
 
-fn hash(bytes: &[u8]) -> u64 {
-    FixedState::with_seed(SEED).hash_one(bytes)
-}
-
 impl Anchored {
-    /// The two-stage search, when the literals suit it: `None` when an
-    /// anchor would be shorter than [`MIN_ANCHOR`], the anchors are more
-    /// than [`MAX_ANCHORS`] at every width, or no packed search is
-    /// available on this CPU.
-    fn new(literals: &[String]) -> Option<Anchored> {
-        let shortest = literals.iter().map(String::len).min()?;
-        let widest = shortest.min(MAX_ANCHOR);
-        let (width, anchors) = (MIN_ANCHOR..=widest).rev().find_map(|width| {
-            let mut anchors: Vec<&[u8]> = literals
-                .iter()
-                .filter_map(|l| l.as_bytes().get(..width))
-                .collect();
-            anchors.sort_unstable();
-            anchors.dedup();
-            (anchors.len() <= MAX_ANCHORS).then_some((width, anchors))
-        })?;
-        let mut builder = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostFirst)
-            .builder();
-        builder.extend(anchors.iter().copied());
-        let searcher = builder.build()?;
-        let mut lengths = vec![Vec::new(); anchors.len()];
-        let mut by_text = HashTable::with_capacity(literals.len());
-        for (i, literal) in literals.iter().enumerate() {
-            let bytes = literal.as_bytes();
-            let anchor = anchors.binary_search(&bytes.get(..width)?).ok()?;
-            lengths.get_mut(anchor)?.push(bytes.len());
-            let index = u32::try_from(i).ok()?;
-            let text_of = |j: &u32| literals.get(*j as usize).map_or(&[][..], |l| l.as_bytes());
-            // The compiler stores each literal once; a table that repeats
-            // one gets the automaton, which reports every copy.
-            if by_text.find(hash(bytes), |j| text_of(j) == bytes).is_some() {
-                return None;
-            }
-            by_text.insert_unique(hash(bytes), index, |j| hash(text_of(j)));
-        }
-        for l in &mut lengths {
-            l.sort_unstable();
-            l.dedup();
-        }
-        Some(Anchored {
-            anchors: searcher,
-            width,
-            lengths,
-            by_text,
-        })
-    }
-
     #[inline]
-    fn for_each(&self, literals: &[String], text: &[u8], mut found: impl FnMut(usize)) {
+    fn for_each(&self, stored: &StoredLiterals<'_>, text: &[u8], mut found: impl FnMut(usize)) {
+        // Sliced once: the loop below looks up a literal at every hit.
+        let lengths = stored.lengths.view(stored.section);
+        let literals = stored.table.view(stored.section, stored.literals);
         let mut at = 0;
         while at + self.width <= text.len() {
             let Some(m) = self.anchors.find_in(text, Span::from(at..text.len())) else {
@@ -177,121 +216,15 @@ impl Anchored {
             };
             let start = m.start();
             let rest = text.get(start..).unwrap_or(&[]);
-            for &len in self
-                .lengths
-                .get(m.pattern().as_usize())
-                .map_or(&[][..], Vec::as_slice)
-            {
-                let Some(candidate) = rest.get(..len) else {
+            for &len in lengths.get(m.pattern().as_usize()) {
+                let Some(candidate) = rest.get(..len as usize) else {
                     break;
                 };
-                let hit = self.by_text.find(hash(candidate), |&j| {
-                    literals.get(j as usize).map(String::as_bytes) == Some(candidate)
-                });
-                if let Some(&j) = hit {
-                    found(j as usize);
+                if let Some(j) = literals.find(candidate) {
+                    found(j);
                 }
             }
             at = start + 1;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every (literal, position) the search reports, sorted.
-    fn occurrences(search: &LiteralSearch, literals: &[String], text: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        search.for_each(literals, text, |i| out.push(i));
-        out.sort_unstable();
-        out
-    }
-
-    /// The same, by brute force: each position each literal starts at.
-    fn expected(literals: &[String], text: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        for (i, l) in literals.iter().enumerate() {
-            for p in 0..text.len() {
-                if text
-                    .as_bytes()
-                    .get(p..)
-                    .is_some_and(|r| r.starts_with(l.as_bytes()))
-                {
-                    out.push(i);
-                }
-            }
-        }
-        out.sort_unstable();
-        out
-    }
-
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn shared_beginnings_take_the_two_stage_search() {
-        let literals: Vec<String> = (0..200).map(|i| format!("curl http://evil{i}")).collect();
-        let search = LiteralSearch::new(&literals).unwrap();
-        // The packed search needs SSSE3 on x86-64 (elsewhere the
-        // automaton answers, as checked below).
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("ssse3") {
-            assert!(search.is_anchored());
-        }
-        let text = "x; curl http://evil17 && curl http://evil170; curl http://evil";
-        assert_eq!(
-            occurrences(&search, &literals, text),
-            expected(&literals, text)
-        );
-        // `evil1`, `evil17` and `evil170` all start at the second hit.
-        let found = occurrences(&search, &literals, text);
-        assert!(found.contains(&1) && found.contains(&17) && found.contains(&170));
-    }
-
-    #[test]
-    fn overlapping_and_repeated_occurrences_are_all_reported() {
-        let literals = strings(&["abab", "abababx", "babab", "baba"]);
-        let search = LiteralSearch::new(&literals).unwrap();
-        for text in ["ababababx", "abab", "bababab", "", "aba", "xxababxxbabab"] {
-            assert_eq!(
-                occurrences(&search, &literals, text),
-                expected(&literals, text),
-                "{text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn short_or_many_anchors_fall_back_to_the_automaton() {
-        let short = strings(&["rm", "curl http://x"]);
-        assert!(!LiteralSearch::new(&short).unwrap().is_anchored());
-        let varied: Vec<String> = (0..100).map(|i| format!("{i:03}-literal")).collect();
-        let search = LiteralSearch::new(&varied).unwrap();
-        assert!(!search.is_anchored(), "100 distinct anchors at every width");
-        let text = "007-literal and 099-literal";
-        assert_eq!(occurrences(&search, &varied, text), expected(&varied, text));
-    }
-
-    #[test]
-    fn a_repeated_literal_is_reported_for_each_copy() {
-        let literals = strings(&["curl http://a", "curl http://b", "curl http://a"]);
-        let search = LiteralSearch::new(&literals).unwrap();
-        assert!(!search.is_anchored());
-        let text = "curl http://a";
-        assert_eq!(occurrences(&search, &literals, text), vec![0, 2]);
-    }
-
-    #[test]
-    fn non_ascii_text_and_literals() {
-        let literals = strings(&["héllo wörld", "héllo", "日本語のテキスト", "日本人"]);
-        let search = LiteralSearch::new(&literals).unwrap();
-        let text = "say héllo wörld in 日本語のテキスト, not 日本人 or héll";
-        assert_eq!(
-            occurrences(&search, &literals, text),
-            expected(&literals, text)
-        );
     }
 }

@@ -1,24 +1,35 @@
 //! The compiled [`Table`] and its versioned binary format.
 //!
-//! A table is a validated [`Program`] plus its matcher automata: the
-//! multi-pattern DFAs are stored in regex-automata's own serialized form,
-//! validated by its `DFA::from_bytes` when a dispatch first searches them
-//! (a hook process answering one event validates only the automata that
-//! event reaches); the literal searches (module `literals`) are built from
-//! their stored literals. [`Table::from_bytes`] checks the checksum, every section's
-//! bounds and the whole program before returning, so a truncated,
-//! corrupted or foreign file is a [`LoadError`], never a panic; a DFA
-//! section crafted to pass the checksum but not validation is never
-//! searched, and its patterns are matched one by one from their regexes
-//! (the answer stays the same, a warning says so).
+//! A table is a program laid out in words ([`layout`]) plus its matcher
+//! automata, and a load reads almost none of it: [`Table::from_bytes`]
+//! checks the header, the checksum (or the signature) over the whole,
+//! every section's bounds, and reads the meta block (the schema, the
+//! points that have rules, the rate counters); that is all. A point's
+//! block is read the first time the point is dispatched, and a rule, an
+//! atom or a literal search the first time a dispatch needs it; the
+//! multi-pattern DFAs, stored in regex-automata's own serialized form, are
+//! validated by its `DFA::from_bytes` when a dispatch first searches them.
+//! So a hook process answering one event reads what that event reaches,
+//! whatever the table holds.
+//!
+//! Nothing a table holds can make a dispatch panic: every read of its
+//! words is checked. What the checksum cannot catch (a table crafted to
+//! pass it) is found where it is read: a DFA section that does not
+//! validate is never searched, and its patterns are matched one by one
+//! from their regexes (the answer stays the same, a warning says so); a
+//! point block, rule or atom that does not read ends the dispatch with an
+//! abort that says why (a warning too). [`Table::validate`] reads
+//! everything at once and checks every index against every other, as a
+//! tool or a cautious host does before trusting a table.
 //!
 //! The bytes are [`encoding`]'s: the versioned format (header, checksum,
-//! the encoded program, DFA sections, an optional signature block) is
-//! written and read there and nowhere else; this module turns the decoded
-//! parts into a validated, ready-to-dispatch table.
+//! the program block, DFA sections, an optional signature block) is
+//! written and read there and nowhere else; this module turns the parts
+//! into a ready-to-dispatch table.
 
 pub mod encoding;
 mod error;
+pub(crate) mod layout;
 pub mod sign;
 mod validate;
 mod wire;
@@ -29,13 +40,14 @@ pub use encoding::{HEADER_LEN, LABEL, MAX_LEN, VERSION};
 pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
 
-use crate::ir::{PointProgram, Program};
+use crate::ir::{PointProgram, Program, RateTest};
 pub(crate) mod literals;
 pub(crate) mod regexes;
 
-use crate::ir::Atom;
 use crate::schema::PointId;
 use crate::store::Counter;
+use layout::point::{Point, Refs};
+use layout::program::ProgramLayout;
 pub(crate) use literals::LiteralSearch;
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
@@ -154,10 +166,10 @@ pub(crate) struct LazyDfa<'a> {
     kind: u32,
     /// The serialized DFA.
     body: &'a [u8],
-    /// How many patterns the program's matchers expect of it, once one
-    /// refers to it.
-    patterns: Option<usize>,
     dfa: OnceLock<Option<Dfa>>,
+    /// Set once a matcher found another number of patterns than it
+    /// expects (and a warning said so).
+    mismatch: OnceLock<()>,
 }
 
 impl<'a> LazyDfa<'a> {
@@ -166,15 +178,17 @@ impl<'a> LazyDfa<'a> {
             index,
             kind,
             body,
-            patterns: None,
             dfa: OnceLock::new(),
+            mismatch: OnceLock::new(),
         }
     }
 
-    /// The DFA, validated on first use; `None` when it is not valid (a
-    /// warning says why, once).
-    pub(crate) fn get(&self) -> Option<&Dfa> {
-        self.dfa
+    /// The DFA, validated on first use, when it has `patterns` patterns;
+    /// `None` when it is not valid or has another number (a warning says
+    /// why, once).
+    pub(crate) fn get(&self, patterns: usize) -> Option<&Dfa> {
+        let dfa = self
+            .dfa
             .get_or_init(|| match self.load() {
                 Ok(dfa) => Some(dfa),
                 Err(error) => {
@@ -185,7 +199,18 @@ impl<'a> LazyDfa<'a> {
                     None
                 }
             })
-            .as_ref()
+            .as_ref()?;
+        if dfa.pattern_len() != patterns {
+            self.mismatch.get_or_init(|| {
+                tracing::warn!(
+                    "corrupted table: DFA section {} has {} patterns where {patterns} are expected; they are matched one by one",
+                    self.index,
+                    dfa.pattern_len()
+                );
+            });
+            return None;
+        }
+        Some(dfa)
     }
 
     /// Deserializes and validates the section.
@@ -199,25 +224,7 @@ impl<'a> LazyDfa<'a> {
         if read != self.body.len() {
             return Err(format!("{} trailing bytes", self.body.len() - read));
         }
-        match self.patterns {
-            Some(n) if n != dfa.pattern_len() => Err(format!(
-                "{} patterns where the program expects {n}",
-                dfa.pattern_len()
-            )),
-            _ => Ok(dfa),
-        }
-    }
-
-    /// Records that a matcher expects `n` patterns of it; `false` when
-    /// another expects a different number.
-    fn expect_patterns(&mut self, n: usize) -> bool {
-        match self.patterns {
-            Some(m) => m == n,
-            None => {
-                self.patterns = Some(n);
-                true
-            }
-        }
+        Ok(dfa)
     }
 }
 
@@ -256,18 +263,22 @@ impl Buffer {
     }
 }
 
-/// Everything derived from the bytes at load; borrows the DFAs from them.
+/// Everything a load derives from the bytes; borrows the program's words
+/// and the DFAs from them, and keeps what dispatches read of them later.
 #[derive(Debug)]
 pub(crate) struct Loaded<'a> {
-    pub(crate) program: Program,
-    pub(crate) regexes: LazyRegexes,
+    /// The program block's words.
+    pub(crate) section: &'a [u32],
+    /// The meta block, the regexes, and the points (their blocks read on
+    /// first dispatch).
+    pub(crate) program: ProgramLayout,
+    pub(crate) regexes: LazyRegexes<'a>,
     /// DFA sections, by index, each validated on first use.
     pub(crate) dfas: Vec<LazyDfa<'a>>,
-    /// Per point, per field: the search for its literals.
-    pub(crate) literals: Vec<Vec<Option<LiteralSearch>>>,
     /// Per `rate(…)` counter, its identity in a
-    /// [`MemoryStore`](crate::store::MemoryStore) ([`Counter::id`]).
-    pub(crate) rate_ids: Vec<[u8; 16]>,
+    /// [`MemoryStore`](crate::store::MemoryStore) ([`Counter::id`]),
+    /// computed when a test first counts in it.
+    rate_ids: Box<[OnceLock<[u8; 16]>]>,
     /// The [`fingerprint`](crate::schema::fingerprint) of the schema: the
     /// tag of this table's [`PointId`]s.
     schema_tag: u32,
@@ -278,6 +289,95 @@ pub(crate) struct Loaded<'a> {
     len: usize,
     /// Where the signature block starts, and the key it names.
     signature: Option<(usize, PublicKey)>,
+    /// The whole program in the IR, decoded and validated the first time
+    /// a tool asks ([`Table::program`], [`Table::validate`]).
+    ir: OnceLock<Result<Program, LoadError>>,
+}
+
+impl<'a> Loaded<'a> {
+    /// What the points' rules and atoms may refer to.
+    pub(crate) fn refs(&self) -> Refs<'_> {
+        Refs {
+            regexes: self.program.regex_count(),
+            files: self.program.meta.files.len(),
+            rates: &self.program.meta.rates,
+        }
+    }
+
+    /// The point at index `i` of the points with rules; `Err` when its
+    /// block does not read.
+    pub(crate) fn point(&self, i: usize) -> Option<Result<Point<'_>, &str>> {
+        let slot = self.program.points.get(i)?;
+        Some(slot.view(self.section, self.refs()))
+    }
+
+    /// Each regex's DFA section.
+    pub(crate) fn regex_dfas(&self) -> &[u32] {
+        self.program.regex_dfas(self.section)
+    }
+
+    /// The rate counters.
+    pub(crate) fn rates(&self) -> &[crate::ir::RateSpec] {
+        &self.program.meta.rates
+    }
+
+    /// What command hooks read on stdin.
+    pub(crate) fn command_input(&self) -> crate::schema::CommandInput {
+        self.program.meta.command_input
+    }
+
+    /// The identity of `test`'s counter in a memory store.
+    pub(crate) fn rate_id(&self, test: &RateTest) -> Option<[u8; 16]> {
+        let cell = self.rate_ids.get(test.counter as usize)?;
+        let keep = self
+            .rates()
+            .get(test.counter as usize)
+            .map_or(test.keep(), |spec| spec.keep);
+        Some(*cell.get_or_init(|| {
+            Counter {
+                template: &test.key,
+                window_ms: test.window_ms,
+                keep,
+            }
+            .id()
+        }))
+    }
+
+    /// The whole program in the IR, read and checked.
+    fn ir(&self) -> &Result<Program, LoadError> {
+        self.ir.get_or_init(|| {
+            let program = self
+                .decode_all()
+                .map_err(|e| LoadError::new(LoadErrorKind::Decode(e)))?;
+            validate::program(&program, &self.dfas)?;
+            Ok(program)
+        })
+    }
+
+    /// Every point, rule and atom decoded, none checked.
+    fn decode_all(&self) -> Result<Program, String> {
+        let meta = &self.program.meta;
+        let points = (0..self.program.points.len())
+            .map(|i| match self.point(i) {
+                Some(Ok(point)) => point.to_ir(),
+                Some(Err(e)) => Err(e.to_string()),
+                None => Err("a point out of range".to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Program {
+            schema: meta.schema.clone(),
+            schema_points: meta.schema_points.clone(),
+            points,
+            regexes: (0..self.program.regex_count())
+                .map(|i| self.program.regex(self.section, i))
+                .collect::<Result<_, _>>()?,
+            regex_dfas: self.regex_dfas().to_vec(),
+            files: meta.files.clone(),
+            rates: meta.rates.clone(),
+            command_input: meta.command_input,
+            source_digest: meta.source_digest.clone(),
+        })
+    }
 }
 
 self_cell::self_cell!(
@@ -415,12 +515,35 @@ impl Table {
     /// As [`from_bytes`](Self::from_bytes).
     #[doc(hidden)]
     pub fn from_program(program: Program) -> Result<Table, LoadError> {
-        Table::from_owned_bytes(encode(&program, &[]))
+        let table = Table::from_owned_bytes(encode(&program, &[]))?;
+        table.validate()?;
+        Ok(table)
+    }
+
+    /// Reads the whole table and checks every index against every other:
+    /// every point block, rule and atom decodes, every rule is indexed
+    /// once and under its target, every trigger, matcher and DFA reference
+    /// agrees. A load checks only the header, the checksum, the bounds of
+    /// the sections and the meta block, and leaves the rest to the
+    /// dispatches that reach it (see the module docs); a tool, or a host
+    /// that wants a table it got from elsewhere checked before it serves,
+    /// calls this once after loading.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] saying what does not read or does not agree.
+    pub fn validate(&self) -> Result<(), LoadError> {
+        self.loaded()
+            .ir()
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
     }
 
     fn load(buffer: Buffer) -> Result<Table, LoadError> {
         let inner = Inner::try_new(buffer, |buffer| {
-            encoding::decode(buffer.bytes()).and_then(loaded)
+            let bytes = buffer.bytes();
+            encoding::decode(bytes).and_then(|decoded| loaded(bytes, decoded))
         })?;
         Ok(Table { inner })
     }
@@ -430,13 +553,23 @@ impl Table {
     }
 
     /// The program this table runs (the IR: for the tools and tests, no
-    /// compatibility promise).
+    /// compatibility promise), every rule and atom decoded on the first
+    /// call. Empty when the table does not [`validate`](Self::validate)
+    /// (a warning says why).
     #[doc(hidden)]
     pub fn program(&self) -> &Program {
-        &self.loaded().program
+        static EMPTY: OnceLock<Program> = OnceLock::new();
+        match self.loaded().ir() {
+            Ok(program) => program,
+            Err(e) => {
+                tracing::warn!("corrupted table: {e}");
+                EMPTY.get_or_init(Program::default)
+            }
+        }
     }
 
-    /// The rules of the point called `name`, if it has any.
+    /// The rules of the point called `name`, if it has any (the IR, as
+    /// [`program`](Self::program)).
     #[doc(hidden)]
     pub fn point(&self, name: &str) -> Option<&PointProgram> {
         let points = &self.program().points;
@@ -446,11 +579,35 @@ impl Table {
             .and_then(|i| points.get(i))
     }
 
+    /// The index of the rules of the point called `name`, if it has any.
     pub(crate) fn point_index(&self, name: &str) -> Option<usize> {
-        self.program()
+        self.loaded()
+            .program
             .points
-            .binary_search_by(|p| p.name.as_str().cmp(name))
+            .binary_search_by(|p| p.head.name.as_str().cmp(name))
             .ok()
+    }
+
+    /// The name of the table's schema.
+    pub fn schema(&self) -> &str {
+        &self.loaded().program.meta.schema
+    }
+
+    /// The digest of the sources the table was compiled from, hex; empty
+    /// when they were not read from files.
+    pub fn source_digest(&self) -> &str {
+        &self.loaded().program.meta.source_digest
+    }
+
+    /// The source files the table was compiled from.
+    pub fn files(&self) -> &[String] {
+        &self.loaded().program.meta.files
+    }
+
+    /// Whether a rule tests `rate(…)`: a host then gives dispatch a store
+    /// to count in ([`Effects::with_rate_store`](crate::Effects::with_rate_store)).
+    pub fn has_rate_tests(&self) -> bool {
+        !self.loaded().program.meta.rates.is_empty()
     }
 
     /// The id of the schema's point called `name`, with rules or not:
@@ -460,6 +617,7 @@ impl Table {
         let loaded = self.loaded();
         let slot = loaded
             .program
+            .meta
             .schema_points
             .iter()
             .position(|p| p.name == name)?;
@@ -475,6 +633,7 @@ impl Table {
         }
         loaded
             .program
+            .meta
             .schema_points
             .get(id.slot())
             .map(|p| p.name.as_str())
@@ -501,21 +660,39 @@ impl Table {
     }
 
     /// The number of rules, each once however many points it is on (what
-    /// `hookc compile` reports).
+    /// `hookc compile` reports). Reads every point's ids, in place.
     pub fn rule_count(&self) -> usize {
-        let ids: std::collections::HashSet<&str> = self
-            .program()
-            .points
-            .iter()
-            .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
-            .collect();
+        let loaded = self.loaded();
+        let mut ids: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for i in 0..loaded.program.points.len() {
+            if let Some(Ok(point)) = loaded.point(i) {
+                ids.extend((0..point.rule_count()).map(|r| point.rule_id(r)));
+            }
+        }
         ids.len()
+    }
+
+    /// Each point's rule ids, in the order of its rules (a point whose
+    /// block does not read has none).
+    pub(crate) fn rule_ids(&self) -> Vec<Vec<&str>> {
+        let loaded = self.loaded();
+        (0..loaded.program.points.len())
+            .map(|i| match loaded.point(i) {
+                Some(Ok(point)) => (0..point.rule_count()).map(|r| point.rule_id(r)).collect(),
+                _ => Vec::new(),
+            })
+            .collect()
     }
 
     /// The number of rule entries over all points: a rule on two points
     /// counts twice.
     pub fn rule_entries(&self) -> usize {
-        self.program().points.iter().map(|p| p.rules.len()).sum()
+        self.loaded()
+            .program
+            .points
+            .iter()
+            .map(|p| p.head.rules as usize)
+            .sum()
     }
 
     /// Size of the table in bytes.
@@ -534,37 +711,26 @@ impl Table {
     /// The matchers of each field of a point, with their sizes.
     pub fn field_stats(&self, point: &str) -> Vec<FieldStats> {
         let loaded = self.loaded();
-        let Some(pi) = self.point_index(point) else {
+        let Some(Some(Ok(p))) = self.point_index(point).map(|i| loaded.point(i)) else {
             return Vec::new();
         };
-        let Some(p) = loaded.program.points.get(pi) else {
-            return Vec::new();
-        };
-        p.fields
-            .iter()
-            .enumerate()
-            .map(|(fi, f)| FieldStats {
-                field: f.path.to_string(),
-                atoms: f.bulk.len(),
-                eq_keys: f.eq.keys.len(),
-                dfa_patterns: f.dfa_atoms.len(),
-                dfa_bytes: f
-                    .dfa
-                    .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
-                    .unwrap_or(0),
-                literals: f.literals.len(),
-                literal_anchors: loaded
-                    .literals
-                    .get(pi)
-                    .and_then(|a| a.get(fi))
-                    .and_then(Option::as_ref)
-                    .is_some_and(LiteralSearch::is_anchored),
-                ac_bytes: loaded
-                    .literals
-                    .get(pi)
-                    .and_then(|a| a.get(fi))
-                    .and_then(Option::as_ref)
-                    .map_or(0, LiteralSearch::memory_usage),
+        (0..p.field_count())
+            .filter_map(|f| p.field(f))
+            .map(|f| {
+                let search = f.literal_search();
+                FieldStats {
+                    field: f.path().to_string(),
+                    atoms: f.bulk().len(),
+                    eq_keys: f.eq_len(),
+                    dfa_patterns: f.dfa_atoms().len(),
+                    dfa_bytes: f
+                        .dfa()
+                        .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
+                        .unwrap_or(0),
+                    literals: f.literal_count(),
+                    literal_anchors: search.is_some_and(LiteralSearch::is_anchored),
+                    ac_bytes: search.map_or(0, LiteralSearch::memory_usage),
+                }
             })
             .collect()
     }
@@ -593,81 +759,100 @@ impl Table {
     }
 }
 
-/// Validates decoded parts and builds the matchers dispatch needs.
-fn loaded(decoded: encoding::Decoded<'_>) -> Result<Loaded<'_>, LoadError> {
+/// A program's bytes (as [`encode`] writes them) decoded back into the IR
+/// with no check at all: for the format's own tests, which encode programs
+/// whose indices point nowhere.
+#[cfg(test)]
+pub(crate) fn decode_unchecked(bytes: &[u8]) -> Result<Program, String> {
+    let decoded = encoding::decode(bytes).map_err(|e| e.to_string())?;
+    let section = bytes
+        .get(decoded.program.clone())
+        .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
+        .ok_or("unaligned")?;
+    let program = ProgramLayout::read(section).map_err(|e| e.to_string())?;
+    let loaded = Loaded {
+        section,
+        regexes: LazyRegexes::new(section, &program),
+        dfas: decoded.dfas,
+        rate_ids: Box::new([]),
+        schema_tag: 0,
+        by_slot: Vec::new(),
+        dfa_bytes: decoded.dfa_bytes,
+        len: decoded.len,
+        signature: None,
+        ir: OnceLock::new(),
+        program,
+    };
+    loaded.decode_all()
+}
+
+/// Reads the meta block and checks what a load checks: the points are
+/// sorted, of the schema and of its kinds; the rate counters keep a sane
+/// number of arrivals; every regex DFA names a section.
+fn loaded<'a>(bytes: &'a [u8], decoded: encoding::Decoded<'a>) -> Result<Loaded<'a>, LoadError> {
     let encoding::Decoded {
         program,
-        mut dfas,
+        dfas,
         dfa_bytes,
         signature,
         len,
     } = decoded;
-    validate::program(&program, &mut dfas)?;
-    let regexes = LazyRegexes::new(&program);
-    let literals = program
-        .points
+    let section = bytes
+        .get(program)
+        .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
+        .ok_or_else(|| LoadError::invalid("the program block is not whole, aligned words"))?;
+    let program = ProgramLayout::read(section)
+        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
+    let meta = &program.meta;
+    validate::points(meta)?;
+    validate::rates(&meta.rates)?;
+    let regex_dfas = program.regex_dfas(section);
+    if !regex_dfas.is_empty() && regex_dfas.len() != program.regex_count() {
+        return Err(LoadError::invalid(format!(
+            "{} regex DFAs for {} regexes",
+            regex_dfas.len(),
+            program.regex_count()
+        )));
+    }
+    if let Some(&d) = regex_dfas
         .iter()
-        .map(|p| {
-            p.fields
-                .iter()
-                .map(|f| {
-                    if f.literals.is_empty() {
-                        return Ok(None);
-                    }
-                    LiteralSearch::new(&f.literals)
-                        .map(Some)
-                        .map_err(|e| LoadError::invalid(format!("literals of `{}`: {e}", f.path)))
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+        .find(|&&d| d != crate::ir::NO_DFA && d as usize >= dfas.len())
+    {
+        return Err(LoadError::invalid(format!(
+            "regex DFA {d} is not a section of the table"
+        )));
+    }
+    let regexes = LazyRegexes::new(section, &program);
     let schema_tag = crate::schema::fingerprint(
-        &program.schema,
-        program.schema_points.iter().map(|p| p.name.as_str()),
+        &meta.schema,
+        meta.schema_points.iter().map(|p| p.name.as_str()),
     );
-    let by_slot = program
+    let by_slot = meta
         .schema_points
         .iter()
         .map(|point| {
-            program
-                .points
+            meta.points
                 .binary_search_by(|p| p.name.as_str().cmp(&point.name))
                 .ok()
                 .and_then(|i| u16::try_from(i).ok())
         })
         .collect();
-    let rate_ids = rate_ids(&program);
+    let rate_ids = std::iter::repeat_with(OnceLock::new)
+        .take(meta.rates.len())
+        .collect();
     Ok(Loaded {
-        program,
+        section,
         regexes,
         dfas,
-        literals,
         rate_ids,
         schema_tag,
         by_slot,
         dfa_bytes,
         len,
         signature,
+        ir: OnceLock::new(),
+        program,
     })
-}
-
-/// Per counter of `program`, its [`Counter::id`] (the id of a counter no
-/// test uses, which a compiled program does not have, is all zeros).
-fn rate_ids(program: &Program) -> Vec<[u8; 16]> {
-    let mut ids = vec![[0; 16]; program.rates.len()];
-    for atom in program.points.iter().flat_map(|p| &p.atoms) {
-        if let Atom::Rate(test) = atom {
-            if let Some(slot) = ids.get_mut(test.counter as usize) {
-                let counter = Counter {
-                    template: &test.key,
-                    window_ms: test.window_ms,
-                    keep: test.keep(),
-                };
-                *slot = counter.id();
-            }
-        }
-    }
-    ids
 }
 
 #[cfg(test)]

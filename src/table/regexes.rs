@@ -44,7 +44,8 @@
 //! The lazy DFA's own work is not counted: it is linear in the text (about
 //! one transition per byte, plus the bounded state building above).
 
-use crate::ir::{Program, RegexSource};
+use super::layout::program::ProgramLayout;
+use super::layout::ByteList;
 use regex::Regex;
 use regex_automata::hybrid;
 use regex_automata::nfa::thompson::{self, State, WhichCaptures, NFA};
@@ -192,7 +193,7 @@ impl Budget {
 /// computed, so that rules reading one command parse it once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Matching<'a> {
-    pub(crate) regexes: &'a LazyRegexes,
+    pub(crate) regexes: &'a LazyRegexes<'a>,
     /// The table's DFA sections, and per regex the one that decides it
     /// ([`Program::regex_dfas`](crate::ir::Program::regex_dfas)).
     pub(crate) dfas: &'a [super::LazyDfa<'a>],
@@ -212,7 +213,7 @@ impl Matching<'_> {
             .regex_dfas
             .get(id as usize)
             .and_then(|&d| self.dfas.get(d as usize))
-            .and_then(super::LazyDfa::get);
+            .and_then(|d| d.get(1));
         if let Some(Ok(found)) = dfa.map(|d| d.is_match(text)) {
             return Ok(found);
         }
@@ -234,38 +235,81 @@ impl Matching<'_> {
 
 /// The table's regexes, each compiled on first use: loading a table with
 /// thousands of regexes must not compile them all, and most are decided by
-/// the DFAs and literal prefilters without ever running.
+/// the DFAs and literal prefilters without ever running. Their patterns
+/// and flags are read in place from the program block.
 #[derive(Debug)]
-pub(crate) struct LazyRegexes {
-    sources: Vec<String>,
-    /// For `matches`: the bounded engines.
-    matchers: Vec<OnceLock<Option<Matcher>>>,
-    /// The same, case-insensitive, for Windows paths; compiled only for a
-    /// regex that meets one.
-    any_case: Vec<OnceLock<Option<Matcher>>>,
-    /// For `rewrite`: the `regex` crate, which finds and replaces.
-    rewriters: Vec<OnceLock<Option<Regex>>>,
+pub(crate) struct LazyRegexes<'a> {
+    section: &'a [u32],
+    patterns: ByteList,
+    flags: ByteList,
+    /// Each regex's compiled forms, made when a dispatch first needs one
+    /// (and the cells themselves when a dispatch first needs a regex: a
+    /// load allocates nothing per regex).
+    cells: OnceLock<Box<[Compiled]>>,
 }
 
-impl LazyRegexes {
-    /// The regexes of a program, none compiled yet.
-    pub(crate) fn new(program: &Program) -> LazyRegexes {
+/// The compiled forms of one regex, each made on first use.
+#[derive(Debug, Default)]
+struct Compiled {
+    /// For `matches`: the bounded engines.
+    matcher: OnceLock<Option<Box<Matcher>>>,
+    /// The same, case-insensitive, for Windows paths; compiled only for a
+    /// regex that meets one.
+    any_case: OnceLock<Option<Box<Matcher>>>,
+    /// For `rewrite`: the `regex` crate, which finds and replaces.
+    rewriter: OnceLock<Option<Regex>>,
+}
+
+impl<'a> LazyRegexes<'a> {
+    /// The regexes of a program block, none compiled yet.
+    pub(crate) fn new(section: &'a [u32], program: &ProgramLayout) -> LazyRegexes<'a> {
         LazyRegexes {
-            sources: program.regexes.iter().map(RegexSource::to_inline).collect(),
-            matchers: program.regexes.iter().map(|_| OnceLock::new()).collect(),
-            any_case: program.regexes.iter().map(|_| OnceLock::new()).collect(),
-            rewriters: program.regexes.iter().map(|_| OnceLock::new()).collect(),
+            section,
+            patterns: program.patterns.clone(),
+            flags: program.flags.clone(),
+            cells: OnceLock::new(),
         }
+    }
+
+    /// The compiled forms of regex `id`.
+    fn compiled(&self, id: usize) -> Option<&Compiled> {
+        self.cells
+            .get_or_init(|| {
+                std::iter::repeat_with(Compiled::default)
+                    .take(self.patterns.len())
+                    .collect()
+            })
+            .get(id)
+    }
+
+    /// Regex `id` as written: its pattern and flags (`None` when the
+    /// table holds no text there: a regex that does not compile, which
+    /// matches nothing).
+    pub(crate) fn source(&self, id: usize) -> Option<(&'a str, &'a str)> {
+        Some((
+            self.patterns.text(self.section, id)?,
+            self.flags.text(self.section, id)?,
+        ))
+    }
+
+    /// Regex `id` with its flags folded in as an inline group, e.g. `(?i)abc`.
+    fn inline(&self, id: usize) -> Option<String> {
+        let (pattern, flags) = self.source(id)?;
+        Some(if flags.is_empty() {
+            pattern.to_string()
+        } else {
+            format!("(?{flags}){pattern}")
+        })
     }
 
     /// Regex `id` for `rewrite`; `None` when there is none, or when it does
     /// not compile (the compiler checked it, so only a hand-made table gets
     /// here).
     pub(crate) fn get(&self, id: usize) -> Option<&Regex> {
-        let cell = self.rewriters.get(id)?;
+        let cell = &self.compiled(id)?.rewriter;
         cell.get_or_init(|| {
-            let source = self.sources.get(id)?;
-            regex::RegexBuilder::new(source)
+            let source = self.inline(id)?;
+            regex::RegexBuilder::new(&source)
                 .size_limit(crate::table::REGEX_SIZE_LIMIT)
                 .build()
                 .ok()
@@ -275,17 +319,17 @@ impl LazyRegexes {
 
     /// Regex `id` for `matches`.
     fn matcher(&self, id: usize) -> Option<&Matcher> {
-        let cell = self.matchers.get(id)?;
-        cell.get_or_init(|| Matcher::new(self.sources.get(id)?))
-            .as_ref()
+        let cell = &self.compiled(id)?.matcher;
+        cell.get_or_init(|| Matcher::new(&self.inline(id)?).map(Box::new))
+            .as_deref()
     }
 
     /// Regex `id` for `matches`, case-insensitive.
     fn matcher_any_case(&self, id: usize) -> Option<&Matcher> {
-        let cell = self.any_case.get(id)?;
+        let cell = &self.compiled(id)?.any_case;
         // A prefix, not a group: a verbose regex may end in a comment.
-        cell.get_or_init(|| Matcher::new(&format!("(?i){}", self.sources.get(id)?)))
-            .as_ref()
+        cell.get_or_init(|| Matcher::new(&format!("(?i){}", self.inline(id)?)).map(Box::new))
+            .as_deref()
     }
 }
 

@@ -82,11 +82,94 @@ fn with_body(body: &[u8]) -> Vec<u8> {
 #[test]
 fn round_trips() {
     let table = Table::from_program(sample()).unwrap();
+    assert_eq!(table.program(), &sample());
     let bytes = table.to_bytes();
     assert_eq!(bytes.len() % 4, 0);
     let back = Table::from_bytes(&bytes).unwrap();
     assert_eq!(back.program(), table.program());
     assert_eq!(back.to_bytes(), bytes);
+}
+
+/// A load reads the meta block and nothing of a point: a point block that
+/// does not read loads, and its first dispatch is an abort that says the
+/// table is corrupted there, with a warning, and so is every one after;
+/// `validate` finds it at once.
+#[test]
+fn a_point_block_is_read_by_its_first_dispatch() {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
+    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    // Point the rule ids' slot (slot 2: its start is the block's word
+    // 1 + 2 × 2) far outside the block, and fix the checksum.
+    let mut crafted = bytes.clone();
+    let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * 2);
+    crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
+    let crc = crc32fast::hash(&crafted[HEADER_LEN..]);
+    crafted[24..28].copy_from_slice(&crc.to_le_bytes());
+
+    let table = Table::from_bytes(&crafted).expect("a load does not read point blocks");
+    let mut scratch = table.scratch();
+    let target = crate::Target::new("a::b");
+    for _ in 0..2 {
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"tool": "exec"}),
+        );
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert!(outcome.is_abort());
+        let reason = outcome.reason().unwrap();
+        assert!(
+            reason.starts_with("corrupted table: point `tool.pre_execute`"),
+            "{reason}"
+        );
+        assert_eq!(outcome.warnings(), [reason.to_string()]);
+        assert_eq!(outcome.decision(), Some(crate::Decision::Deny));
+    }
+    // A point without rules there is not touched.
+    let mut ctx = crate::HookContext::new("tool.post_execute", "a::b", serde_json::json!({}));
+    let outcome = table.dispatch(&mut scratch, "tool.post_execute", &target, &mut ctx);
+    assert!(outcome.is_continue());
+    assert!(matches!(
+        table.validate().unwrap_err().kind(),
+        LoadErrorKind::Decode(m) if m.contains("point `tool.pre_execute`")
+    ));
+    assert!(Table::from_program(sample()).unwrap().validate().is_ok());
+}
+
+/// A rule or an atom is decoded when a dispatch first needs it: one whose
+/// blob does not decode ends that dispatch with an abort that names it.
+#[test]
+fn a_rule_is_decoded_when_it_is_first_a_candidate() {
+    let mut program = sample();
+    // Rule `b` is a candidate for every event; rule `a` tests atom 0.
+    program.points[0].rules[0].actions = vec![crate::ir::Action::Abort(
+        crate::ir::Template::literal("MARKMARK"),
+    )];
+    let bytes = Table::from_program(program).unwrap().to_bytes();
+    let at = bytes.windows(8).position(|w| w == b"MARKMARK").unwrap();
+    // The reason's length, a varint just before it: say it is longer
+    // than the blob.
+    let mut crafted = bytes.clone();
+    crafted[at - 1] = 0x7f;
+    let crc = crc32fast::hash(&crafted[HEADER_LEN..]);
+    crafted[24..28].copy_from_slice(&crc.to_le_bytes());
+    let table = Table::from_bytes(&crafted).unwrap();
+    let mut scratch = table.scratch();
+    let target = crate::Target::new("a::b");
+    let mut ctx = crate::HookContext::new(
+        "tool.pre_execute",
+        "a::b",
+        serde_json::json!({"tool": "exec"}),
+    );
+    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+    let reason = outcome.reason().unwrap();
+    assert!(
+        reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
+        "{reason}"
+    );
+    assert!(table.validate().is_err());
 }
 
 #[test]
@@ -136,6 +219,10 @@ fn header_problems_are_typed_errors() {
     assert!(matches!(
         kind(&with_body(&[0xff; 16])),
         LoadErrorKind::Decode(_)
+    ));
+    assert!(matches!(
+        kind(&with_body(&[0xff; 15])),
+        LoadErrorKind::Invalid(m) if m.contains("not whole words")
     ));
 }
 
@@ -321,13 +408,13 @@ fn inconsistent_programs_are_rejected() {
 }
 
 #[test]
-fn deep_nesting_in_a_crafted_table_is_an_error_not_a_crash() {
+fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
     // Encode a marker condition, then splice a 100,000-deep `not not … true`
     // into its place: the bytes a hostile table would hold.
     let marker = 123_456_789;
-    let mut program = sample();
-    program.points[0].rules[1].cond = Cond::Atom(marker);
-    let body = super::wire::encode(&program);
+    let mut rule = sample().points[0].rules[1].clone();
+    rule.cond = Cond::Atom(marker);
+    let body = super::wire::write_rule(&rule);
     // In the wire form, `Cond::Atom(n)` is variant 1 then `n` as a varint;
     // `Cond::Not` is variant 2 before its operand, `Cond::True` variant 0.
     let mut encoded = vec![1];
@@ -340,8 +427,89 @@ fn deep_nesting_in_a_crafted_table_is_an_error_not_a_crash() {
     crafted.extend(std::iter::repeat_n(2, 100_000));
     crafted.push(0);
     crafted.extend_from_slice(&body[at + encoded.len()..]);
-    let err = Table::from_bytes(&with_body(&crafted)).unwrap_err();
-    assert!(matches!(err.kind(), LoadErrorKind::Decode(_)), "{err}");
+    let err = super::wire::read_rule(&crafted).unwrap_err();
+    assert!(err.contains("nested too deeply"), "{err}");
+}
+
+/// Everything a host and a tool do with a table: dispatch at each point of
+/// its schema, twice (the second reads what the first decoded), then read
+/// it all.
+fn exercise(table: &Table) {
+    let mut scratch = table.scratch();
+    for (name, component) in [
+        ("tool.pre_execute", "a::b"),
+        ("tool.pre_execute", "builtin::llm"),
+        ("tool.post_execute", "a::b"),
+    ] {
+        let target = crate::Target::new(component);
+        for _ in 0..2 {
+            let mut ctx = crate::HookContext::new(
+                name,
+                component,
+                serde_json::json!({
+                    "tool": "exec",
+                    "args": "rm -rf / && curl http://evil12",
+                    "result": "AKIAABCDEFGHIJKLMNOP",
+                }),
+            );
+            let outcome = table.dispatch(&mut scratch, name, &target, &mut ctx);
+            let _ = (outcome.kind(), outcome.fired().count());
+        }
+    }
+    let _ = (table.rule_count(), table.validate(), table.program());
+}
+
+/// A compiled table with every kind of matcher: an FQL index of every
+/// kind, equalities, a DFA, anchored literals, an expression, a rule's
+/// actions.
+fn compiled() -> &'static [u8] {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTES.get_or_init(|| {
+        let mut text = String::from("list evil = [");
+        for i in 0..20 {
+            text.push_str(&format!("\"curl http://evil{i}\", "));
+        }
+        text.push_str("]\n");
+        text.push_str(
+            r#"
+hook a on tool.pre_execute at builtin::llm { when payload.tool == "exec" and payload.args contains any evil
+    abort "evil {payload.args}" }
+hook b on tool.pre_execute at builtin::* { when payload.args matches /rm\s+-rf/ set payload.args = "ls" }
+hook c on tool.pre_execute at *::llm { when len(payload.args) > 3 and payload.args starts_with "rm" log info "long" }
+hook d on tool.pre_execute { when payload.tool in ["exec", "sh"] meta seen = true }
+hook e on tool.post_execute { when payload.result contains "AKIA" rewrite payload.result /AKIA[A-Z0-9]{16}/ -> "[KEY]" }
+"#,
+        );
+        crate::compile_str("t.hooks", &text).unwrap().table.to_bytes()
+    })
+}
+
+#[test]
+fn the_compiled_fixture_decides_as_its_rules_say() {
+    let table = Table::from_bytes(compiled()).unwrap();
+    table.validate().unwrap();
+    let mut scratch = table.scratch();
+    let target = crate::Target::new("builtin::llm");
+    let mut ctx = crate::HookContext::new(
+        "tool.pre_execute",
+        "builtin::llm",
+        serde_json::json!({"tool": "exec", "args": "x; curl http://evil12"}),
+    );
+    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+    assert_eq!(outcome.reason(), Some("evil x; curl http://evil12"));
+    assert_eq!(outcome.fired().collect::<Vec<_>>(), ["a"]);
+}
+
+/// `bytes` with the byte at `at` (inside the program block) changed, and
+/// the checksum made right again: what a crafted table looks like to
+/// everything after the checksum.
+fn crafted(mut bytes: Vec<u8>, at: usize, mask: u8) -> Vec<u8> {
+    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let i = HEADER_LEN + at % program_len;
+    bytes[i] ^= mask;
+    let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
+    bytes[24..28].copy_from_slice(&crc.to_le_bytes());
+    bytes
 }
 
 proptest::proptest! {
@@ -351,7 +519,23 @@ proptest::proptest! {
         let mut bytes = bytes;
         let i = at % bytes.len();
         bytes[i] ^= mask;
-        let _ = Table::from_bytes(&bytes);
+        if let Ok(table) = Table::from_bytes(&bytes) {
+            exercise(&table);
+        }
+    }
+
+    /// A table crafted to pass the checksum loads or fails with a typed
+    /// error, and one that loads dispatches without a panic: the lazily
+    /// read point blocks, rules and atoms fail as the module docs say.
+    #[test]
+    fn crafted_program_blocks_never_panic(at in 0usize..1 << 16, mask in 1u8..=255) {
+        let bytes = Table::from_program(sample()).unwrap().to_bytes();
+        if let Ok(table) = Table::from_bytes(&crafted(bytes, at, mask)) {
+            exercise(&table);
+        }
+        if let Ok(table) = Table::from_bytes(&crafted(compiled().to_vec(), at, mask)) {
+            exercise(&table);
+        }
     }
 
     #[test]

@@ -1,14 +1,24 @@
-//! Checks a decoded program before the runtime trusts it: every index points
-//! somewhere, every rule is indexed exactly once and where its target says.
+//! Checks what a table holds before the runtime trusts it: every index
+//! points somewhere, every rule is indexed exactly once and where its
+//! target says.
+//!
+//! A load checks the meta block ([`points`], [`rates`]); a dispatch checks
+//! each rule and atom it decodes ([`rule`], [`atom`]); [`program`] checks
+//! a whole decoded program, every index against every other
+//! ([`Table::validate`](super::Table::validate)).
 
+use super::wire::Meta;
 use super::LoadError;
 use crate::fql::Segment;
-use crate::ir::{Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RegexId, NO_FIELD};
+use crate::ir::{
+    Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RateSpec, RegexId, Rule, NO_FIELD,
+};
+use std::collections::HashMap;
 
 /// Deepest condition or expression nesting accepted.
 pub(crate) const MAX_NESTING: usize = 256;
 
-pub(super) fn program(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
+pub(super) fn program(program: &Program, dfas: &[super::LazyDfa<'_>]) -> Result<(), LoadError> {
     for pair in program.points.windows(2) {
         if let [a, b] = pair {
             if a.name >= b.name {
@@ -21,17 +31,42 @@ pub(super) fn program(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Res
     }
     schema_points(program)?;
     let regexes = program.regexes.len();
-    regex_dfas(program, dfas)?;
+    // How many patterns each DFA section is expected to have, by the first
+    // matcher that names it: every other must agree.
+    let mut patterns = HashMap::new();
+    regex_dfas(program, dfas.len(), &mut patterns)?;
     for point in &program.points {
         self::point(point, regexes, program.files.len())?;
-        self::matchers(point, dfas)?;
+        self::matchers(point, dfas.len(), &mut patterns)?;
         for atom in &point.atoms {
-            if let Atom::Rate(test) = atom {
-                rate(test, &program.rates)?;
+            self::atom(atom, regexes, &program.rates)?;
+        }
+    }
+    rates(&program.rates)
+}
+
+/// The points of a meta block: sorted and unique, each of the schema and
+/// of the kind the schema gives it.
+pub(super) fn points(meta: &Meta) -> Result<(), LoadError> {
+    for pair in meta.points.windows(2) {
+        if let [a, b] = pair {
+            if a.name >= b.name {
+                return Err(LoadError::invalid(format!(
+                    "points `{}` and `{}` are not sorted and unique",
+                    a.name, b.name
+                )));
             }
         }
     }
-    for spec in &program.rates {
+    schema_point_list(
+        &meta.schema_points,
+        meta.points.iter().map(|p| (p.name.as_str(), p.kind)),
+    )
+}
+
+/// The rate counters keep a number of arrivals a test can need.
+pub(super) fn rates(rates: &[RateSpec]) -> Result<(), LoadError> {
+    for spec in rates {
         if spec.keep == 0 || f64::from(spec.keep) > crate::ir::MAX_RATE_LIMIT + 1.0 {
             return Err(LoadError::invalid("a rate counter keeps too many arrivals"));
         }
@@ -44,14 +79,20 @@ pub(super) fn program(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Res
 ///
 /// [`PointId`]: crate::schema::PointId
 fn schema_points(program: &Program) -> Result<(), LoadError> {
-    if program.schema_points.len() > usize::from(u16::MAX) {
+    schema_point_list(
+        &program.schema_points,
+        program.points.iter().map(|p| (p.name.as_str(), p.kind)),
+    )
+}
+
+fn schema_point_list<'p>(
+    schema_points: &[crate::ir::SchemaPoint],
+    points: impl Iterator<Item = (&'p str, crate::schema::PointKind)>,
+) -> Result<(), LoadError> {
+    if schema_points.len() > usize::from(u16::MAX) {
         return Err(LoadError::invalid("the schema has too many points"));
     }
-    let mut names: Vec<&str> = program
-        .schema_points
-        .iter()
-        .map(|p| p.name.as_str())
-        .collect();
+    let mut names: Vec<&str> = schema_points.iter().map(|p| p.name.as_str()).collect();
     names.sort_unstable();
     if let Some(pair) = names.windows(2).find(|w| w.first() == w.get(1)) {
         return Err(LoadError::invalid(format!(
@@ -59,21 +100,63 @@ fn schema_points(program: &Program) -> Result<(), LoadError> {
             pair.first().copied().unwrap_or_default()
         )));
     }
-    for point in &program.points {
-        match program.schema_points.iter().find(|p| p.name == point.name) {
-            Some(p) if p.kind == point.kind => {}
+    for (name, kind) in points {
+        match schema_points.iter().find(|p| p.name == name) {
+            Some(p) if p.kind == kind => {}
             Some(_) => {
                 return Err(LoadError::invalid(format!(
-                    "point `{}` has another kind than its schema says",
-                    point.name
+                    "point `{name}` has another kind than its schema says"
                 )))
             }
             None => {
                 return Err(LoadError::invalid(format!(
-                    "point `{}` is not a point of the schema",
-                    point.name
+                    "point `{name}` is not a point of the schema"
                 )))
             }
+        }
+    }
+    Ok(())
+}
+
+/// An atom's regexes exist, its expressions are well formed, and a rate
+/// test's counter fits it.
+pub(super) fn atom(atom: &Atom, regexes: usize, rates: &[RateSpec]) -> Result<(), LoadError> {
+    match atom {
+        Atom::Matches(_, re) => regex(*re, regexes),
+        Atom::Expr(e) => expr(e, regexes, 0, 0),
+        Atom::Rate(test) => rate(test, rates),
+        _ => Ok(()),
+    }
+}
+
+/// A rule's condition names atoms of its point (`atoms` of them), its
+/// actions name regexes that exist, its origins name source files.
+pub(super) fn rule(
+    rule: &Rule,
+    atoms: usize,
+    regexes: usize,
+    files: usize,
+) -> Result<(), LoadError> {
+    if files > 0
+        && std::iter::once(&rule.origin)
+            .chain(&rule.cond_origins)
+            .any(|o| o.file as usize >= files)
+    {
+        return Err(LoadError::invalid(format!(
+            "rule `{}`: file index out of range",
+            rule.id
+        )));
+    }
+    cond(&rule.cond, atoms, 0)?;
+    for action in &rule.actions {
+        match action {
+            Action::Skip(e)
+            | Action::Replace(e)
+            | Action::Set(_, e)
+            | Action::Meta(_, e)
+            | Action::Output(_, e) => expr(e, regexes, 0, 0)?,
+            Action::Rewrite(_, re, _) => regex(*re, regexes)?,
+            _ => {}
         }
     }
     Ok(())
@@ -178,8 +261,7 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         let map = &keyed.map;
         let consistent = keyed.buckets.len() == map.keys.len()
             && map.values.len() == map.keys.len()
-            && (map.keys.is_empty() || (!map.disps.is_empty() && map.map.len() == map.keys.len()))
-            && map.map.iter().all(|&k| (k as usize) < map.keys.len())
+            && hash_fits(map)
             && map
                 .keys
                 .iter()
@@ -220,36 +302,8 @@ fn point(point: &PointProgram, regexes: usize, files: usize) -> Result<(), LoadE
         )));
     }
     let atoms = point.atoms.len();
-    for atom in &point.atoms {
-        match atom {
-            Atom::Matches(_, re) => regex(*re, regexes)?,
-            Atom::Expr(e) => expr(e, regexes, 0, 0)?,
-            _ => {}
-        }
-    }
     for rule in &point.rules {
-        if files > 0
-            && std::iter::once(&rule.origin)
-                .chain(&rule.cond_origins)
-                .any(|o| o.file as usize >= files)
-        {
-            return Err(LoadError::invalid(format!(
-                "rule `{}`: file index out of range",
-                rule.id
-            )));
-        }
-        cond(&rule.cond, atoms, 0)?;
-        for action in &rule.actions {
-            match action {
-                Action::Skip(e)
-                | Action::Replace(e)
-                | Action::Set(_, e)
-                | Action::Meta(_, e)
-                | Action::Output(_, e) => expr(e, regexes, 0, 0)?,
-                Action::Rewrite(_, re, _) => regex(*re, regexes)?,
-                _ => {}
-            }
-        }
+        self::rule(rule, atoms, regexes, files)?;
     }
     Ok(())
 }
@@ -319,9 +373,7 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             let consistent = if hashed.keys.is_empty() {
                 hashed.disps.is_empty() && hashed.map.is_empty()
             } else {
-                !hashed.disps.is_empty()
-                    && hashed.map.len() == hashed.keys.len()
-                    && hashed.map.iter().all(|&k| (k as usize) < hashed.keys.len())
+                !hashed.disps.is_empty() && hash_fits(hashed)
             };
             if !consistent {
                 return Err(LoadError::invalid(
@@ -342,10 +394,45 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
     }
 }
 
-/// The field matchers, the atom → field map and the trigger lists agree with
-/// each other and with the DFA sections.
+/// A map's perfect hash, when it has one, finds its keys ([`StrMap`]s a
+/// table decodes into the IR have none: the table looks keys up in its
+/// own hash tables, and the IR's searches them one by one).
+///
+/// [`StrMap`]: crate::ir::StrMap
+fn hash_fits(map: &crate::ir::StrMap) -> bool {
+    if map.disps.is_empty() && map.map.is_empty() {
+        return true;
+    }
+    !map.disps.is_empty()
+        && map.map.len() == map.keys.len()
+        && map.map.iter().all(|&k| (k as usize) < map.keys.len())
+}
+
+/// Records that a matcher expects DFA section `d` to have `n` patterns:
+/// an error when it is not a section, or another expects another number.
+fn expect_patterns(
+    d: u32,
+    n: usize,
+    sections: usize,
+    patterns: &mut HashMap<u32, usize>,
+) -> Result<(), LoadError> {
+    if d as usize >= sections {
+        return Err(LoadError::invalid(format!("DFA index {d} out of range")));
+    }
+    match *patterns.entry(d).or_insert(n) {
+        m if m == n => Ok(()),
+        m => Err(LoadError::invalid(format!(
+            "DFA section {d} is expected to have {m} patterns and {n}"
+        ))),
+    }
+}
+
 /// Each regex's prebuilt DFA is a section of the table with one pattern.
-fn regex_dfas(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
+fn regex_dfas(
+    program: &Program,
+    sections: usize,
+    patterns: &mut HashMap<u32, usize>,
+) -> Result<(), LoadError> {
     let table = &program.regex_dfas;
     if !table.is_empty() && table.len() != program.regexes.len() {
         return Err(LoadError::invalid(format!(
@@ -355,19 +442,20 @@ fn regex_dfas(program: &Program, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), 
         )));
     }
     for &d in table.iter().filter(|&&d| d != crate::ir::NO_DFA) {
-        match dfas.get_mut(d as usize).map(|dfa| dfa.expect_patterns(1)) {
-            Some(true) => {}
-            _ => {
-                return Err(LoadError::invalid(format!(
-                    "regex DFA {d} is not a one-pattern section"
-                )))
-            }
-        }
+        expect_patterns(d, 1, sections, patterns).map_err(|_| {
+            LoadError::invalid(format!("regex DFA {d} is not a one-pattern section"))
+        })?;
     }
     Ok(())
 }
 
-fn matchers(point: &PointProgram, dfas: &mut [super::LazyDfa<'_>]) -> Result<(), LoadError> {
+/// The field matchers, the atom → field map and the trigger lists agree with
+/// each other and with the DFA sections.
+fn matchers(
+    point: &PointProgram,
+    sections: usize,
+    patterns: &mut HashMap<u32, usize>,
+) -> Result<(), LoadError> {
     let name = &point.name;
     let atoms = point.atoms.len();
     let rules = point.rules.len();
@@ -408,8 +496,7 @@ fn matchers(point: &PointProgram, dfas: &mut [super::LazyDfa<'_>]) -> Result<(),
         }
         let eq = &f.eq;
         if eq.values.len() != eq.keys.len()
-            || (!eq.keys.is_empty() && (eq.disps.is_empty() || eq.map.len() != eq.keys.len()))
-            || eq.map.iter().any(|&k| k as usize >= eq.keys.len())
+            || !hash_fits(eq)
             || !eq.values.iter().flatten().all(in_field)
         {
             return bad("inconsistent equality map");
@@ -427,13 +514,11 @@ fn matchers(point: &PointProgram, dfas: &mut [super::LazyDfa<'_>]) -> Result<(),
         match f.dfa {
             None if f.dfa_atoms.is_empty() => {}
             None => return bad("DFA patterns without a DFA"),
-            Some(d) => match dfas
-                .get_mut(d as usize)
-                .map(|dfa| dfa.expect_patterns(f.dfa_atoms.len()))
-            {
-                Some(true) => {}
-                _ => return bad("DFA index out of range or pattern count mismatch"),
-            },
+            Some(d) => {
+                if expect_patterns(d, f.dfa_atoms.len(), sections, patterns).is_err() {
+                    return bad("DFA index out of range or pattern count mismatch");
+                }
+            }
         }
     }
     Ok(())

@@ -306,6 +306,7 @@ impl Table {
         let (scope, component) = split_component(target.component);
         let mut recorder = Recorder {
             program,
+            point: point_program,
             scope,
             name: component,
             child: target.child,

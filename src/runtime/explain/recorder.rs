@@ -6,6 +6,9 @@ use super::*;
 /// The observer behind [`Table::explain`].
 pub(super) struct Recorder<'t> {
     pub(super) program: &'t Program,
+    /// The point's rules as the IR has them (the dispatch reads the same
+    /// rules from the table's words).
+    pub(super) point: Option<&'t crate::ir::PointProgram>,
     pub(super) scope: &'t str,
     pub(super) name: &'t str,
     pub(super) child: Option<&'t str>,
@@ -61,7 +64,7 @@ impl Recorder<'_> {
             Cond::Atom(a) => {
                 let at = origins.next().map(|o| location(self.program, *o));
                 let value = probe.atom(*a);
-                let atom = probe.point().atoms.get(*a as usize);
+                let atom = self.point.and_then(|p| p.atoms.get(*a as usize));
                 let mut paths = Vec::new();
                 match atom {
                     Some(Atom::Expr(e)) => expr_paths(e, &mut paths),
@@ -123,7 +126,7 @@ impl Recorder<'_> {
 
 impl Observer for Recorder<'_> {
     fn reach(&mut self, rule: u32, reach: Reach, probe: &mut Probe<'_, '_>) {
-        let Some(r) = probe.point().rules.get(rule as usize) else {
+        let Some(r) = self.point.and_then(|p| p.rules.get(rule as usize)) else {
             return;
         };
         let target = self.target(&r.target);
@@ -164,10 +167,9 @@ impl Observer for Recorder<'_> {
     }
 
     fn action(&mut self, rule: u32, index: usize, ctx: &HookContext, run: &Run<'_>) {
-        let Some(action) = run
+        let Some(action) = self
             .point
-            .rules
-            .get(rule as usize)
+            .and_then(|p| p.rules.get(rule as usize))
             .and_then(|r| r.actions.get(index))
         else {
             return;
@@ -220,7 +222,7 @@ pub(super) fn explain_action(
     let matching = crate::table::regexes::Matching {
         regexes: &run.loaded.regexes,
         dfas: &run.loaded.dfas,
-        regex_dfas: &run.loaded.program.regex_dfas,
+        regex_dfas: run.loaded.regex_dfas(),
         budget: &budget,
         views: &views,
         host: run.effects.host_facts(),
@@ -236,7 +238,7 @@ pub(super) fn explain_action(
         Action::Skip(e) => (format!("skip {}", expr(e, program)), Some(value(e))),
         Action::Replace(e) => {
             let shown = format!("replace {}", expr(e, program));
-            if run.point.kind == PointKind::Post {
+            if run.point.kind() == PointKind::Post {
                 (shown, Some(value(e)))
             } else {
                 (format!("{shown} (ignored: not a post point)"), None)

@@ -13,15 +13,32 @@ pub(super) const MAX_DEPTH: usize = 256;
 
 thread_local! {
     static DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// The message of the first custom error of the current decode:
+    /// postcard's error keeps only that there was one.
+    static MESSAGE: Cell<Option<String>> = const { Cell::new(None) };
 }
 
 /// Runs a decode with the nesting counter reset before and after (a
-/// decode that failed midway leaves it wherever it stopped).
-pub(super) fn with_limit<T>(decode: impl FnOnce() -> T) -> T {
+/// decode that failed midway leaves it wherever it stopped); a failure
+/// comes with the message of the custom error that made it, if one did.
+pub(super) fn with_limit<T, E>(
+    decode: impl FnOnce() -> Result<T, E>,
+) -> Result<T, (E, Option<String>)> {
     DEPTH.with(|d| d.set(0));
+    MESSAGE.with(|m| m.set(None));
     let out = decode();
     DEPTH.with(|d| d.set(0));
-    out
+    let message = MESSAGE.with(Cell::take);
+    out.map_err(|e| (e, message))
+}
+
+/// A custom decode error whose message [`with_limit`] hands back.
+pub(super) fn custom<E: serde::de::Error>(message: String) -> E {
+    MESSAGE.with(|m| {
+        let first = m.take().unwrap_or_else(|| message.clone());
+        m.set(Some(first));
+    });
+    E::custom(message)
 }
 
 /// One level of nesting, given back when dropped.
@@ -38,7 +55,9 @@ impl DepthGuard {
         // Made before the check, so the level is given back either way.
         let guard = DepthGuard;
         if depth > MAX_DEPTH {
-            return Err(E::custom("conditions nested too deeply"));
+            return Err(custom(format!(
+                "conditions or expressions nested too deeply (more than {MAX_DEPTH} levels)"
+            )));
         }
         Ok(guard)
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// `#[serde(with = "json_text")]`: a JSON constant as its text.
 mod json_text {
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+    use serde::{Deserialize, Deserializer, Serializer};
     use serde_json::Value;
     use std::borrow::Cow;
 
@@ -24,14 +24,15 @@ mod json_text {
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
         let text = <Cow<'de, str>>::deserialize(d)?;
-        serde_json::from_str(&text).map_err(|e| D::Error::custom(format!("a JSON constant: {e}")))
+        serde_json::from_str(&text)
+            .map_err(|e| super::super::depth::custom(format!("a JSON constant: {e}")))
     }
 }
 
 /// `#[serde(with = "json_list")]`: a list of JSON constants as the text of
 /// a JSON array.
 mod json_list {
-    use serde::{de::Error, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
     use serde_json::Value;
 
     pub(super) fn serialize<S: Serializer>(values: &[Value], s: S) -> Result<S::Ok, S::Error> {
@@ -41,8 +42,8 @@ mod json_list {
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
         match super::json_text::deserialize(d)? {
             Value::Array(items) => Ok(items),
-            _ => Err(D::Error::custom(
-                "a list of JSON constants is not a JSON array",
+            _ => Err(super::super::depth::custom(
+                "a list of JSON constants is not a JSON array".to_string(),
             )),
         }
     }
@@ -161,14 +162,6 @@ pub(super) struct FieldPath {
     #[serde(with = "Seq::<Segment>")]
     segments: Vec<ir::Segment>,
     normalized: bool,
-}
-
-/// [`ir::RegexSource`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "ir::RegexSource")]
-pub(super) struct RegexSource {
-    pattern: String,
-    flags: String,
 }
 
 /// [`ir::RateSpec`].
@@ -357,7 +350,6 @@ wire_of!(
     RegexId => ir::RegexId,
     Segment => ir::Segment,
     FieldPath => ir::FieldPath,
-    RegexSource => ir::RegexSource,
     RateSpec => ir::RateSpec,
     RateTest => ir::RateTest,
     Template => ir::Template,

@@ -1,15 +1,17 @@
-//! The wire form of a program: the only types the program section of a
-//! table is encoded from and decoded into.
+//! The wire form of what a table keeps as postcard blobs: the meta block
+//! (the program's small parts, read whole at load), and each rule, atom
+//! and field path of a point block (decoded the first time a dispatch
+//! needs it). The indexes and matchers are laid out in words instead
+//! ([`layout`](super::layout)).
 //!
 //! The IR ([`crate::ir`]) is the compiler's and the runtime's working
 //! shape, free to change with them; these types are the format's, one per
 //! IR type, each declaring the fields and variants the format holds, in
 //! the order it holds them. Each is a serde *remote* definition of its IR
 //! type (`#[serde(remote = "ir::Rule")]`): serde writes an IR value through
-//! it and reads one back straight into the IR, with no copy of the program
-//! in between (a load decodes 10,000 rules; an intermediate tree would cost
-//! as much as the decoding). Bytes that decode but make no IR value (a
-//! JSON constant that does not parse) are a [`LoadError`], never a panic.
+//! it and reads one back straight into the IR, with no copy in between.
+//! Bytes that decode but make no IR value (a JSON constant that does not
+//! parse) are an error, never a panic.
 //!
 //! The rule: **the IR may change freely; a change of the wire types is a
 //! format version.** The wire types name the IR's fields and variants, so
@@ -20,39 +22,128 @@
 //! variant changes the bytes: bump [`VERSION`](super::encoding::VERSION)
 //! and bless the golden tables (`tests/golden/`).
 //!
-//! By what they describe: the program and its points (this module), rules
-//! and conditions (`rules`), atoms and expressions (`expr`), actions
-//! (`actions`), the matchers and indexes (`matchers`), the perfect-hash
-//! maps both look strings up in (`hash`), the schema's points (`schema`);
-//! `depth` bounds the nesting a crafted table can make the decoder
-//! recurse through.
+//! By what they describe: the meta block (this module), rules and
+//! conditions (`rules`), atoms and expressions (`expr`), actions
+//! (`actions`), the perfect-hash maps of word-set tests (`hash`), the
+//! schema's points (`schema`); `depth` bounds the nesting a crafted table
+//! can make the decoder recurse through.
 
 mod actions;
 mod depth;
 mod expr;
 mod hash;
-mod matchers;
 mod rules;
 mod schema;
 #[cfg(test)]
 mod tests;
 
-use super::{LoadError, LoadErrorKind};
 use crate::ir;
+use crate::table::layout::point::PointHead;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::marker::PhantomData;
 
-/// Writes a program's wire form.
-pub(super) fn encode(program: &ir::Program) -> Vec<u8> {
-    // Serializing plain data into a Vec cannot fail; an empty body would be
-    // rejected at load, so nothing is lost silently either way.
-    postcard::to_allocvec(&Written::<Program, _>(program, PhantomData)).unwrap_or_default()
+/// The program's parts a load reads whole: its schema, the points that
+/// have rules, the source files, the rate counters, what commands read.
+/// Everything else of a program is laid out in words
+/// ([`layout`](super::layout)) and read in place.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Meta {
+    pub(crate) schema: String,
+    #[serde(with = "Seq::<schema::SchemaPoint>")]
+    pub(crate) schema_points: Vec<ir::SchemaPoint>,
+    /// The points that have rules, sorted by name, parallel to the
+    /// program's point blocks.
+    #[serde(with = "Seq::<PointHeadWire>")]
+    pub(crate) points: Vec<PointHead>,
+    pub(crate) files: Vec<String>,
+    #[serde(with = "Seq::<expr::RateSpec>")]
+    pub(crate) rates: Vec<ir::RateSpec>,
+    #[serde(with = "One::<schema::CommandInput>")]
+    pub(crate) command_input: crate::schema::CommandInput,
+    pub(crate) source_digest: String,
 }
 
-/// Reads a program's wire form into the IR.
-pub(super) fn decode(bytes: &[u8]) -> Result<ir::Program, LoadError> {
-    depth::with_limit(|| Program::deserialize(&mut postcard::Deserializer::from_bytes(bytes)))
-        .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))
+/// [`PointHead`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "PointHead")]
+struct PointHeadWire {
+    name: String,
+    #[serde(with = "One::<schema::PointKind>")]
+    kind: crate::schema::PointKind,
+    #[serde(with = "One::<schema::EditApplication>")]
+    edits: crate::schema::EditApplication,
+    rules: u32,
+    atoms: u32,
+    fields: u32,
+}
+
+wire_of!(PointHeadWire => PointHead);
+
+/// Writes the meta block.
+pub(super) fn write_meta(meta: &Meta) -> Vec<u8> {
+    to_bytes(meta)
+}
+
+/// Reads the meta block.
+pub(super) fn read_meta(bytes: &[u8]) -> Result<Meta, String> {
+    from_bytes(bytes, |d| Meta::deserialize(d))
+}
+
+/// Writes a rule: everything but its id and priority, which the point
+/// block holds in words.
+pub(super) fn write_rule(rule: &ir::Rule) -> Vec<u8> {
+    to_bytes(&Written::<rules::Rule, _>(rule, PhantomData))
+}
+
+/// Reads a rule written by [`write_rule`], with an empty id and priority 0
+/// for the caller to fill in.
+pub(super) fn read_rule(bytes: &[u8]) -> Result<ir::Rule, String> {
+    from_bytes(bytes, |d| rules::Rule::deserialize(d))
+}
+
+/// Writes an atom.
+pub(super) fn write_atom(atom: &ir::Atom) -> Vec<u8> {
+    to_bytes(&Written::<expr::Atom, _>(atom, PhantomData))
+}
+
+/// Reads an atom.
+pub(super) fn read_atom(bytes: &[u8]) -> Result<ir::Atom, String> {
+    from_bytes(bytes, |d| expr::Atom::deserialize(d))
+}
+
+/// Writes a field path.
+pub(super) fn write_path(path: &ir::FieldPath) -> Vec<u8> {
+    to_bytes(&Written::<expr::FieldPath, _>(path, PhantomData))
+}
+
+/// Reads a field path.
+pub(super) fn read_path(bytes: &[u8]) -> Result<ir::FieldPath, String> {
+    from_bytes(bytes, |d| expr::FieldPath::deserialize(d))
+}
+
+fn to_bytes(value: &impl Serialize) -> Vec<u8> {
+    // Serializing plain data into a Vec cannot fail; an empty blob does
+    // not read back, so nothing is lost silently either way.
+    postcard::to_allocvec(value).unwrap_or_default()
+}
+
+/// Reads one value that fills `bytes` exactly, behind the nesting limit.
+fn from_bytes<'de, T>(
+    bytes: &'de [u8],
+    read: impl FnOnce(
+        &mut postcard::Deserializer<'de, postcard::de_flavors::Slice<'de>>,
+    ) -> postcard::Result<T>,
+) -> Result<T, String> {
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    let value = depth::with_limit(|| read(&mut de)).map_err(|(e, message)| match message {
+        Some(message) => message,
+        None => e.to_string(),
+    })?;
+    match de.finalize() {
+        Ok([]) => Ok(value),
+        Ok(rest) => Err(format!("{} bytes after the value", rest.len())),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// How the values of one IR type are written: implemented by the wire
@@ -240,46 +331,3 @@ impl<W> Named<W> {
             .collect())
     }
 }
-
-/// [`ir::Program`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "ir::Program")]
-struct Program {
-    schema: String,
-    #[serde(with = "Seq::<schema::SchemaPoint>")]
-    schema_points: Vec<ir::SchemaPoint>,
-    #[serde(with = "Seq::<PointProgram>")]
-    points: Vec<ir::PointProgram>,
-    #[serde(with = "Seq::<expr::RegexSource>")]
-    regexes: Vec<ir::RegexSource>,
-    regex_dfas: Vec<u32>,
-    files: Vec<String>,
-    #[serde(with = "Seq::<expr::RateSpec>")]
-    rates: Vec<ir::RateSpec>,
-    #[serde(with = "One::<schema::CommandInput>")]
-    command_input: crate::schema::CommandInput,
-    source_digest: String,
-}
-
-/// [`ir::PointProgram`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "ir::PointProgram")]
-struct PointProgram {
-    name: String,
-    #[serde(with = "One::<schema::PointKind>")]
-    kind: crate::schema::PointKind,
-    #[serde(with = "One::<schema::EditApplication>")]
-    edits: crate::schema::EditApplication,
-    #[serde(with = "Seq::<rules::Rule>")]
-    rules: Vec<ir::Rule>,
-    #[serde(with = "One::<matchers::FqlIndex>")]
-    index: ir::FqlIndex,
-    #[serde(with = "Seq::<expr::Atom>")]
-    atoms: Vec<ir::Atom>,
-    atom_field: Vec<u32>,
-    #[serde(with = "Seq::<matchers::FieldMatcher>")]
-    fields: Vec<ir::FieldMatcher>,
-    triggers: Vec<Vec<u32>>,
-}
-
-wire_of!(Program => ir::Program, PointProgram => ir::PointProgram);

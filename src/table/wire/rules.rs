@@ -5,13 +5,16 @@ use super::{actions, wire_of, Boxed, One, Opt, Seq, Wire};
 use crate::{fql, ir};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// [`ir::Rule`].
+/// [`ir::Rule`], but for its id and priority: a point block holds those
+/// in words, where dispatch reads them without decoding the rule.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "ir::Rule")]
 pub(super) struct Rule {
+    #[serde(skip)]
     id: String,
     #[serde(with = "One::<FqlPattern>")]
     target: fql::FqlPattern,
+    #[serde(skip)]
     priority: i32,
     enabled: bool,
     #[serde(with = "One::<FailMode>")]

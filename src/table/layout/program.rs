@@ -1,0 +1,144 @@
+//! The program block: the meta blob, the regexes, the regex DFAs and a
+//! block per point with rules.
+
+use super::point::{self, PointHead, PointSlot};
+use super::{at, Block, BlockWriter, ByteList, LayoutError, Words};
+use crate::ir;
+use crate::table::wire::{self, Meta};
+
+/// The slots of the program block.
+mod slot {
+    /// The meta blob ([`Meta`](super::Meta)).
+    pub(super) const META: u32 = 0;
+    /// One word: the number of regexes G.
+    pub(super) const REGEXES: u32 = 1;
+    /// G strings: each regex's pattern.
+    pub(super) const PATTERNS: u32 = 2;
+    /// G strings: each regex's flags.
+    pub(super) const FLAGS: u32 = 3;
+    /// G words (or none): each regex's DFA section, or `NO_DFA`.
+    pub(super) const REGEX_DFAS: u32 = 4;
+    /// A block of one point block per point of the meta block.
+    pub(super) const POINTS: u32 = 5;
+    pub(super) const LEN: u32 = 6;
+}
+
+/// The program's words.
+pub(crate) fn write(program: &ir::Program) -> Vec<u32> {
+    let ir::Program {
+        schema,
+        schema_points,
+        points,
+        regexes,
+        regex_dfas,
+        files,
+        rates,
+        command_input,
+        source_digest,
+    } = program;
+    let mut heads = Vec::with_capacity(points.len());
+    let mut blocks = BlockWriter::new(super::count(points.len()));
+    for (i, p) in points.iter().enumerate() {
+        let (head, block) = point::write(p);
+        heads.push(head);
+        blocks.block(super::count(i), block);
+    }
+    let meta = Meta {
+        schema: schema.clone(),
+        schema_points: schema_points.clone(),
+        points: heads,
+        files: files.clone(),
+        rates: rates.clone(),
+        command_input: *command_input,
+        source_digest: source_digest.clone(),
+    };
+    let mut block = BlockWriter::new(slot::LEN);
+    block.bytes(slot::META, &wire::write_meta(&meta));
+    block.scalar(slot::REGEXES, super::count(regexes.len()));
+    block.byte_list(slot::PATTERNS, regexes.iter().map(|r| r.pattern.as_bytes()));
+    block.byte_list(slot::FLAGS, regexes.iter().map(|r| r.flags.as_bytes()));
+    block.words(slot::REGEX_DFAS, regex_dfas);
+    block.block(slot::POINTS, blocks);
+    block.finish()
+}
+
+/// The program block as a load reads it: the meta blob decoded, the rest
+/// located.
+#[derive(Debug)]
+pub(crate) struct ProgramLayout {
+    pub(crate) meta: Meta,
+    /// Each regex's pattern and flags.
+    pub(crate) patterns: ByteList,
+    pub(crate) flags: ByteList,
+    /// Each regex's DFA section (or none at all).
+    pub(crate) regex_dfas: Words,
+    /// Each point with rules, its block not yet read.
+    pub(crate) points: Vec<PointSlot>,
+}
+
+impl ProgramLayout {
+    /// Reads the program block that fills `section`.
+    pub(crate) fn read(section: &[u32]) -> Result<ProgramLayout, LayoutError> {
+        let whole = 0..super::count(section.len());
+        let block = Block::read(section, whole, slot::LEN, "the program")?;
+        let meta = wire::read_meta(block.bytes(slot::META)?)
+            .map_err(|e| LayoutError::new(format!("the meta block: {e}")))?;
+        let regexes = block.scalar(slot::REGEXES)? as usize;
+        let regex_dfas = block.slot(slot::REGEX_DFAS)?;
+        let count = super::count(meta.points.len());
+        let blocks = block.block(slot::POINTS, count, "the point blocks")?;
+        let points = meta
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, head)| {
+                let range = blocks.slot(super::count(i))?;
+                bounded(head, &range)?;
+                Ok(PointSlot::new(head.clone(), range))
+            })
+            .collect::<Result<Vec<_>, LayoutError>>()?;
+        Ok(ProgramLayout {
+            patterns: block.byte_list(slot::PATTERNS, regexes)?,
+            flags: block.byte_list(slot::FLAGS, regexes)?,
+            regex_dfas,
+            points,
+            meta,
+        })
+    }
+
+    /// The number of regexes.
+    pub(crate) fn regex_count(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// Regex `i`, as written; an error when the table holds no text there.
+    pub(crate) fn regex(&self, section: &[u32], i: usize) -> Result<ir::RegexSource, String> {
+        match (self.patterns.text(section, i), self.flags.text(section, i)) {
+            (Some(pattern), Some(flags)) => Ok(ir::RegexSource {
+                pattern: pattern.to_string(),
+                flags: flags.to_string(),
+            }),
+            _ => Err(format!("regex {i} is not text")),
+        }
+    }
+
+    /// Each regex's DFA section.
+    pub(crate) fn regex_dfas<'a>(&self, section: &'a [u32]) -> &'a [u32] {
+        at(section, &self.regex_dfas)
+    }
+}
+
+/// A point's counts are no more than its block can hold (each rule, atom
+/// and field takes words of its own), so that what is sized by them at
+/// load, a scratch, stays within the table's size.
+fn bounded(head: &PointHead, block: &Words) -> Result<(), LayoutError> {
+    let words = block.len() as u64;
+    let claimed = u64::from(head.rules) + u64::from(head.atoms) + u64::from(head.fields);
+    if claimed > words {
+        return Err(LayoutError::new(format!(
+            "point `{}` counts more rules, atoms and fields than its block can hold",
+            head.name
+        )));
+    }
+    Ok(())
+}

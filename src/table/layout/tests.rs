@@ -1,0 +1,294 @@
+//! Blocks written and read back; the hash tables; a field block's
+//! literals, searched as a dispatch searches them (written by the
+//! encoder, read back, the search built from what is stored).
+
+use super::point::FieldLayout;
+use super::strtable::StrTable;
+use super::{at, Block, BlockWriter};
+use crate::table::literals::{plan, LiteralSearch, StoredLiterals};
+
+/// A block with one slot of each kind, and where each is.
+fn sample_block() -> Vec<u32> {
+    let mut inner = BlockWriter::new(1);
+    inner.scalar(0, 42);
+    let mut block = BlockWriter::new(7);
+    block.words(0, &[1, 2, 3]);
+    block.scalar(1, 7);
+    block.bytes(2, b"hello");
+    block.csr(3, [&[1u32, 2][..], &[], &[3]]);
+    block.byte_list(4, [&b"ab"[..], b"", "é".as_bytes()]);
+    block.table(5, [&b"ab"[..], b"", "é".as_bytes()]);
+    block.block(6, inner);
+    block.finish()
+}
+
+#[test]
+fn every_kind_of_slot_reads_back() {
+    let words = sample_block();
+    let block = Block::read(&words, 0..words.len() as u32, 7, "a test block").unwrap();
+    assert_eq!(at(&words, &block.slot(0).unwrap()), [1, 2, 3]);
+    assert_eq!(block.scalar(1).unwrap(), 7);
+    assert_eq!(block.bytes(2).unwrap(), b"hello");
+    let csr = block.csr(3, 3).unwrap();
+    assert_eq!(csr.len(), 3);
+    assert_eq!(
+        (
+            csr.get(&words, 0),
+            csr.get(&words, 1),
+            csr.get(&words, 2),
+            csr.get(&words, 3)
+        ),
+        (&[1, 2][..], &[][..], &[3][..], &[][..])
+    );
+    let list = block.byte_list(4, 3).unwrap();
+    assert_eq!(
+        (
+            list.text(&words, 0),
+            list.text(&words, 1),
+            list.text(&words, 2)
+        ),
+        (Some("ab"), Some(""), Some("é"))
+    );
+    let table = StrTable::read(&block, 5, 3).unwrap();
+    for (i, key) in [&b"ab"[..], b"", "é".as_bytes()].iter().enumerate() {
+        assert_eq!(table.find(&words, &list, key), Some(i));
+    }
+    assert_eq!(table.find(&words, &list, b"abc"), None);
+    assert_eq!(table.find(&words, &list, b"a"), None);
+    let inner = block.block(6, 1, "the inner block").unwrap();
+    assert_eq!(inner.scalar(0).unwrap(), 42);
+}
+
+/// A block whose slots lie is an error when read, never a panic: a slot
+/// past its block, counts that disagree, offsets that go back, text that
+/// is not UTF-8, a table of the wrong size.
+#[test]
+fn lying_slots_are_errors() {
+    let words = sample_block();
+    fn read(words: &[u32]) -> Block<'_> {
+        Block::read(words, 0..words.len() as u32, 7, "a test block").unwrap()
+    }
+    assert!(Block::read(&words, 0..words.len() as u32, 8, "a test block").is_err());
+    assert!(Block::read(&[], 0..0, 0, "a test block").is_err());
+    assert!(read(&words).slot(7).is_err(), "no slot 7");
+    assert!(read(&words).csr(3, 2).is_err(), "3 lists, not 2");
+    assert!(read(&words).words(0, 2).is_err(), "3 words, not 2");
+
+    // Slot 0's start past the block's end.
+    let mut past = words.clone();
+    past[1] = words.len() as u32;
+    assert!(read(&past).slot(0).is_err());
+    // Slot 0's length wraps around.
+    let mut wraps = words.clone();
+    wraps[2] = u32::MAX;
+    assert!(read(&wraps).slot(0).is_err());
+    // The list structure of slot 3: [n, offsets…]; make its offsets go
+    // back: the lists between them read as empty.
+    let start = words[1 + 2 * 3] as usize;
+    let mut back = words.clone();
+    back[start + 2] = 5;
+    back[start + 3] = 1;
+    let csr = read(&back).csr(3, 3).unwrap();
+    assert_eq!(csr.get(&back, 1), &[] as &[u32]);
+    // Its lists' offsets past its items: reading gives empty lists.
+    let mut beyond = words.clone();
+    beyond[start + 4] = 1000;
+    let csr = read(&beyond).csr(3, 3).unwrap();
+    assert_eq!(csr.get(&beyond, 2), &[] as &[u32]);
+    // Slot 4's bytes made not UTF-8: they read, and are not text.
+    let start = words[1 + 2 * 4] as usize;
+    let mut bad = words.clone();
+    bad[start + 5] = u32::from_ne_bytes([0xff, 0xfe, 0, 0]);
+    let list = read(&bad).byte_list(4, 3).unwrap();
+    assert_eq!(list.get(&bad, 0), [0xff, 0xfe]);
+    assert_eq!(list.text(&bad, 0), None);
+    // Slot 5's table size made 3, not a power of two.
+    let start = words[1 + 2 * 5] as usize;
+    let mut size = words.clone();
+    size[start] = 3;
+    assert!(StrTable::read(&read(&size), 5, 3).is_err());
+}
+
+/// A table crafted with no empty slot and no key that matches ends its
+/// search after one pass over the slots.
+#[test]
+fn a_full_table_stops_after_one_pass() {
+    let mut block = BlockWriter::new(2);
+    block.byte_list(0, [&b"a"[..], b"b"]);
+    block.table(1, [&b"a"[..], b"b"]);
+    let mut words = block.finish();
+    let start = words[1 + 2] as usize;
+    let size = words[start] as usize;
+    for slot in 0..size {
+        words[start + 1 + 2 * slot] = 0xdead_beef;
+        words[start + 2 + 2 * slot] = 1;
+    }
+    let read = Block::read(&words, 0..words.len() as u32, 2, "t").unwrap();
+    let list = read.byte_list(0, 2).unwrap();
+    let table = StrTable::read(&read, 1, 2).unwrap();
+    assert_eq!(table.find(&words, &list, b"zzz"), None);
+}
+
+#[test]
+fn a_key_given_twice_is_found_at_its_first_place() {
+    let mut block = BlockWriter::new(2);
+    block.byte_list(0, [&b"x"[..], b"y", b"x"]);
+    block.table(1, [&b"x"[..], b"y", b"x"]);
+    let words = block.finish();
+    let read = Block::read(&words, 0..words.len() as u32, 2, "t").unwrap();
+    let list = read.byte_list(0, 3).unwrap();
+    let table = StrTable::read(&read, 1, 3).unwrap();
+    assert_eq!(table.find(&words, &list, b"x"), Some(0));
+    assert_eq!(table.find(&words, &list, b"y"), Some(1));
+}
+
+/// The hash is the format's: the same for the same bytes on every build
+/// (these values are rapidhash V3's with the table seed; a change here is
+/// a format version).
+#[test]
+fn the_hash_is_fixed() {
+    use super::strtable::hash;
+    assert_eq!(hash(b""), hash(b""));
+    assert_ne!(hash(b"a"), hash(b"b"));
+    let known = [hash(b"builtin::llm"), hash(b"exec")];
+    assert_eq!(
+        known, KNOWN_HASHES,
+        "the table hash changed: a format version"
+    );
+}
+
+/// `hash(b"builtin::llm")`, `hash(b"exec")`.
+const KNOWN_HASHES: [u64; 2] = [8_945_389_878_427_513_860, 3_940_932_752_583_340_756];
+
+/// `literals` as a field block stores them, with their search.
+struct Stored {
+    words: Vec<u32>,
+    layout: FieldLayout,
+}
+
+impl Stored {
+    fn new(literals: &[String]) -> Stored {
+        let (words, layout) = FieldLayout::of_literals(literals);
+        Stored { words, layout }
+    }
+
+    fn literals(&self) -> StoredLiterals<'_> {
+        self.layout.stored_literals(&self.words)
+    }
+
+    fn search(&self) -> LiteralSearch {
+        LiteralSearch::new(&self.literals()).unwrap()
+    }
+
+    /// Every (literal, position) the search reports, sorted.
+    fn occurrences(&self, text: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.search()
+            .for_each(&self.literals(), text, |i| out.push(i));
+        out.sort_unstable();
+        out
+    }
+}
+
+fn occurrences(literals: &[String], text: &str) -> Vec<usize> {
+    Stored::new(literals).occurrences(text)
+}
+
+/// Anchors of another width than the stored one (a crafted table) get
+/// the automaton, which finds the same.
+#[test]
+fn anchors_of_the_wrong_width_take_the_automaton() {
+    let literals: Vec<String> = (0..20).map(|i| format!("curl http://evil{i}")).collect();
+    let stored = Stored::new(&literals);
+    let mut crafted = stored.literals();
+    let wrong = crafted.width + 1;
+    crafted.width = wrong;
+    let search = LiteralSearch::new(&crafted).unwrap();
+    assert!(!search.is_anchored());
+    let text = "a curl http://evil12 b";
+    let mut found = Vec::new();
+    search.for_each(&crafted, text, |i| found.push(i));
+    found.sort_unstable();
+    assert_eq!(found, expected(&literals, text));
+}
+
+fn is_anchored(literals: &[String]) -> bool {
+    Stored::new(literals).search().is_anchored()
+}
+
+/// The same, by brute force: each position each literal starts at.
+fn expected(literals: &[String], text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, l) in literals.iter().enumerate() {
+        for p in 0..text.len() {
+            if text
+                .as_bytes()
+                .get(p..)
+                .is_some_and(|r| r.starts_with(l.as_bytes()))
+            {
+                out.push(i);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn shared_beginnings_take_the_two_stage_search() {
+    let literals: Vec<String> = (0..200).map(|i| format!("curl http://evil{i}")).collect();
+    assert!(plan(&literals.iter().map(|l| l.as_bytes()).collect::<Vec<_>>()).is_some());
+    // The packed search needs SSSE3 on x86-64 (elsewhere the
+    // automaton answers, as checked below).
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("ssse3") {
+        assert!(is_anchored(&literals));
+    }
+    let text = "x; curl http://evil17 && curl http://evil170; curl http://evil";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
+    // `evil1`, `evil17` and `evil170` all start at the second hit.
+    let found = occurrences(&literals, text);
+    assert!(found.contains(&1) && found.contains(&17) && found.contains(&170));
+}
+
+#[test]
+fn overlapping_and_repeated_occurrences_are_all_reported() {
+    let literals = strings(&["abab", "abababx", "babab", "baba"]);
+    let stored = Stored::new(&literals);
+    for text in ["ababababx", "abab", "bababab", "", "aba", "xxababxxbabab"] {
+        assert_eq!(
+            stored.occurrences(text),
+            expected(&literals, text),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn short_or_many_anchors_fall_back_to_the_automaton() {
+    let short = strings(&["rm", "curl http://x"]);
+    assert!(!is_anchored(&short));
+    let varied: Vec<String> = (0..100).map(|i| format!("{i:03}-literal")).collect();
+    assert!(!is_anchored(&varied), "100 distinct anchors at every width");
+    let text = "007-literal and 099-literal";
+    assert_eq!(occurrences(&varied, text), expected(&varied, text));
+}
+
+#[test]
+fn a_repeated_literal_is_reported_for_each_copy() {
+    let literals = strings(&["curl http://a", "curl http://b", "curl http://a"]);
+    assert!(!is_anchored(&literals));
+    let text = "curl http://a";
+    assert_eq!(occurrences(&literals, text), vec![0, 2]);
+}
+
+#[test]
+fn non_ascii_text_and_literals() {
+    let literals = strings(&["héllo wörld", "héllo", "日本語のテキスト", "日本人"]);
+    let text = "say héllo wörld in 日本語のテキスト, not 日本人 or héll";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
+}
