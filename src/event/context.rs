@@ -315,12 +315,27 @@ fn str_field<'a>(s: &'a str, path: &FieldPath) -> Option<Val<'a>> {
 pub(crate) fn walk<'a>(mut cur: &'a Value, segments: &[Segment]) -> Option<&'a Value> {
     for seg in segments {
         cur = match (seg, cur) {
-            (Segment::Field(name), Value::Object(map)) => map.get(name)?,
+            (Segment::Field(name), Value::Object(map)) => member(map, name)?,
             (Segment::Index(i), Value::Array(items)) => items.get(*i as usize)?,
             _ => return None,
         };
     }
     Some(cur)
+}
+
+/// Up to this many members, an object's member is found by comparing names
+/// in order: cheaper than hashing the name (SipHash, in serde_json's
+/// ordered map), and events' objects are mostly this small.
+const LINEAR_MEMBERS: usize = 8;
+
+/// The member `name` of an object.
+#[inline]
+fn member<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
+    if map.len() <= LINEAR_MEMBERS {
+        map.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+    } else {
+        map.get(name)
+    }
 }
 
 /// A value read from the context or computed by an expression, borrowed when
@@ -613,5 +628,40 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{FieldPath, Root, Segment};
+
+    fn payload_path(name: &str) -> FieldPath {
+        FieldPath {
+            root: Root::Payload,
+            segments: vec![Segment::Field(name.to_string())],
+            normalized: false,
+        }
+    }
+
+    /// A member is found whether the object is small enough to be searched
+    /// name by name or is looked up by hash, and a missing one is missing.
+    #[test]
+    fn members_of_small_and_large_objects() {
+        for members in [1, LINEAR_MEMBERS, LINEAR_MEMBERS + 1, 40] {
+            let payload: serde_json::Map<String, Value> = (0..members)
+                .map(|i| (format!("k{i}"), Value::from(i)))
+                .collect();
+            let ctx = HookContext::new("tool.pre_execute", "a::b", Value::Object(payload));
+            for i in 0..members {
+                let got = ctx.get(&payload_path(&format!("k{i}")));
+                assert!(
+                    matches!(got, Some(Val::Int(n)) if n == i as i64),
+                    "{members} members, k{i}: {got:?}"
+                );
+            }
+            assert!(ctx.get(&payload_path("missing")).is_none());
+            assert!(ctx.get(&payload_path("k")).is_none());
+        }
     }
 }
