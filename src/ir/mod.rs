@@ -469,6 +469,28 @@ pub enum Atom {
 }
 
 impl Atom {
+    /// Whether a field atom holds when the event lacks its field: only
+    /// `path == null` does (a missing field reads as `null`; it contains,
+    /// starts, ends, matches, compares and exists as nothing). Field
+    /// matchers decide a missing field's atoms from this without
+    /// evaluating them; the runtime's tests check it against evaluation
+    /// for every kind of atom.
+    pub fn holds_when_absent(&self) -> bool {
+        match self {
+            Atom::Eq(_, value) => value.is_null(),
+            Atom::In(..)
+            | Atom::Cmp(..)
+            | Atom::Contains(..)
+            | Atom::ContainsAny(..)
+            | Atom::StartsWith(..)
+            | Atom::EndsWith(..)
+            | Atom::Matches(..)
+            | Atom::Exists(_)
+            | Atom::Rate(_)
+            | Atom::Expr(_) => false,
+        }
+    }
+
     /// The field a field atom tests; `None` for [`Atom::Expr`].
     pub fn field(&self) -> Option<&FieldPath> {
         match self {

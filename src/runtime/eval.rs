@@ -684,4 +684,58 @@ mod tests {
         assert!(!words_any(&value, &within));
         assert!(!words_any(&Val::Null, &contains));
     }
+
+    /// A field matcher decides the atoms of a field the event lacks from
+    /// `Atom::holds_when_absent`, without evaluating them: for every kind
+    /// of field atom, that is what evaluating it says.
+    #[test]
+    fn what_holds_of_a_missing_field_is_what_evaluation_says() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook a on tool.pre_execute {
+    when payload.x == null or payload.x == "s" or payload.x == 1
+        or payload.x in ["a", null] or payload.x > 1 or payload.x <= 1
+        or payload.x contains "s" or payload.x contains any ["s", "t"]
+        or payload.x starts_with "s" or payload.x ends_with "s"
+        or payload.x matches /s/ or payload.x glob "src/**" or payload.x exists
+        or payload.x != null
+    abort "fired"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let loaded = table.loaded();
+        let budget = crate::table::regexes::Budget::default();
+        let views = crate::shell::Views::default();
+        let host = crate::event::HostFacts::default();
+        let m = Matching {
+            regexes: &loaded.regexes,
+            dfas: &loaded.dfas,
+            regex_dfas: loaded.regex_dfas(),
+            budget: &budget,
+            views: &views,
+            host: &host,
+        };
+        let ctx = HookContext::new("tool.pre_execute", "a::b", json!({"y": 1}));
+        let atoms = &table.program().points[0].atoms;
+        assert!(atoms.len() >= 13, "{atoms:?}");
+        let mut holding = 0;
+        for a in atoms {
+            let evaluated = atom(a, &ctx, m).unwrap();
+            assert_eq!(a.holds_when_absent(), evaluated, "{a:?}");
+            holding += usize::from(evaluated);
+        }
+        assert!(holding >= 1, "`payload.x == null` holds of a missing field");
+        // And a dispatch of an event without the field decides as they do.
+        let mut scratch = table.scratch();
+        let mut ctx = ctx;
+        let outcome = table.dispatch(
+            &mut scratch,
+            "tool.pre_execute",
+            &crate::Target::new("a::b"),
+            &mut ctx,
+        );
+        assert!(outcome.is_abort());
+    }
 }

@@ -87,9 +87,28 @@ impl<'a> Run<'a> {
             *g = generation;
         }
         let path = field.path();
-        let value = ctx.get(path);
-        let Some(Val::Str(text)) = value else {
-            return self.scan_direct(f, scratch, ctx, collect);
+        let text = match ctx.get(path) {
+            Some(Val::Str(text)) => text,
+            // The event lacks the field: its atoms are decided without
+            // evaluating (or decoding) them, from what the table says of
+            // a missing field.
+            None => {
+                if let Some(d) = scratch.field_direct.get_mut(f) {
+                    *d = false;
+                }
+                for &a in field.absent() {
+                    if let Some(h) = scratch.hit_generation.get_mut(a as usize) {
+                        if *h != generation {
+                            *h = generation;
+                            if collect {
+                                self.trigger(a, scratch);
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            Some(_) => return self.scan_direct(f, scratch, ctx, collect),
         };
         // A Windows path matches without case, which the automata (built
         // for exact case) do not: its atoms are decided one by one.

@@ -126,7 +126,11 @@ mod field {
     pub(super) const ANCHOR_LENGTHS: u32 = 13;
     /// A hash table of the literals (with anchors), or an empty table.
     pub(super) const LITERAL_TABLE: u32 = 14;
-    pub(super) const LEN: u32 = 15;
+    /// The bulk atoms that hold when the event lacks the field
+    /// ([`Atom::holds_when_absent`](crate::ir::Atom::holds_when_absent)):
+    /// a dispatch decides the others false without decoding them.
+    pub(super) const ABSENT: u32 = 15;
+    pub(super) const LEN: u32 = 16;
 }
 
 /// Writes `point`'s block, and the head the meta block lists it by.
@@ -197,7 +201,7 @@ pub(crate) fn write(point: &ir::PointProgram) -> (PointHead, BlockWriter) {
     block.scalar(slot::ANY, any_id);
     let mut field_blocks = BlockWriter::new(super::count(fields.len()));
     for (i, f) in fields.iter().enumerate() {
-        field_blocks.block(super::count(i), write_field(f));
+        field_blocks.block(super::count(i), write_field(f, atoms));
     }
     block.block(slot::FIELDS, field_blocks);
     let head = PointHead {
@@ -237,7 +241,7 @@ static EMPTY_BUCKET: ir::Bucket = ir::Bucket {
     fields: 0,
 };
 
-fn write_field(f: &ir::FieldMatcher) -> BlockWriter {
+fn write_field(f: &ir::FieldMatcher, atoms: &[ir::Atom]) -> BlockWriter {
     let ir::FieldMatcher {
         path,
         bulk,
@@ -275,6 +279,16 @@ fn write_field(f: &ir::FieldMatcher) -> BlockWriter {
         field::LITERAL_CHECKS,
         literal_checks.iter().map(Vec::as_slice),
     );
+    let absent: Vec<u32> = bulk
+        .iter()
+        .copied()
+        .filter(|&a| {
+            atoms
+                .get(a as usize)
+                .is_some_and(ir::Atom::holds_when_absent)
+        })
+        .collect();
+    block.words(field::ABSENT, &absent);
     match &plan {
         Some(plan) => {
             block.scalar(field::ANCHOR_WIDTH, super::count(plan.width));
@@ -336,6 +350,7 @@ pub(crate) struct FieldLayout {
     literals: ByteList,
     literal_atoms: Csr,
     literal_checks: Csr,
+    absent: Words,
     anchor_width: u32,
     anchors: ByteList,
     anchor_lengths: Csr,
@@ -434,7 +449,7 @@ impl FieldLayout {
             literal_atoms: vec![Vec::new(); literals.len()],
             literal_checks: vec![Vec::new(); literals.len()],
         };
-        let words = write_field(&matcher).finish();
+        let words = write_field(&matcher, &[]).finish();
         let range = 0..super::count(words.len());
         let layout = Block::read(&words, range, field::LEN, "a field block")
             .and_then(|block| FieldLayout::read(&block));
@@ -467,6 +482,7 @@ impl FieldLayout {
             literals: block.byte_list(field::LITERALS, l)?,
             literal_atoms: block.csr(field::LITERAL_ATOMS, l)?,
             literal_checks: block.csr(field::LITERAL_CHECKS, l)?,
+            absent: block.slot(field::ABSENT)?,
             anchor_width,
             anchors: block.byte_list(field::ANCHORS, n)?,
             anchor_lengths: block.csr(field::ANCHOR_LENGTHS, n)?,
@@ -953,6 +969,13 @@ impl<'a> Field<'a> {
             Some(i) => l.eq_atoms.get(self.section, i),
             None => &[],
         }
+    }
+
+    /// The atoms that hold when the event lacks the field; the other bulk
+    /// atoms are false then.
+    #[inline]
+    pub(crate) fn absent(&self) -> &'a [u32] {
+        at(self.section, &self.layout.absent)
     }
 
     /// How many string constants its equality table holds.
