@@ -4,11 +4,12 @@
 //! Each input is tried twice:
 //! 1. as raw bytes;
 //! 2. "framed": a valid header (label, endianness check, `VERSION`, program
-//!    length, correct CRC-32, DFA count) is put in front so the mutations
-//!    reach the program block and the DFA sections. If the input already
-//!    starts with the label (e.g. the golden table seed), only its CRC is
-//!    fixed up; otherwise the first 3 input bytes choose the DFA count
-//!    (byte 0 % 4) and the program length (bytes 1..3, u16 LE, clamped).
+//!    length, DFA count) is put in front and every checksum is written
+//!    anew (`reseal`) so the mutations reach the program block, the point
+//!    blocks and the DFA sections. If the input already starts with the
+//!    label (e.g. the golden table seed), only its checksums are fixed up;
+//!    otherwise the first 3 input bytes choose the DFA count (byte 0 % 4)
+//!    and the program length (bytes 1..3, u16 LE, clamped).
 #![no_main]
 
 use hookc::table::{HEADER_LEN, LABEL, VERSION};
@@ -20,8 +21,7 @@ fn framed(data: &[u8]) -> Option<Vec<u8>> {
             return None;
         }
         let mut out = data.to_vec();
-        let crc = crc32fast::hash(&out[HEADER_LEN..]);
-        out[24..28].copy_from_slice(&crc.to_le_bytes());
+        let _ = hookc::table::encoding::reseal(&mut out);
         return Some(out);
     }
     let (&dfa_count, rest) = data.split_first()?;
@@ -32,9 +32,10 @@ fn framed(data: &[u8]) -> Option<Vec<u8>> {
     out.extend_from_slice(&0xFEFFu32.to_ne_bytes());
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(program_len as u32).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&u32::from(dfa_count % 4).to_le_bytes());
     out.extend_from_slice(body);
+    let _ = hookc::table::encoding::reseal(&mut out);
     Some(out)
 }
 

@@ -209,6 +209,12 @@ fn respond(
             .map(|file| crate::config::Config::load(&file).0)
             .and_then(|config| config.log_file);
         let (table, note) = source.load(args.verify_key.as_deref())?;
+        // The block of the event's point is read now, not by the dispatch:
+        // a corrupted one is a table that does not load, and fails by the
+        // mode (the rest of the table is read only where the event goes).
+        table
+            .check_point(event.name())
+            .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))?;
         the_policy(table).map(|table| (table, path, note))
     });
     let (table, rules, freshness) = match located {

@@ -360,7 +360,11 @@ fn policy(project: &Path) -> Policy {
     policy.path = Some(table.display().to_string());
     let loaded = std::fs::read(&table)
         .map_err(|e| e.to_string())
-        .and_then(|bytes| crate::Table::from_owned_bytes(bytes).map_err(|e| e.to_string()));
+        .and_then(|bytes| {
+            crate::Table::from_owned_bytes(bytes)
+                .and_then(|table| table.validate().map(|()| table))
+                .map_err(|e| e.to_string())
+        });
     let table_value = match loaded {
         Ok(t) => t,
         Err(e) => {

@@ -26,11 +26,14 @@ pub(crate) struct InspectArgs {
     format: Format,
 }
 
-/// Loads a compiled table from a file: the table and the file's size.
+/// Loads a compiled table from a file and checks it whole (a tool reads
+/// all of it anyway, and a corrupted part is an error here, not a
+/// surprise later): the table and the file's size.
 pub(crate) fn load_table(path: &Path) -> Result<(Table, usize), Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::cannot_read(path, &e))?;
     let size = bytes.len();
     let table = Table::from_owned_bytes(bytes)
+        .and_then(|table| table.validate().map(|()| table))
         .map_err(|e| Failure::new(format!("cannot load table `{}`: {e}", path.display())))?;
     Ok((table, size))
 }

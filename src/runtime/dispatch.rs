@@ -9,6 +9,25 @@ impl Table {
         Scratch::for_table(self)
     }
 
+    /// Reads and checks the block of `point`'s rules now (its checksum and
+    /// its layout), as the first dispatch there would: a host that wants a
+    /// corrupted table refused before it answers calls this first (`hookc
+    /// claude` does, and fails by its mode as for a table that does not
+    /// load). A point without rules has nothing to check.
+    ///
+    /// # Errors
+    ///
+    /// A [`crate::table::LoadErrorKind::Decode`] saying what does not read.
+    pub fn check_point(&self, point: impl AsPoint) -> Result<(), crate::table::LoadError> {
+        let loaded = self.loaded();
+        match self.index_of(&point).and_then(|i| loaded.point(i)) {
+            Some(Err(why)) => Err(crate::table::LoadError::new(
+                crate::table::LoadErrorKind::Decode(why.to_string()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Dispatches `ctx` at its own `hook_point`, for its own component,
     /// child and instance, with a fresh scratch, and returns the owned report.
     /// For tools and tests; a host's hot path reuses a [`Scratch`] and calls

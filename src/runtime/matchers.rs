@@ -138,20 +138,25 @@ impl<'a> Run<'a> {
             // A section that is not a valid DFA (see `LazyDfa`) is not
             // searched: its atoms are decided one by one, like those of a
             // DFA that gives up.
-            if let Some(dfa) = section.get(dfa_atoms.len()) {
-                failed = false;
-                let input = Input::new(text);
-                let mut state = OverlappingState::start();
-                loop {
-                    if dfa.search_overlapping(&input, &mut state).is_err() {
-                        failed = true;
-                        break;
-                    }
-                    let Some(m) = state.get_match() else { break };
-                    if let Some(&a) = dfa_atoms.get(m.pattern().as_usize()) {
-                        hit(a, scratch);
+            match section.get(dfa_atoms.len()) {
+                Ok(dfa) => {
+                    failed = false;
+                    let input = Input::new(text);
+                    let mut state = OverlappingState::start();
+                    loop {
+                        if dfa.search_overlapping(&input, &mut state).is_err() {
+                            failed = true;
+                            break;
+                        }
+                        let Some(m) = state.get_match() else { break };
+                        if let Some(&a) = dfa_atoms.get(m.pattern().as_usize()) {
+                            hit(a, scratch);
+                        }
                     }
                 }
+                // The answer stays the same (the atoms are decided one by
+                // one below); the host hears why it took longer.
+                Err(why) => scratch.warnings.push(why),
             }
             if failed {
                 // The DFA gave up (a Unicode word boundary on non-ASCII

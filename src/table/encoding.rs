@@ -15,14 +15,28 @@
 //!     12     4  endianness check: 0xFEFF as a native-endian u32
 //!     16     4  format version (u32 LE)
 //!     20     4  program length P in bytes (u32 LE)
-//!     24     4  CRC-32 of everything after the header (u32 LE)
+//!     24     4  CRC-32 of the program block's head: its words before
+//!               its point blocks (u32 LE)
 //!     28     4  number of DFA sections D (u32 LE)
 //!     32     P  the program block: native-endian u32 words (see
-//!               `layout`), P a multiple of 4
+//!               `layout`), P a multiple of 4, its point blocks last
 //!      …        D times: section length L (u32 LE), then L bytes: the DFA
-//!               kind (u32 LE: 0 dense, 1 sparse) and a native-endian
-//!               regex-automata DFA of that kind; zero padding to 4
+//!               kind (u32 LE: 0 dense, 1 sparse), the CRC-32 of the DFA
+//!               (u32 LE), and a native-endian regex-automata DFA of that
+//!               kind; zero padding to 4
 //! ```
+//!
+//! # Checksums
+//!
+//! Each part of a table is checked when it is first read, so that a load
+//! reads what it needs and a dispatch what it reaches: the header's CRC
+//! covers the program block's head (its slots, the meta blob, the
+//! regexes, the point blocks' checksums) and is checked by every load;
+//! each point block's CRC-32 (in the head) is checked the first time the
+//! point is dispatched; each DFA section's, the first time it is
+//! searched. A bit flipped anywhere is found before the part it is in is
+//! used ([`Table::validate`](super::Table::validate) checks them all at
+//! once).
 //!
 //! Every section starts 4-byte aligned relative to the start, so bytes that
 //! start aligned (see [`Aligned`](super::Aligned)) load without copying. DFAs are
@@ -44,12 +58,13 @@
 //! command (`WordsAny`: one-letter flags as bits, large sets hashed);
 //! version 14 lays the program out in words read in place (`layout`):
 //! indexes, matchers, the literal search's anchors and hash tables, with
-//! rules, atoms and field paths as postcard blobs decoded on first use. A
+//! rules, atoms and field paths as postcard blobs decoded on first use,
+//! and checksums each part where it is read. A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
 //! A table may end with a signature block after its last section (see
-//! [`sign`]); the CRC covers the bytes between the header and the block.
+//! [`sign`]), which covers every byte before it.
 //! Signatures came without a version of their own: an unsigned table is
 //! byte for byte what it would be without them, and a build from before
 //! them refuses a signed table (the block is bytes after the last section),
@@ -102,25 +117,80 @@ pub(crate) struct Decoded<'a> {
 /// Writes a program and its DFA sections in the binary format.
 #[doc(hidden)]
 pub fn encode(program: &Program, dfas: &[Vec<u8>]) -> Vec<u8> {
-    let body: Vec<u8> = layout::program::write(program)
-        .iter()
-        .flat_map(|w| w.to_ne_bytes())
-        .collect();
-    let mut rest = body.clone();
-    for dfa in dfas {
-        rest.extend_from_slice(&u32::try_from(dfa.len()).unwrap_or(u32::MAX).to_le_bytes());
-        rest.extend_from_slice(dfa);
-        pad(&mut rest);
-    }
-    let mut out = Vec::with_capacity(HEADER_LEN + rest.len());
+    let written = layout::program::write(program);
+    let body: &[u8] = bytemuck::cast_slice(&written.words);
+    let head = body.get(..4 * written.head).unwrap_or(body);
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(LABEL);
     out.extend_from_slice(&ENDIAN_CHECK.to_ne_bytes());
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(head).to_le_bytes());
     out.extend_from_slice(&u32::try_from(dfas.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(&rest);
+    out.extend_from_slice(body);
+    for dfa in dfas {
+        // The compiler's section: the kind word, then the DFA.
+        let (kind, automaton) = dfa.split_at_checked(4).unwrap_or((dfa, &[]));
+        let len = u32::try_from(dfa.len() + 4).unwrap_or(u32::MAX);
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(&crc32fast::hash(automaton).to_le_bytes());
+        out.extend_from_slice(automaton);
+        pad(&mut out);
+    }
     out
+}
+
+/// Writes every checksum of `bytes` anew, from what they hold: for tests
+/// and fuzzing, which change bytes and want what follows the checksums
+/// to read them.
+///
+/// # Errors
+///
+/// When the bytes are not laid out as a table.
+#[doc(hidden)]
+pub fn reseal(bytes: &mut [u8]) -> Result<(), LoadError> {
+    let program_len = u32_at(bytes, 20).unwrap_or(0) as usize;
+    let program = HEADER_LEN..HEADER_LEN.saturating_add(program_len);
+    let crcs = {
+        let section = bytes
+            .get(program.clone())
+            .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
+            .ok_or_else(|| LoadError::invalid("no program block"))?;
+        layout::program::point_checksums(section).map_err(|e| LoadError::invalid(e.0))?
+    };
+    // The point blocks' checksums first: the head's covers them.
+    for (at, crc) in crcs {
+        let i = HEADER_LEN + 4 * at;
+        if let Some(word) = bytes.get_mut(i..i + 4) {
+            word.copy_from_slice(&crc.to_ne_bytes());
+        }
+    }
+    let head_len = {
+        let section = bytes
+            .get(program.clone())
+            .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
+            .unwrap_or(&[]);
+        layout::program::head_len(section)
+    };
+    let crc = crc32fast::hash(
+        bytes
+            .get(HEADER_LEN..HEADER_LEN + 4 * head_len)
+            .unwrap_or(&[]),
+    );
+    if let Some(word) = bytes.get_mut(24..28) {
+        word.copy_from_slice(&crc.to_le_bytes());
+    }
+    let mut at = program.end.next_multiple_of(4);
+    for _ in 0..u32_at(bytes, 28).unwrap_or(0) {
+        let len = u32_at(bytes, at).ok_or_else(|| LoadError::invalid("a DFA section"))? as usize;
+        let crc = crc32fast::hash(bytes.get(at + 12..at + 4 + len).unwrap_or(&[]));
+        if let Some(word) = bytes.get_mut(at + 8..at + 12) {
+            word.copy_from_slice(&crc.to_le_bytes());
+        }
+        at = (at + 4 + len).next_multiple_of(4);
+    }
+    Ok(())
 }
 
 pub(super) fn pad(out: &mut Vec<u8>) {
@@ -173,20 +243,27 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
             bytes.len(),
         ));
     }
-    // The CRC covers the sections, not a signature block after them.
-    let checked = sections_end(bytes, program_len, dfa_count)
-        .and_then(|end| bytes.get(HEADER_LEN..end))
-        .unwrap_or(rest);
-    let found = crc32fast::hash(checked);
-    if expected != found {
-        return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
-    }
     if !program_len.is_multiple_of(4) {
         return Err(LoadError::invalid(format!(
             "a program block of {program_len} bytes, not whole words"
         )));
     }
     let program = HEADER_LEN..HEADER_LEN + program_len;
+    // The head of the program block: where its point blocks start is read
+    // from its slots before they are checked; a flipped bit there makes
+    // the range checked another, whose checksum is another.
+    let head_len = bytes
+        .get(program.clone())
+        .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
+        .map_or(0, layout::program::head_len);
+    let found = crc32fast::hash(
+        bytes
+            .get(HEADER_LEN..HEADER_LEN + 4 * head_len)
+            .unwrap_or(&[]),
+    );
+    if expected != found {
+        return Err(LoadError::new(LoadErrorKind::Checksum { expected, found }));
+    }
     // DFA sections.
     let mut at = HEADER_LEN + program_len.next_multiple_of(4);
     let mut dfas = Vec::with_capacity(dfa_count.min(1 << 16));
@@ -213,9 +290,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
         if kind > 1 {
             return Err(dfa_error(&format!("unknown DFA kind {kind}")));
         }
-        // The DFA itself is validated when a dispatch first searches it.
-        let body = section.get(4..).unwrap_or(&[]);
-        dfas.push(LazyDfa::new(i, kind, body));
+        let crc = u32_at(section, 4).ok_or_else(|| dfa_error(&"missing checksum"))?;
+        // The DFA itself is checked and validated when a dispatch first
+        // searches it.
+        let body = section.get(8..).unwrap_or(&[]);
+        dfas.push(LazyDfa::new(i, kind, crc, body));
         dfa_bytes.push(len);
         at = (start + len).next_multiple_of(4);
     }
@@ -238,23 +317,4 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
         signature,
         len: bytes.len(),
     })
-}
-
-/// Where the last DFA section ends (padded), from the lengths alone: the
-/// end of what the CRC covers. `None` when the lengths do not fit.
-fn sections_end(bytes: &[u8], program_len: usize, dfa_count: usize) -> Option<usize> {
-    let mut at = HEADER_LEN
-        .checked_add(program_len)?
-        .checked_next_multiple_of(4)?;
-    for _ in 0..dfa_count {
-        let len = u32_at(bytes, at)? as usize;
-        at = at
-            .checked_add(4)?
-            .checked_add(len)?
-            .checked_next_multiple_of(4)?;
-        if at > bytes.len() {
-            return None;
-        }
-    }
-    (at <= bytes.len()).then_some(at)
 }

@@ -164,57 +164,68 @@ pub(crate) struct LazyDfa<'a> {
     index: usize,
     /// [`DfaKind`] as stored.
     kind: u32,
+    /// The CRC-32 of `body` as stored.
+    crc: u32,
     /// The serialized DFA.
     body: &'a [u8],
-    dfa: OnceLock<Option<Dfa>>,
+    dfa: OnceLock<Result<Dfa, String>>,
     /// Set once a matcher found another number of patterns than it
     /// expects (and a warning said so).
     mismatch: OnceLock<()>,
 }
 
 impl<'a> LazyDfa<'a> {
-    pub(super) fn new(index: usize, kind: u32, body: &'a [u8]) -> LazyDfa<'a> {
+    pub(super) fn new(index: usize, kind: u32, crc: u32, body: &'a [u8]) -> LazyDfa<'a> {
         LazyDfa {
             index,
             kind,
+            crc,
             body,
             dfa: OnceLock::new(),
             mismatch: OnceLock::new(),
         }
     }
 
-    /// The DFA, validated on first use, when it has `patterns` patterns;
-    /// `None` when it is not valid or has another number (a warning says
-    /// why, once).
-    pub(crate) fn get(&self, patterns: usize) -> Option<&Dfa> {
+    /// The DFA, checked and validated on first use, when it has
+    /// `patterns` patterns; `Err` says why it is not used (its checksum,
+    /// its validation, another number of patterns), and a warning said so
+    /// once.
+    pub(crate) fn get(&self, patterns: usize) -> Result<&Dfa, String> {
         let dfa = self
             .dfa
-            .get_or_init(|| match self.load() {
-                Ok(dfa) => Some(dfa),
-                Err(error) => {
-                    tracing::warn!(
+            .get_or_init(|| {
+                self.load().map_err(|error| {
+                    let why = format!(
                         "corrupted table: DFA section {}: {error}; its patterns are matched one by one",
                         self.index
                     );
-                    None
-                }
+                    tracing::warn!("{why}");
+                    why
+                })
             })
-            .as_ref()?;
+            .as_ref()
+            .map_err(Clone::clone)?;
         if dfa.pattern_len() != patterns {
-            self.mismatch.get_or_init(|| {
-                tracing::warn!(
-                    "corrupted table: DFA section {} has {} patterns where {patterns} are expected; they are matched one by one",
-                    self.index,
-                    dfa.pattern_len()
-                );
-            });
-            return None;
+            let why = format!(
+                "corrupted table: DFA section {} has {} patterns where {patterns} are expected; they are matched one by one",
+                self.index,
+                dfa.pattern_len()
+            );
+            self.mismatch.get_or_init(|| tracing::warn!("{why}"));
+            return Err(why);
         }
-        Some(dfa)
+        Ok(dfa)
     }
 
-    /// Deserializes and validates the section.
+    /// Checks, deserializes and validates the section.
     fn load(&self) -> Result<Dfa, String> {
+        let found = crc32fast::hash(self.body);
+        if found != self.crc {
+            return Err(format!(
+                "its checksum is {found:#010x}, not {:#010x}",
+                self.crc
+            ));
+        }
         let (dfa, read) = match self.kind {
             0 => dense::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n)),
             1 => sparse::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n)),
@@ -350,6 +361,14 @@ impl<'a> Loaded<'a> {
                 .decode_all()
                 .map_err(|e| LoadError::new(LoadErrorKind::Decode(e)))?;
             validate::program(&program, &self.dfas)?;
+            for dfa in &self.dfas {
+                dfa.load().map_err(|error| {
+                    LoadError::new(LoadErrorKind::Dfa {
+                        index: dfa.index,
+                        error,
+                    })
+                })?;
+            }
             Ok(program)
         })
     }

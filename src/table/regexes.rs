@@ -213,7 +213,7 @@ impl Matching<'_> {
             .regex_dfas
             .get(id as usize)
             .and_then(|&d| self.dfas.get(d as usize))
-            .and_then(|d| d.get(1));
+            .and_then(|d| d.get(1).ok());
         if let Some(Ok(found)) = dfa.map(|d| d.is_match(text)) {
             return Ok(found);
         }

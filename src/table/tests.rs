@@ -105,8 +105,7 @@ fn a_point_block_is_read_by_its_first_dispatch() {
     let mut crafted = bytes.clone();
     let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * 2);
     crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
-    let crc = crc32fast::hash(&crafted[HEADER_LEN..]);
-    crafted[24..28].copy_from_slice(&crc.to_le_bytes());
+    super::encoding::reseal(&mut crafted).unwrap();
 
     let table = Table::from_bytes(&crafted).expect("a load does not read point blocks");
     let mut scratch = table.scratch();
@@ -138,6 +137,38 @@ fn a_point_block_is_read_by_its_first_dispatch() {
     assert!(Table::from_program(sample()).unwrap().validate().is_ok());
 }
 
+/// A bit flipped in a point block (its checksum left as it was) is found
+/// the first time the point is dispatched, which aborts and says so; a
+/// load does not read the block, and `validate` finds it at once.
+#[test]
+fn a_point_block_is_checked_by_its_first_dispatch() {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
+    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    let mut flipped = bytes.clone();
+    // The last byte of the point block.
+    flipped[HEADER_LEN + 4 * point.end as usize - 1] ^= 0x10;
+    let table = Table::from_bytes(&flipped).expect("a load does not read point blocks");
+    let mut scratch = table.scratch();
+    let mut ctx = crate::HookContext::new(
+        "tool.pre_execute",
+        "a::b",
+        serde_json::json!({"tool": "exec"}),
+    );
+    let target = crate::Target::new("a::b");
+    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+    let reason = outcome.reason().unwrap();
+    assert!(
+        reason.contains("point `tool.pre_execute`") && reason.contains("checksum"),
+        "{reason}"
+    );
+    assert!(matches!(
+        table.validate().unwrap_err().kind(),
+        LoadErrorKind::Decode(m) if m.contains("checksum")
+    ));
+}
+
 /// A rule or an atom is decoded when a dispatch first needs it: one whose
 /// blob does not decode ends that dispatch with an abort that names it.
 #[test]
@@ -153,8 +184,7 @@ fn a_rule_is_decoded_when_it_is_first_a_candidate() {
     // than the blob.
     let mut crafted = bytes.clone();
     crafted[at - 1] = 0x7f;
-    let crc = crc32fast::hash(&crafted[HEADER_LEN..]);
-    crafted[24..28].copy_from_slice(&crc.to_le_bytes());
+    super::encoding::reseal(&mut crafted).unwrap();
     let table = Table::from_bytes(&crafted).unwrap();
     let mut scratch = table.scratch();
     let target = crate::Target::new("a::b");
@@ -211,9 +241,11 @@ fn header_problems_are_typed_errors() {
     huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(matches!(kind(&huge), LoadErrorKind::TooShort { .. }));
 
+    // A byte of the program block's head (the meta blob: the schema's
+    // name) is checked by every load.
     let mut corrupt = bytes.clone();
-    let last = corrupt.len() - 5;
-    corrupt[last] ^= 0x55;
+    let at = corrupt.windows(4).position(|w| w == b"orcs").unwrap();
+    corrupt[at] ^= 0x55;
     assert!(matches!(kind(&corrupt), LoadErrorKind::Checksum { .. }));
 
     assert!(matches!(
@@ -507,8 +539,9 @@ fn crafted(mut bytes: Vec<u8>, at: usize, mask: u8) -> Vec<u8> {
     let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
     let i = HEADER_LEN + at % program_len;
     bytes[i] ^= mask;
-    let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
-    bytes[24..28].copy_from_slice(&crc.to_le_bytes());
+    // Bytes that no longer lay out a table keep their checksums (and
+    // fail to load).
+    let _ = super::encoding::reseal(&mut bytes);
     bytes
 }
 

@@ -470,13 +470,53 @@ fn minimal_events_work() {
 
 // ---------------------------------------------------------------- failures
 
+/// The policy's table with one byte flipped where every load reads it
+/// (the schema's name, in the program block's head).
 fn corrupt_table(name: &str) -> PathBuf {
+    corrupted_at(name, b"claude-code")
+}
+
+/// The policy's table with the first byte of the first place it holds
+/// `text` flipped.
+fn corrupted_at(name: &str, text: &[u8]) -> PathBuf {
     let path = tmp_dir(name).join("corrupt.tbl");
     let mut bytes = std::fs::read(policy_table()).unwrap();
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0xff;
+    let at = bytes
+        .windows(text.len())
+        .position(|w| w == text)
+        .unwrap_or_else(|| panic!("the table holds {}", String::from_utf8_lossy(text)));
+    bytes[at] ^= 0xff;
     std::fs::write(&path, bytes).unwrap();
     path
+}
+
+/// A flipped byte in the block of the event's point (a PreToolUse rule's
+/// id) is found before the dispatch, and fails by the mode as a table that
+/// does not load; an event of another point is answered.
+#[test]
+fn a_corrupted_point_block_fails_by_the_mode() {
+    let table = corrupted_at("corrupt-point", b"deny-recursive-rm");
+    let event = event_text("pre_tool_use_bash_rm.json");
+    let open = claude_with(&table, &[], &event);
+    open.assert_silent_ok();
+    assert!(
+        open.stderr.contains("cannot load table `") && open.stderr.contains("checksum"),
+        "{open:#?}"
+    );
+    let closed = claude_with(&table, &["--fail-closed"], &event);
+    assert_eq!(
+        (closed.code, closed.stdout.as_str()),
+        (Some(2), ""),
+        "{closed:#?}"
+    );
+    // The Stop point's block is whole: its rules answer.
+    let stop = claude_with(
+        &table,
+        &["--fail-closed"],
+        &event_text("stop_first_attempt.json"),
+    );
+    assert_eq!(stop.code, Some(0), "{stop:#?}");
+    assert!(!stop.stderr.contains("cannot load"), "{stop:#?}");
 }
 
 fn claude_with(table: &Path, extra: &[&str], stdin: &str) -> Run {

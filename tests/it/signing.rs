@@ -7,8 +7,7 @@
 
 #![expect(
     clippy::unwrap_used,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly on bad fixtures and index tables they just built"
+    reason = "tests fail loudly on bad fixtures and tables they just built"
 )]
 
 use crate::common;
@@ -74,10 +73,10 @@ fn kind(result: Result<Table, hookc::LoadError>) -> LoadErrorKind {
     result.map(|_| ()).unwrap_err().kind().clone()
 }
 
-/// Sets the header's CRC to the one of bytes `HEADER_LEN..end`.
-fn fix_crc(bytes: &mut [u8], end: usize) {
-    let crc = crc32fast::hash(&bytes[HEADER_LEN..end]);
-    bytes[24..28].copy_from_slice(&crc.to_le_bytes());
+/// Writes every checksum of the table anew (the header's, each point
+/// block's, each DFA section's), as a hand-made table has them.
+fn fix_crc(bytes: &mut [u8]) {
+    hookc::table::encoding::reseal(bytes).unwrap();
 }
 
 #[test]
@@ -194,7 +193,6 @@ fn a_fixed_up_crc_does_not_make_a_changed_table_verify() {
     let table = hookc::compile_str("a.hooks", DENY).unwrap().table;
     let signed = table.to_signed_bytes(&key(1));
     let public = key(1).public_key();
-    let body_end = signed.len() - 108;
     // The deny's literal, everywhere the program has it: "rm -rf" becomes
     // "rm -rg".
     let places: Vec<usize> = signed
@@ -208,7 +206,7 @@ fn a_fixed_up_crc_does_not_make_a_changed_table_verify() {
     for &at in &places {
         changed[at] = b'g';
     }
-    fix_crc(&mut changed, body_end);
+    fix_crc(&mut changed);
 
     let loaded = Table::from_bytes(&changed).expect("the CRC is right, so it loads unverified");
     assert!(!denies(&loaded), "the change dropped the deny");
@@ -217,13 +215,31 @@ fn a_fixed_up_crc_does_not_make_a_changed_table_verify() {
         LoadErrorKind::BadSignature { .. }
     ));
 
-    // Without the fix-up the CRC catches it even unverified.
+    // Without the fix-up the checksums catch it even unverified: the
+    // point block's, where the literal is, at the first dispatch there
+    // (which aborts), and all of them in `validate`.
     let mut broken = signed.clone();
     broken[places[0]] = b'g';
-    assert!(matches!(
-        kind(Table::from_bytes(&broken)),
-        LoadErrorKind::Checksum { .. }
-    ));
+    let loaded = Table::from_bytes(&broken).expect("a load checks the program block's head");
+    let mut scratch = loaded.scratch();
+    let mut ctx = HookContext::new(
+        HookPoint::ToolPreExecute,
+        "builtin::llm",
+        json!({"tool": "exec", "args": "ls"}),
+    );
+    let outcome = loaded.dispatch(
+        &mut scratch,
+        HookPoint::ToolPreExecute,
+        &Target::new("builtin::llm"),
+        &mut ctx,
+    );
+    assert!(outcome.is_abort());
+    assert!(
+        outcome.reason().unwrap().contains("checksum"),
+        "{:?}",
+        outcome.reason()
+    );
+    assert!(loaded.validate().is_err());
 }
 
 /// A whole other table (the rule switched off) wearing the original's
@@ -477,8 +493,7 @@ fn claude_with_a_verify_key_uses_only_signed_tables() {
     let mut bytes = std::fs::read(dir.join("signed.tbl")).unwrap();
     let at = bytes.windows(5).position(|w| w == b"no rm").unwrap();
     bytes[at + 3] = b'R';
-    let end = bytes.len() - 108;
-    fix_crc(&mut bytes, end);
+    fix_crc(&mut bytes);
     std::fs::write(dir.join("changed.tbl"), &bytes).unwrap();
     let plain = hookc_in(&dir, &["claude", "--table", "changed.tbl"], Some(EVENT));
     assert!(
@@ -667,8 +682,9 @@ hook no-mkfs on tool.pre_execute at *::* {
     // DFA set to a state id that names no state.
     let mut at = (HEADER_LEN + program_len).next_multiple_of(4);
     for _ in 0..u32_at(&bytes, 28) {
+        // [length, kind, checksum, DFA…]
         let len = u32_at(&bytes, at) as usize;
-        let (body, end) = (at + 8, at + 4 + len);
+        let (body, end) = (at + 12, at + 4 + len);
         for b in &mut bytes[body + 64..end - 16] {
             *b = 0xff;
         }
@@ -679,7 +695,7 @@ hook no-mkfs on tool.pre_execute at *::* {
         assert!(invalid, "the crafted section must fail validation");
         at = end.next_multiple_of(4);
     }
-    fix_crc(&mut bytes, at);
+    fix_crc(&mut bytes);
     let crafted = Table::from_bytes(&bytes).expect("a DFA is validated when first searched");
     for (args, reason) in [
         ("rm -rf /", Some("no rm")),
@@ -702,6 +718,40 @@ hook no-mkfs on tool.pre_execute at *::* {
                 &mut ctx,
             );
             assert_eq!(outcome.reason(), reason, "{args}");
+            // The host hears why the crafted table took longer.
+            let warned = outcome
+                .warnings()
+                .iter()
+                .any(|w| w.starts_with("corrupted table: DFA section"));
+            assert_eq!(warned, std::ptr::eq(table, &crafted), "{args}");
         }
     }
+    // A flipped bit in a DFA section, its checksum left as it was, is
+    // found the same way: at first use, with the same answers.
+    let mut flipped = good.to_bytes();
+    let at = (HEADER_LEN + program_len).next_multiple_of(4) + 12 + 100;
+    flipped[at] ^= 0x01;
+    let flipped = Table::from_bytes(&flipped).expect("a DFA is checked when first searched");
+    let mut scratch = flipped.scratch();
+    let mut ctx = HookContext::new(
+        HookPoint::ToolPreExecute,
+        "builtin::llm",
+        json!({"tool": "exec", "args": "rm -rf /"}),
+    );
+    let outcome = flipped.dispatch(
+        &mut scratch,
+        HookPoint::ToolPreExecute,
+        &Target::new("builtin::llm"),
+        &mut ctx,
+    );
+    assert_eq!(outcome.reason(), Some("no rm"));
+    assert!(
+        outcome.warnings().iter().any(|w| w.contains("checksum")),
+        "{:?}",
+        outcome.warnings()
+    );
+    assert!(matches!(
+        flipped.validate().unwrap_err().kind(),
+        LoadErrorKind::Dfa { .. }
+    ));
 }

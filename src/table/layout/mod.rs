@@ -55,6 +55,11 @@ pub(crate) fn at<'a>(words: &'a [u32], range: &Words) -> &'a [u32] {
         .unwrap_or(&[])
 }
 
+/// The CRC-32 of words, as their bytes lie in a table.
+pub(crate) fn checksum(words: &[u32]) -> u32 {
+    crc32fast::hash(bytemuck::cast_slice(words))
+}
+
 /// Why a block does not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LayoutError(pub(crate) String);
@@ -395,6 +400,11 @@ impl BlockWriter {
     /// Slot `i`: a block of its own.
     pub(crate) fn block(&mut self, i: u32, block: BlockWriter) {
         self.set(i, block.finish());
+    }
+
+    /// How many words the block has so far.
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
     }
 
     /// The block's words.

@@ -510,6 +510,8 @@ type Decoded<T> = OnceLock<Result<Box<T>, Box<str>>>;
 pub(crate) struct PointSlot {
     pub(crate) head: PointHead,
     block: Words,
+    /// The CRC-32 of the block, checked when it is first read.
+    crc: u32,
     state: OnceLock<Result<PointState, Box<str>>>,
 }
 
@@ -526,10 +528,11 @@ pub(crate) struct PointState {
 
 impl PointSlot {
     /// The point `head` names, whose block is at `block`; nothing read.
-    pub(crate) fn new(head: PointHead, block: Words) -> PointSlot {
+    pub(crate) fn new(head: PointHead, block: Words, crc: u32) -> PointSlot {
         PointSlot {
             head,
             block,
+            crc,
             state: OnceLock::new(),
         }
     }
@@ -552,6 +555,7 @@ impl PointSlot {
                 fields: 0,
             },
             0..0,
+            0,
         );
         let _ = slot.state.set(Ok(PointState {
             layout: PointLayout::default(),
@@ -573,7 +577,7 @@ impl PointSlot {
     ) -> Result<Point<'a>, &'a str> {
         let state = self
             .state
-            .get_or_init(|| PointState::read(section, &self.block, &self.head))
+            .get_or_init(|| PointState::read(section, &self.block, self.crc, &self.head))
             .as_ref()
             .map_err(|e| &**e)?;
         let layout = &state.layout;
@@ -591,8 +595,19 @@ impl PointSlot {
 }
 
 impl PointState {
-    fn read(section: &[u32], block: &Words, head: &PointHead) -> Result<PointState, Box<str>> {
+    fn read(
+        section: &[u32],
+        block: &Words,
+        crc: u32,
+        head: &PointHead,
+    ) -> Result<PointState, Box<str>> {
         let fail = |e: String| -> Box<str> { format!("point `{}`: {e}", head.name).into() };
+        let found = super::checksum(at(section, block));
+        if found != crc {
+            return Err(fail(format!(
+                "its block's checksum is {found:#010x}, not {crc:#010x}: the table is corrupted"
+            )));
+        }
         let layout =
             PointLayout::read(section, block.clone(), head).map_err(|e| fail(e.to_string()))?;
         let paths = layout

@@ -2,7 +2,7 @@
 //! block per point with rules.
 
 use super::point::{self, PointHead, PointSlot};
-use super::{at, Block, BlockWriter, ByteList, LayoutError, Words};
+use super::{at, checksum, Block, BlockWriter, ByteList, LayoutError, Words};
 use crate::ir;
 use crate::table::wire::{self, Meta};
 
@@ -18,13 +18,27 @@ mod slot {
     pub(super) const FLAGS: u32 = 3;
     /// G words (or none): each regex's DFA section, or `NO_DFA`.
     pub(super) const REGEX_DFAS: u32 = 4;
-    /// A block of one point block per point of the meta block.
-    pub(super) const POINTS: u32 = 5;
-    pub(super) const LEN: u32 = 6;
+    /// P words: the CRC-32 of each point block, checked when the point is
+    /// first dispatched.
+    pub(super) const POINT_CRCS: u32 = 5;
+    /// A block of one point block per point of the meta block; written
+    /// last, so that the words before it are the head the table's header
+    /// checksums.
+    pub(super) const POINTS: u32 = 6;
+    pub(super) const LEN: u32 = 7;
+}
+
+/// A program block as [`write`] lays it out.
+#[derive(Debug)]
+pub(crate) struct Written {
+    pub(crate) words: Vec<u32>,
+    /// How many of the words are the head: everything before the point
+    /// blocks.
+    pub(crate) head: usize,
 }
 
 /// The program's words.
-pub(crate) fn write(program: &ir::Program) -> Vec<u32> {
+pub(crate) fn write(program: &ir::Program) -> Written {
     let ir::Program {
         schema,
         schema_points,
@@ -37,11 +51,14 @@ pub(crate) fn write(program: &ir::Program) -> Vec<u32> {
         source_digest,
     } = program;
     let mut heads = Vec::with_capacity(points.len());
+    let mut crcs = Vec::with_capacity(points.len());
     let mut blocks = BlockWriter::new(super::count(points.len()));
     for (i, p) in points.iter().enumerate() {
         let (head, block) = point::write(p);
+        let words = block.finish();
         heads.push(head);
-        blocks.block(super::count(i), block);
+        crcs.push(checksum(&words));
+        blocks.words(super::count(i), &words);
     }
     let meta = Meta {
         schema: schema.clone(),
@@ -58,8 +75,39 @@ pub(crate) fn write(program: &ir::Program) -> Vec<u32> {
     block.byte_list(slot::PATTERNS, regexes.iter().map(|r| r.pattern.as_bytes()));
     block.byte_list(slot::FLAGS, regexes.iter().map(|r| r.flags.as_bytes()));
     block.words(slot::REGEX_DFAS, regex_dfas);
+    block.words(slot::POINT_CRCS, &crcs);
+    let head = block.len();
     block.block(slot::POINTS, blocks);
-    block.finish()
+    Written {
+        words: block.finish(),
+        head,
+    }
+}
+
+/// How many words of a program block are its head: all of them up to its
+/// point blocks (as far as its slots say; a block that does not say
+/// gives a head the header's checksum will not match).
+pub(crate) fn head_len(section: &[u32]) -> usize {
+    let whole = 0..super::count(section.len());
+    Block::read(section, whole, slot::LEN, "the program")
+        .and_then(|block| block.slot(slot::POINTS))
+        .map_or(section.len(), |points| points.start as usize)
+}
+
+/// Where each point block's checksum is (its word in the program block)
+/// and what it is for the words the block holds now: for
+/// [`reseal`](crate::table::encoding::reseal).
+pub(crate) fn point_checksums(section: &[u32]) -> Result<Vec<(usize, u32)>, LayoutError> {
+    let whole = 0..super::count(section.len());
+    let block = Block::read(section, whole, slot::LEN, "the program")?;
+    let crcs = block.slot(slot::POINT_CRCS)?;
+    let blocks = block.block(slot::POINTS, super::count(crcs.len()), "the point blocks")?;
+    (0..crcs.len())
+        .map(|i| {
+            let words = blocks.slot(super::count(i))?;
+            Ok((crcs.start as usize + i, checksum(at(section, &words))))
+        })
+        .collect()
 }
 
 /// The program block as a load reads it: the meta blob decoded, the rest
@@ -86,15 +134,17 @@ impl ProgramLayout {
         let regexes = block.scalar(slot::REGEXES)? as usize;
         let regex_dfas = block.slot(slot::REGEX_DFAS)?;
         let count = super::count(meta.points.len());
+        let crcs = at(section, &block.words(slot::POINT_CRCS, meta.points.len())?);
         let blocks = block.block(slot::POINTS, count, "the point blocks")?;
         let points = meta
             .points
             .iter()
+            .zip(crcs)
             .enumerate()
-            .map(|(i, head)| {
+            .map(|(i, (head, &crc))| {
                 let range = blocks.slot(super::count(i))?;
                 bounded(head, &range)?;
-                Ok(PointSlot::new(head.clone(), range))
+                Ok(PointSlot::new(head.clone(), range, crc))
             })
             .collect::<Result<Vec<_>, LayoutError>>()?;
         Ok(ProgramLayout {
