@@ -478,7 +478,7 @@ fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table,
         .join(CACHE_DIR)
         .join(format!("{digest}-v{}.tbl", crate::table::VERSION));
     if let Ok(bytes) = std::fs::read(&file) {
-        if let Ok(table) = Table::from_owned_bytes(bytes) {
+        if let Ok(table) = in_place(bytes, Table::from_static, Table::from_owned_bytes) {
             if table.source_digest() == digest {
                 return Ok(table);
             }
@@ -528,10 +528,32 @@ fn load_table(path: &Path, key: Option<&crate::table::PublicKey>) -> Result<Tabl
     let bytes = std::fs::read(path)
         .map_err(|e| format!("cannot read table `{}`: {}", path.display(), io_reason(&e)))?;
     match key {
-        Some(key) => Table::from_owned_bytes_verified(bytes, key),
-        None => Table::from_owned_bytes(bytes),
+        Some(key) => in_place(
+            bytes,
+            |b| Table::from_static_verified(b, key),
+            |b| Table::from_owned_bytes_verified(b, key),
+        ),
+        None => in_place(bytes, Table::from_static, Table::from_owned_bytes),
     }
     .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))
+}
+
+/// A table loaded from bytes that live as long as the process: this
+/// process answers one event and exits, so the bytes are kept (leaked)
+/// rather than copied, and the DFAs the event reaches are read where they
+/// lie instead of being copied out of them. Bytes that are not 4-byte
+/// aligned (an allocator that does not align them) are loaded as owned
+/// bytes.
+fn in_place(
+    bytes: Vec<u8>,
+    load_static: impl FnOnce(&'static [u8]) -> Result<Table, crate::table::LoadError>,
+    load_owned: impl FnOnce(Vec<u8>) -> Result<Table, crate::table::LoadError>,
+) -> Result<Table, crate::table::LoadError> {
+    if (bytes.as_ptr() as usize).is_multiple_of(4) {
+        load_static(bytes.leak())
+    } else {
+        load_owned(bytes)
+    }
 }
 
 fn compile_rules(path: &Path) -> Result<Table, String> {

@@ -204,7 +204,12 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(w))
 }
 
-pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
+/// Reads a table's header and sections; `in_place` is the same bytes when
+/// they live as long as the program, for DFAs read where they lie.
+pub(crate) fn decode<'a>(
+    bytes: &'a [u8],
+    in_place: Option<&'static [u8]>,
+) -> Result<Decoded<'a>, LoadError> {
     let header =
         bytes
             .get(..HEADER_LEN)
@@ -294,7 +299,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, LoadError> {
         // The DFA itself is checked and validated when a dispatch first
         // searches it.
         let body = section.get(8..).unwrap_or(&[]);
-        dfas.push(LazyDfa::new(i, kind, crc, body));
+        let body_at = start + 8..start + len;
+        let in_place = in_place.and_then(|whole| whole.get(body_at));
+        dfas.push(LazyDfa::new(i, kind, crc, body, in_place));
         dfa_bytes.push(len);
         at = (start + len).next_multiple_of(4);
     }

@@ -106,13 +106,29 @@ pub enum DfaKind {
     Sparse = 1,
 }
 
-/// A DFA section once validated, copied out of the table's bytes (a copy
-/// costs less than the validation it follows, and only the sections a
-/// dispatch reaches are made).
+/// A DFA section once validated: copied out of the table's bytes (a
+/// table keeps it without borrowing its own bytes; the copy costs less
+/// than the validation it follows, and only the sections a dispatch
+/// reaches are made), or, for a table whose bytes live as long as the
+/// program ([`Table::from_static`]), read where it lies.
 #[derive(Clone, Debug)]
 pub(crate) enum Dfa {
     Dense(dense::DFA<Vec<u32>>),
     Sparse(sparse::DFA<Vec<u8>>),
+    DenseInPlace(dense::DFA<&'static [u32]>),
+    SparseInPlace(sparse::DFA<&'static [u8]>),
+}
+
+/// `$body` applied to the DFA of every kind of [`Dfa`].
+macro_rules! each_dfa {
+    ($dfa:expr, $d:ident => $body:expr) => {
+        match $dfa {
+            Dfa::Dense($d) => $body,
+            Dfa::Sparse($d) => $body,
+            Dfa::DenseInPlace($d) => $body,
+            Dfa::SparseInPlace($d) => $body,
+        }
+    };
 }
 
 impl Dfa {
@@ -124,10 +140,7 @@ impl Dfa {
         input: &Input<'_>,
         state: &mut OverlappingState,
     ) -> Result<(), MatchError> {
-        match self {
-            Dfa::Dense(d) => d.try_search_overlapping_fwd(input, state),
-            Dfa::Sparse(d) => d.try_search_overlapping_fwd(input, state),
-        }
+        each_dfa!(self, d => d.try_search_overlapping_fwd(input, state))
     }
 
     /// Whether the DFA matches anywhere in `text` (it stops at the first
@@ -137,18 +150,12 @@ impl Dfa {
     pub(crate) fn is_match(&self, text: &str) -> Result<bool, MatchError> {
         use regex_automata::dfa::Automaton;
         let input = Input::new(text).earliest(true);
-        let found = match self {
-            Dfa::Dense(d) => d.try_search_fwd(&input)?,
-            Dfa::Sparse(d) => d.try_search_fwd(&input)?,
-        };
+        let found = each_dfa!(self, d => d.try_search_fwd(&input)?);
         Ok(found.is_some())
     }
 
     pub(crate) fn pattern_len(&self) -> usize {
-        match self {
-            Dfa::Dense(d) => d.pattern_len(),
-            Dfa::Sparse(d) => d.pattern_len(),
-        }
+        each_dfa!(self, d => d.pattern_len())
     }
 }
 
@@ -168,6 +175,9 @@ pub(crate) struct LazyDfa<'a> {
     crc: u32,
     /// The serialized DFA.
     body: &'a [u8],
+    /// The same bytes, when the table's bytes live as long as the program:
+    /// the DFA is then read where it lies, not copied.
+    in_place: Option<&'static [u8]>,
     dfa: OnceLock<Result<Dfa, String>>,
     /// Set once a matcher found another number of patterns than it
     /// expects (and a warning said so).
@@ -175,12 +185,19 @@ pub(crate) struct LazyDfa<'a> {
 }
 
 impl<'a> LazyDfa<'a> {
-    pub(super) fn new(index: usize, kind: u32, crc: u32, body: &'a [u8]) -> LazyDfa<'a> {
+    pub(super) fn new(
+        index: usize,
+        kind: u32,
+        crc: u32,
+        body: &'a [u8],
+        in_place: Option<&'static [u8]>,
+    ) -> LazyDfa<'a> {
         LazyDfa {
             index,
             kind,
             crc,
             body,
+            in_place,
             dfa: OnceLock::new(),
             mismatch: OnceLock::new(),
         }
@@ -226,10 +243,18 @@ impl<'a> LazyDfa<'a> {
                 self.crc
             ));
         }
-        let (dfa, read) = match self.kind {
-            0 => dense::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n)),
-            1 => sparse::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n)),
-            kind => return Err(format!("unknown DFA kind {kind}")),
+        let (dfa, read) = match (self.kind, self.in_place) {
+            (0, Some(body)) => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::DenseInPlace(d), n)),
+            (1, Some(body)) => {
+                sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::SparseInPlace(d), n))
+            }
+            (0, None) => {
+                dense::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n))
+            }
+            (1, None) => {
+                sparse::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n))
+            }
+            (kind, _) => return Err(format!("unknown DFA kind {kind}")),
         }
         .map_err(|e| e.to_string())?;
         if read != self.body.len() {
@@ -503,11 +528,15 @@ impl Table {
     pub fn from_owned_bytes_verified(bytes: Vec<u8>, key: &PublicKey) -> Result<Table, LoadError> {
         let signed = sign::verify(&bytes, key)?;
         let len = bytes.len();
-        let table = Table::from_owned_bytes(bytes)?;
-        // The block just verified must be the one the loader found where
-        // the sections end; bytes that do not load say why first.
-        match table.loaded().signature {
-            Some((at, _)) if signed && at + sign::SIGNATURE_BLOCK_LEN == len => Ok(table),
+        Table::from_owned_bytes(bytes)?.signed_by(signed, len, key)
+    }
+
+    /// The table, when the signature block just verified (`signed`, of
+    /// bytes `len` long) is the one the loader found where the sections
+    /// end; bytes that do not load say why first.
+    fn signed_by(self, signed: bool, len: usize, key: &PublicKey) -> Result<Table, LoadError> {
+        match self.loaded().signature {
+            Some((at, _)) if signed && at + sign::SIGNATURE_BLOCK_LEN == len => Ok(self),
             _ => Err(LoadError::new(LoadErrorKind::Unsigned { key: key.id() })),
         }
     }
@@ -524,6 +553,19 @@ impl Table {
             return Err(LoadError::new(LoadErrorKind::Alignment));
         }
         Table::load(Buffer::Static(bytes))
+    }
+
+    /// [`from_static`](Self::from_static), only if the bytes are signed by
+    /// `key`, with nothing changed since (see
+    /// [`from_bytes_verified`](Self::from_bytes_verified)).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes_verified`](Self::from_bytes_verified), and an
+    /// alignment error.
+    pub fn from_static_verified(bytes: &'static [u8], key: &PublicKey) -> Result<Table, LoadError> {
+        let signed = sign::verify(bytes, key)?;
+        Table::from_static(bytes)?.signed_by(signed, bytes.len(), key)
     }
 
     /// Encodes a program with no DFA sections and loads it: for tests and
@@ -562,7 +604,11 @@ impl Table {
     fn load(buffer: Buffer) -> Result<Table, LoadError> {
         let inner = Inner::try_new(buffer, |buffer| {
             let bytes = buffer.bytes();
-            encoding::decode(bytes).and_then(|decoded| loaded(bytes, decoded))
+            let in_place = match buffer {
+                Buffer::Static(bytes) => Some(*bytes),
+                Buffer::Bytes(_) | Buffer::Words(..) => None,
+            };
+            encoding::decode(bytes, in_place).and_then(|decoded| loaded(bytes, decoded))
         })?;
         Ok(Table { inner })
     }
@@ -783,7 +829,7 @@ impl Table {
 /// whose indices point nowhere.
 #[cfg(test)]
 pub(crate) fn decode_unchecked(bytes: &[u8]) -> Result<Program, String> {
-    let decoded = encoding::decode(bytes).map_err(|e| e.to_string())?;
+    let decoded = encoding::decode(bytes, None).map_err(|e| e.to_string())?;
     let section = bytes
         .get(decoded.program.clone())
         .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())

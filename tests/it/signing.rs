@@ -7,7 +7,8 @@
 
 #![expect(
     clippy::unwrap_used,
-    reason = "tests fail loudly on bad fixtures and tables they just built"
+    clippy::indexing_slicing,
+    reason = "tests fail loudly on bad fixtures and index tables they just built"
 )]
 
 use crate::common;
@@ -753,5 +754,66 @@ hook no-mkfs on tool.pre_execute at *::* {
     assert!(matches!(
         flipped.validate().unwrap_err().kind(),
         LoadErrorKind::Dfa { .. }
+    ));
+}
+
+/// `bytes` copied into memory that lives as long as the test process,
+/// 4-byte aligned, as `Table::from_static` takes them.
+fn leaked(bytes: &[u8]) -> &'static [u8] {
+    let mut words = vec![0u32; bytes.len().div_ceil(4)];
+    bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+    &bytemuck::cast_slice::<u32, u8>(words.leak())[..bytes.len()]
+}
+
+/// A table read in place (its DFAs searched where they lie) decides as
+/// one loaded from owned bytes; signed, it verifies in place too, and a
+/// changed or unsigned one does not.
+#[test]
+fn a_table_read_in_place_decides_the_same_and_verifies() {
+    let rules = r#"
+hook deny-rm on tool.pre_execute at *::* {
+    when payload.args matches /rm\s+-rf/
+    abort "no rm"
+}
+"#;
+    let table = hookc::compile_str("a.hooks", rules).unwrap().table;
+    let bytes = table.to_bytes();
+    assert!(
+        u32::from_le_bytes(bytes[28..32].try_into().unwrap()) >= 1,
+        "a DFA section to search in place"
+    );
+    let in_place = Table::from_static(leaked(&bytes)).unwrap();
+    assert!(denies(&in_place));
+    let mut scratch = in_place.scratch();
+    let mut ctx = HookContext::new(
+        HookPoint::ToolPreExecute,
+        "builtin::llm",
+        json!({"tool": "exec", "args": "ls"}),
+    );
+    let outcome = in_place.dispatch(
+        &mut scratch,
+        HookPoint::ToolPreExecute,
+        &Target::new("builtin::llm"),
+        &mut ctx,
+    );
+    assert!(outcome.is_continue());
+    in_place.validate().unwrap();
+
+    let public = key(1).public_key();
+    let signed = table.to_signed_bytes(&key(1));
+    let verified = Table::from_static_verified(leaked(&signed), &public).unwrap();
+    assert!(denies(&verified));
+    assert!(matches!(
+        kind(Table::from_static_verified(
+            leaked(&table.to_bytes()),
+            &public
+        )),
+        LoadErrorKind::Unsigned { .. }
+    ));
+    let mut changed = signed.clone();
+    changed[HEADER_LEN + 40] ^= 1;
+    assert!(matches!(
+        kind(Table::from_static_verified(leaked(&changed), &public)),
+        LoadErrorKind::BadSignature { .. }
     ));
 }
