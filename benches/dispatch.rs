@@ -5,9 +5,11 @@
 //! Groups:
 //!
 //! - `dispatch/{hookc,naive}/{no_match,one_match,one_percent}/{0,10,100,1000,10000}`
-//! - `load/{from_bytes,from_owned_bytes}/10000` (ten samples): a load of
-//!   the 10,000-rule table from borrowed bytes (copied into the table) and
-//!   from owned ones (taken as they are)
+//! - `load/{from_bytes,from_owned_bytes,first_dispatch}/10000` (ten
+//!   samples): a load of the 10,000-rule table from borrowed bytes (copied
+//!   into the table), from owned ones (taken as they are), and a load with
+//!   the first dispatch after it (the point's block read, its searches
+//!   built, its candidates decoded)
 //! - `registry/{table,registry,registry_hook}/{no_match,one_match}/1000`: the
 //!   cost a live `Registry` adds to a dispatch (the snapshot load; with
 //!   `registry_hook`, one native hook on the point that runs on every
@@ -526,6 +528,9 @@ fn all(c: &mut Criterion) {
         eprintln!("SKIPPED load/from_bytes/10000: no 10,000-rule table");
         return;
     };
+    let Some(f10k) = fixtures.iter().find(|f| f.n == 10_000) else {
+        return;
+    };
     let loaded = Table::from_bytes(&bytes).expect("round trip");
     assert_eq!(loaded.rule_count(), 10_000);
     let mut group = c.benchmark_group("load");
@@ -547,6 +552,29 @@ fn all(c: &mut Criterion) {
             b.iter_batched(
                 || bytes.clone(),
                 |owned| Table::from_owned_bytes(black_box(owned)).expect("loads"),
+                BatchSize::LargeInput,
+            );
+        },
+    );
+    // A load and the first dispatch after it (a fresh scratch): what a
+    // process answering one event pays, the point's block read, its
+    // literal searches built and its candidate rules decoded included.
+    let target = Target::new(COMPONENT);
+    let event = &f10k.events.no_match;
+    group.bench_with_input(
+        BenchmarkId::new("first_dispatch", 10_000),
+        &bytes,
+        |b, bytes| {
+            b.iter_batched(
+                || (bytes.clone(), event.ctx.clone()),
+                |(owned, mut ctx)| {
+                    let table = Table::from_owned_bytes(black_box(owned)).expect("loads");
+                    let mut scratch = table.scratch();
+                    let kind = table
+                        .dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut ctx)
+                        .kind();
+                    (table, kind)
+                },
                 BatchSize::LargeInput,
             );
         },

@@ -2,25 +2,28 @@
 //!
 //! A table is a program laid out in words ([`layout`]) plus its matcher
 //! automata, and a load reads almost none of it: [`Table::from_bytes`]
-//! checks the header, the checksum (or the signature) over the whole,
-//! every section's bounds, and reads the meta block (the schema, the
-//! points that have rules, the rate counters); that is all. A point's
-//! block is read the first time the point is dispatched, and a rule, an
-//! atom or a literal search the first time a dispatch needs it; the
-//! multi-pattern DFAs, stored in regex-automata's own serialized form, are
-//! validated by its `DFA::from_bytes` when a dispatch first searches them.
+//! checks the header, every section's bounds, the checksum of the program
+//! block's head (or a signature over the whole, with
+//! [`Table::from_bytes_verified`]), and reads the meta block (the schema,
+//! the points that have rules, the rate counters); that is all. A point's
+//! block is checked and read the first time the point is dispatched, and a
+//! rule, an atom or a literal search the first time a dispatch needs it;
+//! the multi-pattern DFAs, stored in regex-automata's own serialized form,
+//! are checked and validated by its `DFA::from_bytes` when a dispatch
+//! first searches them (see [`encoding`] for what each checksum covers).
 //! So a hook process answering one event reads what that event reaches,
 //! whatever the table holds.
 //!
 //! Nothing a table holds can make a dispatch panic: every read of its
-//! words is checked. What the checksum cannot catch (a table crafted to
-//! pass it) is found where it is read: a DFA section that does not
-//! validate is never searched, and its patterns are matched one by one
-//! from their regexes (the answer stays the same, a warning says so); a
-//! point block, rule or atom that does not read ends the dispatch with an
-//! abort that says why (a warning too). [`Table::validate`] reads
-//! everything at once and checks every index against every other, as a
-//! tool or a cautious host does before trusting a table.
+//! words is checked. A corrupted part is found where it is read: a DFA
+//! section that does not check or validate is never searched, and its
+//! patterns are matched one by one from their regexes (the answer stays
+//! the same, the outcome's warnings say why); a point block, rule or atom
+//! that does not read ends the dispatch with an abort that says why (a
+//! warning too). [`Table::check_point`] reads one point's block ahead of
+//! its dispatch; [`Table::validate`] reads everything at once and checks
+//! every index against every other, as a tool or a cautious host does
+//! before trusting a table.
 //!
 //! The bytes are [`encoding`]'s: the versioned format (header, checksum,
 //! the program block, DFA sections, an optional signature block) is
