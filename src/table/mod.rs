@@ -1,6 +1,6 @@
 //! The compiled [`Table`] and its versioned binary format.
 //!
-//! A table is a program laid out in words ([`layout`]) plus its matcher
+//! A table is a program laid out in words (the `layout` module) plus its matcher
 //! automata, and a load reads almost none of it: [`Table::from_bytes`]
 //! checks the header, every section's bounds, the checksum of the program
 //! block's head (or a signature over the whole, with
@@ -306,6 +306,9 @@ impl Buffer {
 /// and the DFAs from them, and keeps what dispatches read of them later.
 #[derive(Debug)]
 pub(crate) struct Loaded<'a> {
+    /// This load's number, unique in the process (from 1): what a scratch
+    /// remembers a target's groups under ([`Point::key`]).
+    id: u64,
     /// The program block's words.
     pub(crate) section: &'a [u32],
     /// The meta block, the regexes, and the points (their blocks read on
@@ -347,7 +350,10 @@ impl<'a> Loaded<'a> {
     /// block does not read.
     pub(crate) fn point(&self, i: usize) -> Option<Result<Point<'_>, &str>> {
         let slot = self.program.points.get(i)?;
-        Some(slot.view(self.section, self.refs()))
+        // Points are fewer than 2^16 (they are the schema's, which
+        // `PointId` numbers in 16 bits).
+        let key = self.id << 16 | (i as u64 & 0xffff);
+        Some(slot.view(self.section, self.refs(), key))
     }
 
     /// Each regex's DFA section.
@@ -839,6 +845,7 @@ pub(crate) fn decode_unchecked(bytes: &[u8]) -> Result<Program, String> {
         .ok_or("unaligned")?;
     let program = ProgramLayout::read(section).map_err(|e| e.to_string())?;
     let loaded = Loaded {
+        id: 0,
         section,
         regexes: LazyRegexes::new(section, &program),
         dfas: decoded.dfas,
@@ -908,7 +915,10 @@ fn loaded<'a>(bytes: &'a [u8], decoded: encoding::Decoded<'a>) -> Result<Loaded<
     let rate_ids = std::iter::repeat_with(OnceLock::new)
         .take(meta.rates.len())
         .collect();
+    // From 1: a scratch's empty memory (key 0) names no table's point.
+    static LOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Ok(Loaded {
+        id: LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         section,
         regexes,
         dfas,
