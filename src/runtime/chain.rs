@@ -149,7 +149,20 @@ impl<'a> Run<'a> {
         obs: &mut O,
     ) {
         let (scope, name) = split_component(target.component);
-        let buckets = self.point.buckets(target.component, scope, name);
+        let groups = match scratch
+            .target_groups
+            .get(self.point.key(), target.component)
+        {
+            Some(groups) => groups,
+            None => {
+                let groups = self.point.group_ids(target.component, scope, name);
+                scratch
+                    .target_groups
+                    .set(self.point.key(), target.component, groups);
+                groups
+            }
+        };
+        let buckets = self.point.buckets(groups);
         // The fields whose atoms trigger the target's rules: an edit that
         // forgets none of them leaves the candidates as they are.
         let watched = buckets.iter().flatten().fold(0, |m, b| m | b.fields);

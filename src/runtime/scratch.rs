@@ -65,6 +65,39 @@ pub struct Scratch {
     pub(super) failures: Vec<Option<RegexOverrun>>,
     /// The shell views `shell(…)` computed in this dispatch.
     pub(super) shell_views: crate::shell::Views,
+    /// The FQL groups the last component dispatched reached at the last
+    /// point: a host dispatches one component many times.
+    pub(super) target_groups: TargetGroups,
+}
+
+/// A component's FQL groups at a point ([`Point::group_ids`]),
+/// remembered: three hash lookups spared on every dispatch for the same
+/// component. Keyed by the point's [`Point::key`], unique to a loaded
+/// table's point, so a scratch moved to another table never reads another
+/// table's groups.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TargetGroups {
+    key: u64,
+    component: String,
+    groups: [u32; 3],
+}
+
+impl TargetGroups {
+    /// The groups of `component` at the point `key` names, if they are the
+    /// ones remembered.
+    #[inline]
+    pub(super) fn get(&self, key: u64, component: &str) -> Option<[u32; 3]> {
+        (key != 0 && self.key == key && self.component == component).then_some(self.groups)
+    }
+
+    /// Remembers them (the component's text reuses the memory of the one
+    /// before: no allocation once a component as long has been seen).
+    pub(super) fn set(&mut self, key: u64, component: &str, groups: [u32; 3]) {
+        self.key = key;
+        self.component.clear();
+        self.component.push_str(component);
+        self.groups = groups;
+    }
 }
 
 /// The count of a counter whose store failed in this dispatch.
@@ -324,5 +357,47 @@ hook big on tool.pre_execute priority 3 {
         let (kind, untouched) = run(serde_json::json!({"tool": "exec", "args": "rm -rf /"}));
         assert_eq!(kind, crate::OutcomeKind::Abort);
         assert!(!untouched, "the view is cached for the dispatch");
+    }
+
+    /// A scratch remembers the last component's FQL groups at the last
+    /// point; reused across components, points and tables it answers as a
+    /// fresh one does.
+    #[test]
+    fn remembered_groups_answer_as_fresh_lookups() {
+        let rules = r#"
+hook exact on tool.pre_execute at builtin::llm { abort "exact" }
+hook scope on tool.pre_execute at plugin::* { abort "scope" }
+hook name on tool.pre_execute at *::hil { abort "name" }
+hook post on tool.post_execute at builtin::hil { abort "post" }
+"#;
+        let a = crate::compile_str("a.hooks", rules).unwrap().table;
+        let b = crate::compile_str("b.hooks", &rules.replace("builtin::llm", "builtin::x"))
+            .unwrap()
+            .table;
+        let mut kept = a.scratch();
+        let cases = [
+            (&a, "tool.pre_execute", "builtin::llm"),
+            (&a, "tool.pre_execute", "builtin::llm"),
+            (&a, "tool.pre_execute", "plugin::llm"),
+            (&a, "tool.pre_execute", "builtin::hil"),
+            (&a, "tool.post_execute", "builtin::hil"),
+            (&a, "tool.pre_execute", "builtin::hil"),
+            (&b, "tool.pre_execute", "builtin::hil"),
+            (&b, "tool.pre_execute", "builtin::llm"),
+            (&a, "tool.pre_execute", "builtin::llm"),
+            (&a, "tool.pre_execute", "other::thing"),
+        ];
+        for (table, point, component) in cases {
+            let reason = |scratch: &mut crate::Scratch| {
+                let mut ctx = crate::HookContext::new(point, component, serde_json::json!({}));
+                let target = crate::Target::new(component);
+                table
+                    .dispatch(scratch, point, &target, &mut ctx)
+                    .reason()
+                    .map(str::to_string)
+            };
+            let fresh = reason(&mut table.scratch());
+            assert_eq!(reason(&mut kept), fresh, "{point} {component}");
+        }
     }
 }

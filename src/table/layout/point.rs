@@ -574,6 +574,7 @@ impl PointSlot {
         &'a self,
         section: &'a [u32],
         refs: Refs<'a>,
+        key: u64,
     ) -> Result<Point<'a>, &'a str> {
         let state = self
             .state
@@ -586,6 +587,7 @@ impl PointSlot {
             section,
             state,
             refs,
+            key,
             atom_field: at(section, &layout.atom_field),
             triggers: layout.triggers.view(section),
             buckets: at(section, &layout.buckets),
@@ -639,12 +641,18 @@ pub(crate) struct Point<'a> {
     section: &'a [u32],
     state: &'a PointState,
     refs: Refs<'a>,
+    /// Names this point of this loaded table among all (see
+    /// [`Point::key`]).
+    key: u64,
     // Sliced once per dispatch: read at every candidate, atom and hit.
     atom_field: &'a [u32],
     triggers: CsrView<'a>,
     buckets: &'a [u32],
     bucket_items: &'a [u32],
 }
+
+/// No FQL group (a component no exact, scope or name group has).
+pub(crate) const NO_GROUP: u32 = u32::MAX;
 
 /// The rules of one FQL group.
 #[derive(Clone, Copy, Debug, Default)]
@@ -825,27 +833,42 @@ impl<'a> Point<'a> {
         })
     }
 
-    /// The groups of rules a target `scope::name` (the component
-    /// `component`) can reach: its exact group, its scope's, its name's,
-    /// and `*::*`.
+    /// A number no other point of any table loaded in this process has
+    /// (0 for a point without rules, which has none to remember): what a
+    /// scratch remembers a target's groups by.
+    pub(crate) fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// The groups of rules a component `scope::name` can reach besides
+    /// `*::*`: its exact group, its scope's and its name's ([`NO_GROUP`]
+    /// for none).
     #[inline]
-    pub(crate) fn buckets(
-        &self,
-        component: &str,
-        scope: &str,
-        name: &str,
-    ) -> [Option<Bucket<'a>>; 4] {
+    pub(crate) fn group_ids(&self, component: &str, scope: &str, name: &str) -> [u32; 3] {
         let layout = &self.state.layout;
         let keyed = |k: &Keyed, key: &str| {
-            let i = k.table.find(self.section, &k.keys, key.as_bytes())?;
-            let b = at(self.section, &k.buckets).get(i).copied()?;
-            self.bucket(b)
+            k.table
+                .find(self.section, &k.keys, key.as_bytes())
+                .and_then(|i| at(self.section, &k.buckets).get(i).copied())
+                .unwrap_or(NO_GROUP)
         };
         [
             keyed(&layout.exact, component),
             keyed(&layout.scope, scope),
             keyed(&layout.target, name),
-            self.bucket(layout.any),
+        ]
+    }
+
+    /// The groups `ids` name (as [`group_ids`](Self::group_ids) gives
+    /// them), and `*::*`.
+    #[inline]
+    pub(crate) fn buckets(&self, ids: [u32; 3]) -> [Option<Bucket<'a>>; 4] {
+        let [exact, scope, name] = ids;
+        [
+            self.bucket(exact),
+            self.bucket(scope),
+            self.bucket(name),
+            self.bucket(self.state.layout.any),
         ]
     }
 
