@@ -80,15 +80,7 @@ impl<'a> TypeChecker<'a, '_> {
         if self.regexes.facts.contains_key(&source) {
             return Some(());
         }
-        let mut parser = regex_syntax::ParserBuilder::new();
-        parser
-            .case_insensitive(lit.flags.contains('i'))
-            .multi_line(lit.flags.contains('m'))
-            .dot_matches_new_line(lit.flags.contains('s'))
-            .ignore_whitespace(lit.flags.contains('x'))
-            .swap_greed(lit.flags.contains('U'))
-            .nest_limit(100);
-        let hir = match parser.build().parse(&lit.pattern) {
+        let hir = match parser(&lit.flags).parse(&lit.pattern) {
             Ok(hir) => hir,
             Err(e) => {
                 let (span, kind) = match &e {
@@ -310,13 +302,61 @@ pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), &'static
     Ok((root_name, segments))
 }
 
-/// What the lints and captures need to know of a regex, from its tree.
+/// The parser of a regex literal with `flags`: errors point into the
+/// pattern as written, and its tree is the one the pattern with the flags
+/// written inline (`(?i)…`, how the matchers and the runtime read it)
+/// parses to.
+fn parser(flags: &str) -> regex_syntax::Parser {
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .dot_matches_new_line(flags.contains('s'))
+        .ignore_whitespace(flags.contains('x'))
+        .swap_greed(flags.contains('U'))
+        .nest_limit(100)
+        .build()
+}
+
+/// What the lints, captures and field matchers need to know of a regex,
+/// from its tree.
 fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
     crate::check::RegexFacts {
         groups: group_names(hir),
         shape: crate::check::RegexShape::of(hir),
         unicode_boundary: hir.properties().look_set().contains_word_unicode(),
         nfa_states,
+        required_literal: required_literal(hir),
+        long_repetition: long_repetition(hir),
+    }
+}
+
+/// The longest literal that every match of the regex `hir` contains, found
+/// in its top-level sequence (through captures, and repetitions of at least
+/// once); `None` when there is none, or when it is not UTF-8.
+pub(crate) fn required_literal(hir: &regex_syntax::hir::Hir) -> Option<String> {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn longest(hir: &Hir) -> Option<&[u8]> {
+        match hir.kind() {
+            HirKind::Literal(lit) => Some(&lit.0),
+            HirKind::Capture(c) => longest(&c.sub),
+            HirKind::Repetition(r) if r.min >= 1 => longest(&r.sub),
+            HirKind::Concat(parts) => parts.iter().filter_map(longest).max_by_key(|l| l.len()),
+            _ => None,
+        }
+    }
+    String::from_utf8(longest(hir)?.to_vec()).ok()
+}
+
+/// True when the regex `hir` has a counted repetition of six or more: the
+/// test [`crate::table::regexes::too_costly`] makes before its trial DFA
+/// build, so that a regex without one is known not to be too costly.
+pub(crate) fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Repetition(r) => r.max.unwrap_or(r.min).max(r.min) >= 6 || long_repetition(&r.sub),
+        HirKind::Capture(c) => long_repetition(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(long_repetition),
+        _ => false,
     }
 }
 
@@ -338,4 +378,64 @@ fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regexes of the shapes rules write: Unicode classes and their
+    /// complements, case folding, counted repetitions, word boundaries,
+    /// named groups, and each flag.
+    const PATTERNS: &[(&str, &str)] = &[
+        (r"rm\s+-rf\s+/srv/data42\b", ""),
+        (r"curl\s+-s\s+https?://host42\.internal/[a-z]+", ""),
+        (r"chmod\s+[0-7]{3}\s+/etc/app42(/|\s|$)", ""),
+        (r"scp\s+\S+\s+backup42@[a-z0-9.]+:", ""),
+        (r"git\s+push\s+--force\s+origin\s+rel-42\b", ""),
+        (r"AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}", ""),
+        (r"secret\s*=\s*\S{20,}", "i"),
+        (r"\bpassword\b", "i"),
+        (r"\w{3,5}", ""),
+        (r"\W\D+x\p{Greek}+", ""),
+        (r"[^a]{3}(x|y)*", ""),
+        (r"(?-u:\w){10}", ""),
+        (r"(?P<user>[a-z]+)@(?P<host>\S+)", ""),
+        ("a # a comment\n  b{2,8}", "x"),
+        (r"^start.*end$", "ms"),
+        (r"a+?b*", "U"),
+        ("", ""),
+    ];
+
+    fn source(pattern: &str, flags: &str) -> RegexSource {
+        RegexSource {
+            pattern: pattern.to_string(),
+            flags: flags.to_string(),
+        }
+    }
+
+    /// The matchers and the runtime read a regex with its flags written
+    /// inline; the checker parses the pattern as written with the flags
+    /// set, and what it records must hold of the inline form.
+    #[test]
+    fn the_checkers_tree_is_the_tree_of_the_inline_pattern() {
+        for &(pattern, flags) in PATTERNS {
+            let inline = source(pattern, flags).to_inline();
+            let checked = parser(flags).parse(pattern).unwrap();
+            assert!(checked == regex_syntax::parse(&inline).unwrap(), "{inline}");
+            // `too_costly` with no budget is its long-repetition test.
+            assert_eq!(
+                long_repetition(&checked),
+                crate::table::regexes::too_costly(&inline, 0),
+                "{inline}"
+            );
+        }
+        let literal = |p: &str| required_literal(&regex_syntax::parse(p).unwrap());
+        assert_eq!(
+            literal(r"curl\s+-s\s+https?://host42\.internal/"),
+            Some("://host42.internal/".into())
+        );
+        assert_eq!(literal(r"(?:rm)+\s+-rf"), Some("-rf".into()));
+        assert_eq!(literal(r"a|bcd"), None);
+    }
 }
