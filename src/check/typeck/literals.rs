@@ -113,7 +113,7 @@ impl<'a> TypeChecker<'a, '_> {
         // runtime builds it, from the tree just parsed (a whole regex engine
         // is not needed to know it fits), and only when the tree does not
         // bound it far below the limit.
-        if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
+        if let Some(bound) = states_bound(&hir, SMALL_NFA) {
             let facts = facts(&hir, NfaStates::AtMost(bound));
             self.regexes.facts.insert(source, facts);
             return Some(());
@@ -360,6 +360,74 @@ pub(crate) fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
     }
 }
 
+/// An upper bound of the NFA states the Thompson compiler makes for `hir`
+/// (as [`crate::table::regexes::nfa_states`] counts them), or `None` once
+/// it passes `limit`: literal bytes one each, a repetition a copy of its
+/// body per repeat, an alternation or capture a few more, and a class what
+/// the compiler's UTF-8 automaton can take: its UTF-8 sequences share the
+/// states of their common prefix (`\s` takes at most 10 states, not the
+/// 25 bytes of its sequences), so that regexes with `\s` or `\S` are known
+/// small without building their NFA.
+pub(crate) fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u64> {
+    use regex_syntax::hir::{Class, HirKind};
+    let n = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(lit) => u64::try_from(lit.0.len()).ok()?,
+        // One state with a transition per range, and the state it leads to.
+        HirKind::Class(Class::Bytes(_)) => 2,
+        HirKind::Class(Class::Unicode(c)) if c.is_ascii() => 2,
+        HirKind::Class(Class::Unicode(c)) => class_states_bound(c, limit)?,
+        HirKind::Repetition(r) => {
+            let body = states_bound(&r.sub, limit)?;
+            // `x{n,}` is n copies of `x`, the last one looping; `x{n,m}` is m.
+            let copies = u64::from(r.max.unwrap_or(r.min).max(1));
+            body.checked_mul(copies)?.checked_add(copies + 1)?
+        }
+        HirKind::Capture(c) => states_bound(&c.sub, limit)? + 2,
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => {
+            let mut n = 1u64;
+            for h in hs {
+                n = n.checked_add(states_bound(h, limit)?)?;
+                if n > limit {
+                    return None;
+                }
+            }
+            n
+        }
+    };
+    (n <= limit).then_some(n)
+}
+
+/// The states of a non-ASCII class's UTF-8 automaton, at most: the
+/// compiler adds its sequences in order to a trie of byte ranges, one
+/// state per node (and one it leads to), so a sequence costs only the
+/// ranges after the prefix it shares with the one before it.
+fn class_states_bound(class: &regex_syntax::hir::ClassUnicode, limit: u64) -> Option<u64> {
+    use regex_syntax::utf8::{Utf8Range, Utf8Sequences};
+    // The state the automaton leads to, and its root.
+    let mut n = 2u64;
+    let mut previous: Vec<Utf8Range> = Vec::new();
+    for r in class.ranges() {
+        for seq in Utf8Sequences::new(r.start(), r.end()) {
+            let ranges = seq.as_slice();
+            let shared = ranges
+                .iter()
+                .zip(&previous)
+                .take_while(|(a, b)| a == b)
+                .count();
+            // Past the root, a node per range after the shared prefix but
+            // the last (whose transition leads out of the trie).
+            n += u64::try_from(ranges.len().saturating_sub(shared + 1)).ok()?;
+            if n > limit {
+                return None;
+            }
+            previous.clear();
+            previous.extend_from_slice(ranges);
+        }
+    }
+    Some(n)
+}
+
 /// The names of a regex's named groups, in order.
 fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
     use regex_syntax::hir::HirKind;
@@ -437,5 +505,28 @@ mod tests {
         );
         assert_eq!(literal(r"(?:rm)+\s+-rf"), Some("-rf".into()));
         assert_eq!(literal(r"a|bcd"), None);
+    }
+
+    /// The bound holds of the NFA the runtime builds (the unanchored start
+    /// adds up to 8 states, as the `regex-cost` lint allows), and counts a
+    /// class's shared UTF-8 prefixes once.
+    #[test]
+    fn the_states_bound_is_an_upper_bound_of_the_nfa() {
+        for &(pattern, flags) in PATTERNS {
+            let inline = source(pattern, flags).to_inline();
+            let states = crate::table::regexes::nfa_states(&inline).unwrap();
+            let bound = states_bound(&parser(flags).parse(pattern).unwrap(), u64::MAX).unwrap();
+            assert!(
+                states <= bound + 8,
+                "{inline}: {states} states, bound {bound}"
+            );
+        }
+        let bound = |p: &str| states_bound(&regex_syntax::parse(p).unwrap(), u64::MAX);
+        // The bytes of `\s`'s UTF-8 sequences add up to 25.
+        assert_eq!(bound(r"\s"), Some(10));
+        assert_eq!(
+            states_bound(&regex_syntax::parse(r"\w{3,5}").unwrap(), 1000),
+            None
+        );
     }
 }
