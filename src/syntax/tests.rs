@@ -997,6 +997,19 @@ fn error_messages_and_help() {
 
     let (msg, _) = one("hook a on p fail maybe {}");
     assert_eq!(msg, "expected `open` or `closed`, found `maybe`");
+
+    // Where the options or the actions end at something that is not a
+    // word, every option or action is named as one.
+    let (msg, _) = one("hook a on p priority 1 ; {}");
+    assert_eq!(
+        msg,
+        "expected a hook option (`priority`, `disabled`, `fail` or `timeout`) or `{`, found `;`"
+    );
+    let (msg, _) = one("hook a on p { abort \"x\" ; }");
+    assert_eq!(
+        msg,
+        "expected an action (`abort`, `set`, `log`, …) or `}`, found `;`"
+    );
 }
 
 #[test]
