@@ -82,6 +82,8 @@ pub(crate) struct RegexCatalog {
     pub facts: HashMap<RegexSource, RegexFacts>,
     /// Every valid glob, with the regex it compiles to.
     pub globs: HashMap<String, RegexSource>,
+    /// The NFA bound of each Unicode class the regexes use.
+    pub class_bounds: typeck::ClassBounds,
 }
 
 /// One rule after checking and lowering: resolved, typed, and its

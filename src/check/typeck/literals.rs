@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::check::NfaStates;
+use std::collections::HashMap;
 
 /// Regexes whose syntax tree bounds their NFA at this many states need no
 /// NFA built to know they fit the size limit (thousands of times larger).
@@ -113,7 +114,7 @@ impl<'a> TypeChecker<'a, '_> {
         // runtime builds it, from the tree just parsed (a whole regex engine
         // is not needed to know it fits), and only when the tree does not
         // bound it far below the limit.
-        if let Some(bound) = states_bound(&hir, SMALL_NFA) {
+        if let Some(bound) = states_bound(&hir, SMALL_NFA, &mut self.regexes.class_bounds) {
             let facts = facts(&hir, NfaStates::AtMost(bound));
             self.regexes.facts.insert(source, facts);
             return Some(());
@@ -368,7 +369,11 @@ pub(crate) fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
 /// states of their common prefix (`\s` takes at most 10 states, not the
 /// 25 bytes of its sequences), so that regexes with `\s` or `\S` are known
 /// small without building their NFA.
-pub(crate) fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u64> {
+pub(crate) fn states_bound(
+    hir: &regex_syntax::hir::Hir,
+    limit: u64,
+    classes: &mut ClassBounds,
+) -> Option<u64> {
     use regex_syntax::hir::{Class, HirKind};
     let n = match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 1,
@@ -376,18 +381,18 @@ pub(crate) fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u
         // One state with a transition per range, and the state it leads to.
         HirKind::Class(Class::Bytes(_)) => 2,
         HirKind::Class(Class::Unicode(c)) if c.is_ascii() => 2,
-        HirKind::Class(Class::Unicode(c)) => class_states_bound(c, limit)?,
+        HirKind::Class(Class::Unicode(c)) => classes.bound(c),
         HirKind::Repetition(r) => {
-            let body = states_bound(&r.sub, limit)?;
+            let body = states_bound(&r.sub, limit, classes)?;
             // `x{n,}` is n copies of `x`, the last one looping; `x{n,m}` is m.
             let copies = u64::from(r.max.unwrap_or(r.min).max(1));
             body.checked_mul(copies)?.checked_add(copies + 1)?
         }
-        HirKind::Capture(c) => states_bound(&c.sub, limit)? + 2,
+        HirKind::Capture(c) => states_bound(&c.sub, limit, classes)? + 2,
         HirKind::Concat(hs) | HirKind::Alternation(hs) => {
             let mut n = 1u64;
             for h in hs {
-                n = n.checked_add(states_bound(h, limit)?)?;
+                n = n.checked_add(states_bound(h, limit, classes)?)?;
                 if n > limit {
                     return None;
                 }
@@ -398,11 +403,49 @@ pub(crate) fn states_bound(hir: &regex_syntax::hir::Hir, limit: u64) -> Option<u
     (n <= limit).then_some(n)
 }
 
+/// The bound [`states_bound`] gives each non-ASCII Unicode class, by the
+/// class's ranges: regexes repeat the same few classes (`\s`, `\S`, `\w`),
+/// and walking a class's UTF-8 sequences costs more than looking it up.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassBounds {
+    /// The classes and their bounds, by a hash of their ranges.
+    by_hash: HashMap<u64, Vec<KnownClass>>,
+}
+
+/// A class's ranges (first and last character of each) and its bound.
+type KnownClass = (Vec<(char, char)>, u64);
+
+impl ClassBounds {
+    /// The bound of `class` (non-ASCII), worked out the first time.
+    fn bound(&mut self, class: &regex_syntax::hir::ClassUnicode) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let ranges = class.ranges();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for r in ranges {
+            (r.start(), r.end()).hash(&mut h);
+        }
+        let same = |known: &[(char, char)]| {
+            known.len() == ranges.len()
+                && known
+                    .iter()
+                    .zip(ranges)
+                    .all(|(k, r)| *k == (r.start(), r.end()))
+        };
+        let bucket = self.by_hash.entry(h.finish()).or_default();
+        if let Some((_, n)) = bucket.iter().find(|(known, _)| same(known)) {
+            return *n;
+        }
+        let n = class_states_bound(class);
+        bucket.push((ranges.iter().map(|r| (r.start(), r.end())).collect(), n));
+        n
+    }
+}
+
 /// The states of a non-ASCII class's UTF-8 automaton, at most: the
 /// compiler adds its sequences in order to a trie of byte ranges, one
 /// state per node (and one it leads to), so a sequence costs only the
 /// ranges after the prefix it shares with the one before it.
-fn class_states_bound(class: &regex_syntax::hir::ClassUnicode, limit: u64) -> Option<u64> {
+fn class_states_bound(class: &regex_syntax::hir::ClassUnicode) -> u64 {
     use regex_syntax::utf8::{Utf8Range, Utf8Sequences};
     // The state the automaton leads to, and its root.
     let mut n = 2u64;
@@ -417,15 +460,13 @@ fn class_states_bound(class: &regex_syntax::hir::ClassUnicode, limit: u64) -> Op
                 .count();
             // Past the root, a node per range after the shared prefix but
             // the last (whose transition leads out of the trie).
-            n += u64::try_from(ranges.len().saturating_sub(shared + 1)).ok()?;
-            if n > limit {
-                return None;
-            }
+            let added = ranges.len().saturating_sub(shared + 1);
+            n = n.saturating_add(u64::try_from(added).unwrap_or(u64::MAX));
             previous.clear();
             previous.extend_from_slice(ranges);
         }
     }
-    Some(n)
+    n
 }
 
 /// The names of a regex's named groups, in order.
@@ -515,18 +556,29 @@ mod tests {
         for &(pattern, flags) in PATTERNS {
             let inline = source(pattern, flags).to_inline();
             let states = crate::table::regexes::nfa_states(&inline).unwrap();
-            let bound = states_bound(&parser(flags).parse(pattern).unwrap(), u64::MAX).unwrap();
+            let hir = parser(flags).parse(pattern).unwrap();
+            let bound = states_bound(&hir, u64::MAX, &mut ClassBounds::default()).unwrap();
             assert!(
                 states <= bound + 8,
                 "{inline}: {states} states, bound {bound}"
             );
         }
-        let bound = |p: &str| states_bound(&regex_syntax::parse(p).unwrap(), u64::MAX);
+        let mut classes = ClassBounds::default();
+        let mut bound =
+            |p: &str, limit| states_bound(&regex_syntax::parse(p).unwrap(), limit, &mut classes);
         // The bytes of `\s`'s UTF-8 sequences add up to 25.
-        assert_eq!(bound(r"\s"), Some(10));
-        assert_eq!(
-            states_bound(&regex_syntax::parse(r"\w{3,5}").unwrap(), 1000),
-            None
-        );
+        assert_eq!(bound(r"\s", u64::MAX), Some(10));
+        assert_eq!(bound(r"\w{3,5}", 1000), None);
+        // A class met before is looked up, with the bound it had.
+        let fresh = |p: &str| {
+            states_bound(
+                &regex_syntax::parse(p).unwrap(),
+                u64::MAX,
+                &mut ClassBounds::default(),
+            )
+        };
+        for p in [r"\s+\S+\w", r"\S\s", r"[^a]\w{2}"] {
+            assert_eq!(bound(p, u64::MAX), fresh(p), "{p}");
+        }
     }
 }
