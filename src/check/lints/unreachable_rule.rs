@@ -186,17 +186,36 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 /// What an earlier rule's condition needs of a later rule's conditions, as
 /// a lookup key: a conjunct of the earlier rule is implied only by a
 /// conjunct of the later one that yields the same key (see [`Index`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Fields and values are keyed by digests (a field's [`path_digest`], a
+/// value's normalized text's): equal ones share a digest, and two that
+/// only share a digest add a candidate the full comparison turns down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
     /// The same conjunct, exactly: its [`digest`], which conjuncts with the
     /// same debug form share.
     Exact(u64),
     /// `path == value`, the value normalized as JSON equality sees it.
-    Eq(String, String),
+    Eq(u64, u64),
     /// A test implied by a test of another constant on the field: `exists`
     /// (by any test that needs the field), a comparison, `!=`,
     /// `starts_with`, `ends_with`.
-    Kind(&'static str, String),
+    Kind(&'static str, u64),
+}
+
+/// The digest of a field path for the [`Key`]s: implication is only ever
+/// between tests of the same path.
+fn path_digest(path: &FieldPath) -> u64 {
+    let mut h = DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
+}
+
+/// The digest of a value for [`Key::Eq`]: that of its [`normalize`]d text.
+fn value_digest(v: &serde_json::Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    normalize(v).hash(&mut h);
+    h.finish()
 }
 
 /// A JSON value in a form where values equal under JSON equality (numbers
@@ -320,9 +339,9 @@ fn key(fact: &Fact<'_>, digest: u64) -> Option<(u8, Key)> {
             test,
             holds: true,
         } => {
-            let p = path.to_string();
+            let p = path_digest(path);
             match test {
-                Test::Eq(v) => (1, Key::Eq(p, normalize(v))),
+                Test::Eq(v) => (1, Key::Eq(p, value_digest(v))),
                 Test::Exists => (4, Key::Kind("exists", p)),
                 Test::Cmp(..) => (3, Key::Kind("cmp", p)),
                 Test::StartsWith(_) => (2, Key::Kind("starts", p)),
@@ -334,7 +353,7 @@ fn key(fact: &Fact<'_>, digest: u64) -> Option<(u8, Key)> {
             path,
             test: Test::Eq(_),
             holds: false,
-        } => (3, Key::Kind("ne", path.to_string())),
+        } => (3, Key::Kind("ne", path_digest(path))),
         _ => (0, Key::Exact(digest)),
     })
 }
@@ -349,7 +368,7 @@ struct RuleKeys {
     probes: Vec<Key>,
     /// The fields this rule pins to values (`==`, `in`): any test of them
     /// filed under the field may be implied.
-    pinned: Vec<String>,
+    pinned: Vec<u64>,
 }
 
 impl RuleKeys {
@@ -359,12 +378,13 @@ impl RuleKeys {
         let mut pinned = Vec::new();
         for c in conjuncts {
             let digest = digest(&c.fact);
-            filed.push(key(&c.fact, digest));
+            let filed_under = key(&c.fact, digest);
+            filed.push(filed_under);
             probes.push(Key::Exact(digest));
             let Fact::Field { path, test, holds } = &c.fact else {
                 continue;
             };
-            let p = path.to_string();
+            let p = path_digest(path);
             if !*holds {
                 if matches!(test, Test::Eq(_)) {
                     probes.push(Key::Kind("ne", p));
@@ -378,17 +398,23 @@ impl RuleKeys {
             };
             if !pins.is_empty() {
                 for v in pins {
-                    probes.push(Key::Eq(p.clone(), normalize(v)));
+                    // The key the conjunct is filed under has the value's
+                    // digest already.
+                    let value = match (test, filed_under) {
+                        (Test::Eq(_), Some((_, Key::Eq(_, value)))) => value,
+                        _ => value_digest(v),
+                    };
+                    probes.push(Key::Eq(p, value));
                 }
-                pinned.push(p.clone());
+                pinned.push(p);
             }
             match test {
                 Test::Cmp(..) => {
-                    probes.push(Key::Kind("cmp", p.clone()));
-                    probes.push(Key::Kind("ne", p.clone()));
+                    probes.push(Key::Kind("cmp", p));
+                    probes.push(Key::Kind("ne", p));
                 }
-                Test::StartsWith(_) => probes.push(Key::Kind("starts", p.clone())),
-                Test::EndsWith(_) => probes.push(Key::Kind("ends", p.clone())),
+                Test::StartsWith(_) => probes.push(Key::Kind("starts", p)),
+                Test::EndsWith(_) => probes.push(Key::Kind("ends", p)),
                 _ => {}
             }
             probes.push(Key::Kind("exists", p));
@@ -413,7 +439,7 @@ struct Index {
     by_key: std::collections::HashMap<Key, Vec<usize>>,
     /// Positions filed under a key on a field, other than `==`: a later
     /// `==` or `in` on the field can imply any test of it.
-    by_path: std::collections::HashMap<String, Vec<usize>>,
+    by_path: std::collections::HashMap<u64, Vec<usize>>,
     /// Positions of rules without a condition.
     always: Vec<usize>,
 }
@@ -429,16 +455,16 @@ impl Index {
         let best = conjuncts
             .iter()
             .zip(&keys.filed)
-            .filter_map(|(c, k)| k.as_ref().map(|k| (k, c)))
+            .filter_map(|(c, k)| k.map(|k| (k, c)))
             .min_by_key(|((rank, key), _)| (*rank, self.by_key.get(key).map_or(0, Vec::len)));
         let Some(((_, key), c)) = best else {
             self.always.push(pos);
             return;
         };
         if let (Fact::Field { path, .. }, false) = (&c.fact, matches!(key, Key::Eq(..))) {
-            self.by_path.entry(path.to_string()).or_default().push(pos);
+            self.by_path.entry(path_digest(path)).or_default().push(pos);
         }
-        self.by_key.entry(key.clone()).or_default().push(pos);
+        self.by_key.entry(key).or_default().push(pos);
     }
 
     /// The positions of the rules whose conditions a rule with `keys` may
