@@ -35,6 +35,7 @@ use std::sync::Arc;
 use crate::diag::suggest::suggest;
 pub use lints::{Level, LintLevels};
 pub use typeck::bindings::{command_fields, redirect_fields};
+pub(crate) use typeck::required_literal;
 
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The
@@ -81,6 +82,8 @@ pub(crate) struct RegexCatalog {
     pub facts: HashMap<RegexSource, RegexFacts>,
     /// Every valid glob, with the regex it compiles to.
     pub globs: HashMap<String, RegexSource>,
+    /// The NFA bound of each Unicode class the regexes use.
+    pub class_bounds: typeck::ClassBounds,
 }
 
 /// One rule after checking and lowering: resolved, typed, and its
@@ -147,6 +150,15 @@ pub struct RegexFacts {
     /// The states of its NFA as the runtime compiles it (no captures): the
     /// Pike VM's worst-case steps per byte.
     pub nfa_states: NfaStates,
+    /// The longest literal every match contains, found in its top-level
+    /// sequence: what the field matchers prefilter it by when a field has
+    /// more regexes than one DFA takes. `None` when there is none (or it
+    /// is not UTF-8).
+    pub required_literal: Option<String>,
+    /// True when it has a counted repetition of six or more (`x{6}`,
+    /// `x{2,8}`): only such a regex may have a DFA too large for the
+    /// field's, and needs the trial build that tells.
+    pub long_repetition: bool,
 }
 
 /// What the regex parser says about a regex's matches.

@@ -9,6 +9,7 @@
 //! [`crate::table::literals`]). Everything else is evaluated one atom at a
 //! time, only when a candidate rule needs it.
 
+use crate::check::RegexFacts;
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
 use crate::table::DfaKind;
 use regex_automata::dfa::dense;
@@ -16,6 +17,7 @@ use regex_automata::util::syntax;
 use regex_automata::MatchKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// The matchers of one point.
 pub(super) struct Built {
@@ -57,18 +59,24 @@ pub(super) struct TooLarge {
 }
 
 #[derive(Default)]
-struct Acc {
+struct Acc<'f> {
     bulk: Vec<u32>,
     eq: BTreeMap<String, Vec<u32>>,
     patterns: Vec<String>,
+    /// What the checker learned of each pattern (`None` for those it did
+    /// not parse: prefixes, suffixes, globs, case-folded comparisons).
+    pattern_facts: Vec<Option<&'f RegexFacts>>,
     dfa_atoms: Vec<u32>,
     literals: BTreeMap<String, Vec<u32>>,
 }
 
-/// Builds the field matchers of one point's atoms.
+/// Builds the field matchers of one point's atoms. `facts` is what the
+/// checker learned parsing the regexes written in the rules, so that they
+/// are not parsed again here.
 pub(super) fn build(
     atoms: &[Atom],
     regexes: &[RegexSource],
+    facts: &HashMap<RegexSource, RegexFacts>,
     pool: &mut DfaPool,
     limits: &super::Options,
 ) -> Result<Built, TooLarge> {
@@ -112,18 +120,21 @@ pub(super) fn build(
                 };
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
                 a.patterns.push(source.to_inline());
+                a.pattern_facts.push(facts.get(source));
                 a.dfa_atoms.push(id);
             }
             Atom::StartsWith(_, prefix) => {
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
                 a.patterns
                     .push(format!("^{}", regex_syntax::escape(prefix)));
+                a.pattern_facts.push(None);
                 a.dfa_atoms.push(id);
             }
             Atom::EndsWith(_, suffix) => {
                 let a = by_field.entry(path.clone()).or_insert_with(acc);
                 a.patterns
                     .push(format!("{}$", regex_syntax::escape(suffix)));
+                a.pattern_facts.push(None);
                 a.dfa_atoms.push(id);
             }
             Atom::Contains(_, Value::String(needle)) if !needle.is_empty() => {
@@ -160,13 +171,15 @@ pub(super) fn build(
         // engine, one atom at a time, instead of bloating the field's DFA.
         let expensive: Vec<usize> = (0..acc.patterns.len())
             .filter(|&i| {
-                acc.patterns
-                    .get(i)
-                    .is_some_and(|p| too_costly(p, limits.pattern_dfa_budget))
+                acc.patterns.get(i).is_some_and(|p| {
+                    let facts = acc.pattern_facts.get(i).copied().flatten();
+                    too_costly(p, facts, limits.pattern_dfa_budget)
+                })
             })
             .collect();
         for &i in expensive.iter().rev() {
             acc.patterns.remove(i);
+            acc.pattern_facts.remove(i);
             let atom = acc.dfa_atoms.remove(i);
             acc.bulk.retain(|&a| a != atom);
         }
@@ -200,9 +213,12 @@ pub(super) fn build(
                     let mut i = acc.patterns.len();
                     while i > 0 {
                         i -= 1;
-                        let literal = acc.patterns.get(i).and_then(|p| required_literal(p));
+                        let literal = acc.patterns.get(i).and_then(|p| {
+                            required_literal(p, acc.pattern_facts.get(i).copied().flatten())
+                        });
                         if let Some(literal) = literal {
                             acc.patterns.remove(i);
+                            acc.pattern_facts.remove(i);
                             checks
                                 .entry(literal)
                                 .or_default()
@@ -259,10 +275,15 @@ pub(super) fn build(
 }
 
 /// [`crate::table::regexes::too_costly`], without parsing the pattern when
-/// it cannot hold: only a counted repetition (`{n}`, `{n,m}`, `{n,}`) can
-/// be long, and every one is written with a `{`.
-fn too_costly(pattern: &str, budget: usize) -> bool {
-    pattern.contains('{') && crate::table::regexes::too_costly(pattern, budget)
+/// it cannot hold: only a long counted repetition makes a pattern too
+/// costly, which the checker's `facts` say when it parsed the pattern, and
+/// which is written with a `{` (`{n}`, `{n,m}`, `{n,}`) otherwise.
+fn too_costly(pattern: &str, facts: Option<&RegexFacts>, budget: usize) -> bool {
+    let may_be = match facts {
+        Some(facts) => facts.long_repetition,
+        None => pattern.contains('{'),
+    };
+    may_be && crate::table::regexes::too_costly(pattern, budget)
 }
 
 /// The most patterns tried in one DFA before prefiltering by literals.
@@ -272,24 +293,15 @@ const MAX_PATTERNS_PER_DFA: usize = 64;
 const MIN_PREFILTER_LITERAL: usize = 3;
 
 /// A literal that every match of `pattern` contains, the longest one found
-/// in its top-level sequence; `None` when there is none long enough.
-fn required_literal(pattern: &str) -> Option<String> {
-    use regex_syntax::hir::{Hir, HirKind};
-    fn longest(hir: &Hir) -> Option<Vec<u8>> {
-        match hir.kind() {
-            HirKind::Literal(lit) => Some(lit.0.to_vec()),
-            HirKind::Capture(c) => longest(&c.sub),
-            HirKind::Repetition(r) if r.min >= 1 => longest(&r.sub),
-            HirKind::Concat(parts) => parts.iter().filter_map(longest).max_by_key(Vec::len),
-            _ => None,
-        }
-    }
-    let hir = regex_syntax::parse(pattern).ok()?;
-    let bytes = longest(&hir)?;
-    if bytes.len() < MIN_PREFILTER_LITERAL {
-        return None;
-    }
-    String::from_utf8(bytes).ok()
+/// in its top-level sequence; `None` when there is none long enough. The
+/// checker's `facts` have it for the regexes written in the rules; other
+/// patterns are parsed here.
+fn required_literal(pattern: &str, facts: Option<&RegexFacts>) -> Option<String> {
+    let literal = match facts {
+        Some(facts) => facts.required_literal.clone(),
+        None => crate::check::required_literal(&regex_syntax::parse(pattern).ok()?),
+    }?;
+    (literal.len() >= MIN_PREFILTER_LITERAL).then_some(literal)
 }
 
 /// How large a DFA section may grow, in bytes.
@@ -380,6 +392,7 @@ fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
 pub(super) fn expression_dfas(
     points: &[crate::ir::PointProgram],
     regexes: &[RegexSource],
+    facts: &HashMap<RegexSource, RegexFacts>,
     dfas: &mut DfaPool,
     limits: &super::Options,
 ) -> Vec<u32> {
@@ -401,7 +414,7 @@ pub(super) fn expression_dfas(
             continue;
         };
         let pattern = source.to_inline();
-        if too_costly(&pattern, limits.pattern_dfa_budget) {
+        if too_costly(&pattern, facts.get(source), limits.pattern_dfa_budget) {
             continue;
         }
         if let Ok(i) = dfas.get_or_build(vec![pattern], DfaSize::pattern(limits)) {
@@ -482,7 +495,7 @@ mod tests {
         let mut costly = 0;
         for pattern in patterns {
             let full = crate::table::regexes::too_costly(pattern, budget);
-            assert_eq!(super::too_costly(pattern, budget), full, "{pattern}");
+            assert_eq!(super::too_costly(pattern, None, budget), full, "{pattern}");
             costly += usize::from(full);
         }
         assert!(costly > 0, "no pattern of the test is costly");

@@ -24,7 +24,7 @@ use crate::load::{self, LoadedSources};
 use crate::schema::CommandInput;
 use crate::span::SourceFile;
 use crate::table::Table;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Compiler settings: resource limits. Exceeding one is an error that points
@@ -154,7 +154,7 @@ pub(crate) fn compile_loaded(
         regexes,
         files,
         diagnostics: found,
-        regex_facts: _,
+        regex_facts,
     } = checked;
     diagnostics.extend(found);
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
@@ -167,6 +167,7 @@ pub(crate) fn compile_loaded(
         schema_points,
         rules,
         regexes,
+        &regex_facts,
         files,
         &loaded,
         options,
@@ -202,6 +203,7 @@ fn lower(
     schema_points: Vec<SchemaPoint>,
     rules: Vec<CheckedRule>,
     regexes: Vec<crate::ir::RegexSource>,
+    regex_facts: &HashMap<crate::ir::RegexSource, check::RegexFacts>,
     files: Vec<String>,
     loaded: &LoadedSources,
     options: &Options,
@@ -268,7 +270,7 @@ fn lower(
         }
         let mut atoms = atoms.into_vec();
         specialize::atoms(&mut atoms);
-        let built = match matchers::build(&atoms, &regexes, &mut dfas, options) {
+        let built = match matchers::build(&atoms, &regexes, regex_facts, &mut dfas, options) {
             Ok(built) => built,
             Err(too_large) => {
                 let culprit = list
@@ -316,7 +318,7 @@ fn lower(
         });
     }
     let rates = assign_rate_counters(&mut points);
-    let regex_dfas = matchers::expression_dfas(&points, &regexes, &mut dfas, options);
+    let regex_dfas = matchers::expression_dfas(&points, &regexes, regex_facts, &mut dfas, options);
     (
         Program {
             schema,

@@ -128,6 +128,16 @@ fn locations(src: &str) -> Vec<(u32, u32, String)> {
         .collect()
 }
 
+/// The message and help of the one syntax error of `src`.
+fn one_error(src: &str) -> (String, String) {
+    let (_, diags) = parse_str(src);
+    assert_eq!(diags.0.len(), 1, "{}", render::human(&diags, false));
+    let d = diags.0.into_iter().next().unwrap();
+    assert_eq!(d.code, "syntax");
+    assert!(d.file.is_some());
+    (d.message, d.help.unwrap_or_default())
+}
+
 fn slice(src: &str, span: Span) -> &str {
     &src[span.range()]
 }
@@ -892,14 +902,7 @@ hook d on p { allow }
 
 #[test]
 fn error_messages_and_help() {
-    let one = |src: &str| {
-        let (_, diags) = parse_str(src);
-        assert_eq!(diags.0.len(), 1, "{}", render::human(&diags, false));
-        let d = diags.0.into_iter().next().unwrap();
-        assert_eq!(d.code, "syntax");
-        assert!(d.file.is_some());
-        (d.message, d.help.unwrap_or_default())
-    };
+    let one = one_error;
     let (msg, help) = one("hook a on p prio 1 {}");
     assert!(
         msg.starts_with("expected ") && msg.contains("a hook option"),
@@ -994,6 +997,19 @@ fn error_messages_and_help() {
 
     let (msg, _) = one("hook a on p fail maybe {}");
     assert_eq!(msg, "expected `open` or `closed`, found `maybe`");
+
+    // Where the options or the actions end at something that is not a
+    // word, every option or action is named as one.
+    let (msg, _) = one("hook a on p priority 1 ; {}");
+    assert_eq!(
+        msg,
+        "expected a hook option (`priority`, `disabled`, `fail` or `timeout`) or `{`, found `;`"
+    );
+    let (msg, _) = one("hook a on p { abort \"x\" ; }");
+    assert_eq!(
+        msg,
+        "expected an action (`abort`, `set`, `log`, …) or `}`, found `;`"
+    );
 }
 
 #[test]
@@ -1018,6 +1034,41 @@ fn invalid_escapes_point_at_the_escape() {
         diags.0[0].location().unwrap().2,
     );
     assert_eq!((line, col), (1, 10));
+}
+
+/// String and regex bodies are read a run of plain characters at a time,
+/// and comments are trivia like blanks: escaped delimiters, a backslash at
+/// the end of a line or of the file, a verbose regex over several lines,
+/// and a comment between any two tokens.
+#[test]
+fn literal_bodies_and_comments_between_tokens() {
+    let pattern = |src: &str| match parse_ok(src).items.into_iter().next() {
+        Some(Item::Pattern(p)) => p.regex,
+        other => panic!("not a pattern: {other:?}"),
+    };
+    assert_eq!(pattern(r"pattern p = /a\/b\\/i"), re(r"a/b\\", "i"));
+    assert_eq!(
+        pattern("pattern p = /a # one\n \\/ b/x"),
+        re("a # one\n / b", "x")
+    );
+    assert_eq!(expr(r#""\\\"""#), s("\\\""));
+    // A backslash before a line break or the end of the file escapes
+    // nothing: the literal is left open.
+    let (msg, _) = one_error("import \"ab\\\nimport \"c\"");
+    assert_eq!(msg, "unterminated string");
+    let (msg, _) = one_error("pattern p = /ab\\");
+    assert_eq!(msg, "unterminated regex");
+
+    let h = hook(
+        "hook h # 1\non # 2\np # 3\n{ # 4\nwhen # 5\npayload.a # 6\n== # 7\n1 # 8\nabort # 9\n} # 10",
+    );
+    assert_eq!(
+        h.conditions[0].expr,
+        bin(BinaryOp::Eq, path("payload", &["a"]), int(1))
+    );
+    // `rate` followed by a comment is not a rate test but a call.
+    let (msg, _) = one_error("macro m = rate#c\n(\"k\") > 1 per 1s");
+    assert!(msg.ends_with("found `per`"), "{msg}");
 }
 
 #[test]

@@ -91,11 +91,15 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 // a rule); then the cheap test (most regexes have no Unicode
                 // `\b` and no long counted repetition); only then, for what
                 // is left, (milliseconds) building NFAs and DFAs.
-                let (boundary, states) = match cx.regex_facts.get(&source) {
-                    Some(facts) => (facts.unicode_boundary, facts.nfa_states),
+                let (boundary, states, long_repetition) = match cx.regex_facts.get(&source) {
+                    Some(facts) => (
+                        facts.unicode_boundary,
+                        facts.nfa_states,
+                        Some(facts.long_repetition),
+                    ),
                     // A regex no rule lowered (its rule has other errors).
                     None => match crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES) {
-                        Some((boundary, _)) => (boundary, NfaStates::AtMost(u64::MAX)),
+                        Some((boundary, _)) => (boundary, NfaStates::AtMost(u64::MAX), None),
                         None => continue,
                     },
                 };
@@ -104,7 +108,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 {
                     continue;
                 }
-                if !boundary && !too_costly(&inline, cx.pattern_dfa_budget) {
+                if !boundary && !too_costly(&inline, long_repetition, cx.pattern_dfa_budget) {
                     continue;
                 }
                 let states = match states {
@@ -146,10 +150,12 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 }
 
 /// [`crate::table::regexes::too_costly`], without parsing the regex when
-/// it cannot hold: only a counted repetition (`{n}`, `{n,m}`, `{n,}`) can
-/// be long, and every one is written with a `{`.
-fn too_costly(pattern: &str, budget: usize) -> bool {
-    pattern.contains('{') && crate::table::regexes::too_costly(pattern, budget)
+/// it cannot hold: only a long counted repetition makes a regex too costly,
+/// which the checker found (`long_repetition`) when it parsed the regex,
+/// and which is written with a `{` (`{n}`, `{n,m}`, `{n,}`) otherwise.
+fn too_costly(pattern: &str, long_repetition: Option<bool>, budget: usize) -> bool {
+    long_repetition.unwrap_or_else(|| pattern.contains('{'))
+        && crate::table::regexes::too_costly(pattern, budget)
 }
 
 /// Regexes of at most this many steps per byte are not reported: the

@@ -4,6 +4,7 @@ use super::logic::{self, Conjunct, Fact, Test};
 use super::{declare_lint, rule_ref, Cx, Sink};
 use crate::ir::FieldPath;
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 declare_lint! {
     /// ## What it does
@@ -47,6 +48,9 @@ declare_lint! {
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
+    // Each rule's keys, once: a rule on several points is filed and
+    // looked up on each.
+    let keys: Vec<RuleKeys> = conjuncts.iter().map(|c| RuleKeys::of(c)).collect();
     let ends: Vec<Option<usize>> = cx.rules.iter().map(logic::always_ends).collect();
     let contradictory: Vec<bool> = conjuncts
         .iter()
@@ -87,10 +91,11 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 }
             }
             let bc = conjuncts.get(bi).map_or(&[][..], Vec::as_slice);
+            let Some(bkeys) = keys.get(bi) else { continue };
             let contradictory = contradictory.get(bi).copied().unwrap_or(true);
             // A rule that can never match is another lint's business.
             if !contradictory {
-                let mut candidates = index.candidates(bc);
+                let mut candidates = index.candidates(bkeys);
                 candidates.retain(|&p| barrier.is_none_or(|bar| p >= bar));
                 candidates.sort_unstable();
                 candidates.dedup();
@@ -127,7 +132,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             }
             // A rule that can never match never ends the chain.
             if ends.get(bi).copied().flatten().is_some() && !contradictory {
-                index.insert(bc, pos);
+                index.insert(bc, bkeys, pos);
             }
         }
     }
@@ -181,16 +186,36 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 /// What an earlier rule's condition needs of a later rule's conditions, as
 /// a lookup key: a conjunct of the earlier rule is implied only by a
 /// conjunct of the later one that yields the same key (see [`Index`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Fields and values are keyed by digests (a field's [`path_digest`], a
+/// value's normalized text's): equal ones share a digest, and two that
+/// only share a digest add a candidate the full comparison turns down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
-    /// The same conjunct, exactly (by its debug form).
-    Exact(String),
+    /// The same conjunct, exactly: its [`digest`], which conjuncts with the
+    /// same debug form share.
+    Exact(u64),
     /// `path == value`, the value normalized as JSON equality sees it.
-    Eq(String, String),
+    Eq(u64, u64),
     /// A test implied by a test of another constant on the field: `exists`
     /// (by any test that needs the field), a comparison, `!=`,
     /// `starts_with`, `ends_with`.
-    Kind(&'static str, String),
+    Kind(&'static str, u64),
+}
+
+/// The digest of a field path for the [`Key`]s: implication is only ever
+/// between tests of the same path.
+fn path_digest(path: &FieldPath) -> u64 {
+    let mut h = DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
+}
+
+/// The digest of a value for [`Key::Eq`]: that of its [`normalize`]d text.
+fn value_digest(v: &serde_json::Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    normalize(v).hash(&mut h);
+    h.finish()
 }
 
 /// A JSON value in a form where values equal under JSON equality (numbers
@@ -215,10 +240,98 @@ fn normalize(v: &serde_json::Value) -> String {
     }
 }
 
-/// The key an earlier rule is filed under for one of its conjuncts, and how
-/// selective it is (lower is more selective); `None` for a conjunct that
-/// always holds.
-fn key(fact: &Fact<'_>) -> Option<(u8, Key)> {
+/// A digest of a conjunct for [`Key::Exact`]: conjuncts with the same debug
+/// form (the same test of the same field, or the same other expression)
+/// get the same digest, computed from their parts rather than from a
+/// string of the form. Two different conjuncts that share a digest only
+/// make a rule a candidate that the full comparison then turns down.
+fn digest(fact: &Fact<'_>) -> u64 {
+    let mut h = DefaultHasher::new();
+    match fact {
+        Fact::Const(b) => (0u8, b).hash(&mut h),
+        Fact::Field { path, test, holds } => {
+            (1u8, path, holds).hash(&mut h);
+            match test {
+                Test::Eq(v) => (0u8, v).hash(&mut h),
+                Test::In(items) => (1u8, items).hash(&mut h),
+                Test::Cmp(op, n) => {
+                    (2u8, op).hash(&mut h);
+                    hash_number(*n, &mut h);
+                }
+                Test::StartsWith(s) => (3u8, s).hash(&mut h),
+                Test::EndsWith(s) => (4u8, s).hash(&mut h),
+                Test::Contains(v) => (5u8, v).hash(&mut h),
+                Test::Matches(id) => (6u8, id).hash(&mut h),
+                Test::Exists => 7u8.hash(&mut h),
+            }
+        }
+        Fact::Other { expr, holds } => {
+            (2u8, holds).hash(&mut h);
+            hash_expr(expr, &mut h);
+        }
+    }
+    h.finish()
+}
+
+/// Hashes a number so that numbers with the same debug form hash alike (a
+/// NaN, which JSON never holds, prints as `NaN` whatever its bits).
+fn hash_number(n: f64, h: &mut DefaultHasher) {
+    if n.is_nan() { 0u64 } else { n.to_bits() }.hash(h);
+}
+
+/// Hashes an expression so that expressions with the same debug form hash
+/// alike: the forms conditions are usually made of by their parts, any
+/// other by its debug form, streamed into the hasher.
+fn hash_expr(e: &crate::ir::Expr, h: &mut DefaultHasher) {
+    use crate::ir::Expr;
+    match e {
+        Expr::Const(v) => (0u8, v).hash(h),
+        Expr::Path(p) => (1u8, p).hash(h),
+        Expr::Unary(op, a) => {
+            (2u8, op).hash(h);
+            hash_expr(a, h);
+        }
+        Expr::Binary(op, a, b) => {
+            (3u8, op).hash(h);
+            hash_expr(a, h);
+            hash_expr(b, h);
+        }
+        Expr::In(a, b) => {
+            4u8.hash(h);
+            hash_expr(a, h);
+            hash_expr(b, h);
+        }
+        Expr::ContainsAny(a, b) => {
+            5u8.hash(h);
+            hash_expr(a, h);
+            hash_expr(b, h);
+        }
+        Expr::Matches(a, id) => {
+            (6u8, id).hash(h);
+            hash_expr(a, h);
+        }
+        Expr::Exists(p) => (7u8, p).hash(h),
+        other => {
+            /// Feeds formatted text to the hasher.
+            struct Stream<'h>(&'h mut DefaultHasher);
+            impl std::fmt::Write for Stream<'_> {
+                fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                    // `write` hashes a stream of bytes: how the text is
+                    // cut into pieces does not change the digest.
+                    self.0.write(s.as_bytes());
+                    Ok(())
+                }
+            }
+            8u8.hash(h);
+            let _ = std::fmt::Write::write_fmt(&mut Stream(h), format_args!("{other:?}"));
+        }
+    }
+}
+
+/// The key an earlier rule is filed under for one of its conjuncts (whose
+/// [`digest`] is `digest`), and how selective it is (lower is more
+/// selective); `None` for a conjunct that always holds.
+fn key(fact: &Fact<'_>, digest: u64) -> Option<(u8, Key)> {
     Some(match fact {
         Fact::Const(true) => return None,
         Fact::Field {
@@ -226,23 +339,92 @@ fn key(fact: &Fact<'_>) -> Option<(u8, Key)> {
             test,
             holds: true,
         } => {
-            let p = path.to_string();
+            let p = path_digest(path);
             match test {
-                Test::Eq(v) => (1, Key::Eq(p, normalize(v))),
+                Test::Eq(v) => (1, Key::Eq(p, value_digest(v))),
                 Test::Exists => (4, Key::Kind("exists", p)),
                 Test::Cmp(..) => (3, Key::Kind("cmp", p)),
                 Test::StartsWith(_) => (2, Key::Kind("starts", p)),
                 Test::EndsWith(_) => (2, Key::Kind("ends", p)),
-                _ => (0, Key::Exact(format!("{fact:?}"))),
+                _ => (0, Key::Exact(digest)),
             }
         }
         Fact::Field {
             path,
             test: Test::Eq(_),
             holds: false,
-        } => (3, Key::Kind("ne", path.to_string())),
-        _ => (0, Key::Exact(format!("{fact:?}"))),
+        } => (3, Key::Kind("ne", path_digest(path))),
+        _ => (0, Key::Exact(digest)),
     })
+}
+
+/// What the [`Index`] needs of one rule's conjuncts, worked out once per
+/// rule: the key each conjunct would be filed under, and the keys and
+/// field paths a later rule with them looks up.
+struct RuleKeys {
+    /// [`key`] of each conjunct, in order.
+    filed: Vec<Option<(u8, Key)>>,
+    /// The keys of the conjuncts this rule's conjuncts may imply.
+    probes: Vec<Key>,
+    /// The fields this rule pins to values (`==`, `in`): any test of them
+    /// filed under the field may be implied.
+    pinned: Vec<u64>,
+}
+
+impl RuleKeys {
+    fn of(conjuncts: &[Conjunct<'_>]) -> RuleKeys {
+        let mut filed = Vec::with_capacity(conjuncts.len());
+        let mut probes = Vec::new();
+        let mut pinned = Vec::new();
+        for c in conjuncts {
+            let digest = digest(&c.fact);
+            let filed_under = key(&c.fact, digest);
+            filed.push(filed_under);
+            probes.push(Key::Exact(digest));
+            let Fact::Field { path, test, holds } = &c.fact else {
+                continue;
+            };
+            let p = path_digest(path);
+            if !*holds {
+                if matches!(test, Test::Eq(_)) {
+                    probes.push(Key::Kind("ne", p));
+                }
+                continue;
+            }
+            let pins: &[serde_json::Value] = match test {
+                Test::Eq(v) => std::slice::from_ref(v),
+                Test::In(items) => items,
+                _ => &[],
+            };
+            if !pins.is_empty() {
+                for v in pins {
+                    // The key the conjunct is filed under has the value's
+                    // digest already.
+                    let value = match (test, filed_under) {
+                        (Test::Eq(_), Some((_, Key::Eq(_, value)))) => value,
+                        _ => value_digest(v),
+                    };
+                    probes.push(Key::Eq(p, value));
+                }
+                pinned.push(p);
+            }
+            match test {
+                Test::Cmp(..) => {
+                    probes.push(Key::Kind("cmp", p));
+                    probes.push(Key::Kind("ne", p));
+                }
+                Test::StartsWith(_) => probes.push(Key::Kind("starts", p)),
+                Test::EndsWith(_) => probes.push(Key::Kind("ends", p)),
+                _ => {}
+            }
+            probes.push(Key::Kind("exists", p));
+        }
+        RuleKeys {
+            filed,
+            probes,
+            pinned,
+        }
+    }
 }
 
 /// Rules that always end the chain, filed under the key of their most
@@ -257,75 +439,47 @@ struct Index {
     by_key: std::collections::HashMap<Key, Vec<usize>>,
     /// Positions filed under a key on a field, other than `==`: a later
     /// `==` or `in` on the field can imply any test of it.
-    by_path: std::collections::HashMap<String, Vec<usize>>,
+    by_path: std::collections::HashMap<u64, Vec<usize>>,
     /// Positions of rules without a condition.
     always: Vec<usize>,
 }
 
 impl Index {
-    fn insert(&mut self, conjuncts: &[Conjunct<'_>], pos: usize) {
+    /// Files the rule at `pos`, whose conjuncts are `conjuncts` with their
+    /// `keys`.
+    fn insert(&mut self, conjuncts: &[Conjunct<'_>], keys: &RuleKeys, pos: usize) {
         // Of the most selective conjuncts, the one whose key has the fewest
         // rules yet: rules that share a conjunct (a macro every rule uses)
         // would otherwise all land under its key, and every later rule
         // with it would be checked against all of them (quadratic).
         let best = conjuncts
             .iter()
-            .filter_map(|c| key(&c.fact).map(|k| (k, c)))
+            .zip(&keys.filed)
+            .filter_map(|(c, k)| k.map(|k| (k, c)))
             .min_by_key(|((rank, key), _)| (*rank, self.by_key.get(key).map_or(0, Vec::len)));
         let Some(((_, key), c)) = best else {
             self.always.push(pos);
             return;
         };
         if let (Fact::Field { path, .. }, false) = (&c.fact, matches!(key, Key::Eq(..))) {
-            self.by_path.entry(path.to_string()).or_default().push(pos);
+            self.by_path.entry(path_digest(path)).or_default().push(pos);
         }
         self.by_key.entry(key).or_default().push(pos);
     }
 
-    /// The positions of the rules whose conditions `conjuncts` may imply
-    /// (unsorted, maybe repeated).
-    fn candidates(&self, conjuncts: &[Conjunct<'_>]) -> Vec<usize> {
+    /// The positions of the rules whose conditions a rule with `keys` may
+    /// imply (unsorted, maybe repeated).
+    fn candidates(&self, keys: &RuleKeys) -> Vec<usize> {
         let mut out = self.always.clone();
-        let probe = |k: Key, out: &mut Vec<usize>| {
-            if let Some(list) = self.by_key.get(&k) {
+        for k in &keys.probes {
+            if let Some(list) = self.by_key.get(k) {
                 out.extend_from_slice(list);
             }
-        };
-        for c in conjuncts {
-            probe(Key::Exact(format!("{:?}", c.fact)), &mut out);
-            let Fact::Field { path, test, holds } = &c.fact else {
-                continue;
-            };
-            let p = path.to_string();
-            if !*holds {
-                if matches!(test, Test::Eq(_)) {
-                    probe(Key::Kind("ne", p), &mut out);
-                }
-                continue;
+        }
+        for p in &keys.pinned {
+            if let Some(list) = self.by_path.get(p) {
+                out.extend_from_slice(list);
             }
-            let pins: &[serde_json::Value] = match test {
-                Test::Eq(v) => std::slice::from_ref(v),
-                Test::In(items) => items,
-                _ => &[],
-            };
-            if !pins.is_empty() {
-                for v in pins {
-                    probe(Key::Eq(p.clone(), normalize(v)), &mut out);
-                }
-                if let Some(list) = self.by_path.get(&p) {
-                    out.extend_from_slice(list);
-                }
-            }
-            match test {
-                Test::Cmp(..) => {
-                    probe(Key::Kind("cmp", p.clone()), &mut out);
-                    probe(Key::Kind("ne", p.clone()), &mut out);
-                }
-                Test::StartsWith(_) => probe(Key::Kind("starts", p.clone()), &mut out),
-                Test::EndsWith(_) => probe(Key::Kind("ends", p.clone()), &mut out),
-                _ => {}
-            }
-            probe(Key::Kind("exists", p), &mut out);
         }
         out
     }
@@ -344,6 +498,34 @@ mod tests {
             segments: vec![Segment::Field(name.to_string())],
             normalized: false,
         }
+    }
+
+    /// Conjuncts written alike in two rules (each rule has its own copy of
+    /// a list it names) share a digest, so that a later rule finds the
+    /// earlier one; conjuncts that differ get different digests.
+    #[test]
+    fn conjuncts_written_alike_share_a_digest() {
+        let contains_any = |list: serde_json::Value| {
+            Expr::ContainsAny(
+                Box::new(Expr::Path(field("args"))),
+                Box::new(Expr::Const(list)),
+            )
+        };
+        let a = contains_any(json!(["curl http://evil3", "wget http://drop3"]));
+        let b = contains_any(json!(["curl http://evil3", "wget http://drop3"]));
+        let other = contains_any(json!(["curl http://evil4", "wget http://drop3"]));
+        let digest_of = |e: &Expr| digest(&logic::fact(e));
+        assert_eq!(digest_of(&a), digest_of(&b));
+        assert_ne!(digest_of(&a), digest_of(&other));
+        let path = field("command");
+        let matches = |id: u32, holds: bool| Fact::Field {
+            path: &path,
+            test: Test::Matches(crate::ir::RegexId(id)),
+            holds,
+        };
+        assert_eq!(digest(&matches(3, true)), digest(&matches(3, true)));
+        assert_ne!(digest(&matches(3, true)), digest(&matches(4, true)));
+        assert_ne!(digest(&matches(3, true)), digest(&matches(3, false)));
     }
 
     #[test]
@@ -367,9 +549,11 @@ mod tests {
         };
         let mut index = Index::default();
         for (pos, path) in own.iter().enumerate() {
-            index.insert(&[conjunct(&shared), conjunct(path)], pos);
+            let conjuncts = [conjunct(&shared), conjunct(path)];
+            index.insert(&conjuncts, &RuleKeys::of(&conjuncts), pos);
         }
-        let mut found = index.candidates(&[conjunct(&shared), conjunct(&own[500])]);
+        let probe = [conjunct(&shared), conjunct(&own[500])];
+        let mut found = index.candidates(&RuleKeys::of(&probe));
         found.sort_unstable();
         assert!(found.contains(&500) && found.len() <= 2, "{found:?}");
     }

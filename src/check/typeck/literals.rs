@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::check::NfaStates;
+use std::collections::HashMap;
 
 /// Regexes whose syntax tree bounds their NFA at this many states need no
 /// NFA built to know they fit the size limit (thousands of times larger).
@@ -80,15 +81,7 @@ impl<'a> TypeChecker<'a, '_> {
         if self.regexes.facts.contains_key(&source) {
             return Some(());
         }
-        let mut parser = regex_syntax::ParserBuilder::new();
-        parser
-            .case_insensitive(lit.flags.contains('i'))
-            .multi_line(lit.flags.contains('m'))
-            .dot_matches_new_line(lit.flags.contains('s'))
-            .ignore_whitespace(lit.flags.contains('x'))
-            .swap_greed(lit.flags.contains('U'))
-            .nest_limit(100);
-        let hir = match parser.build().parse(&lit.pattern) {
+        let hir = match parser(&lit.flags).parse(&lit.pattern) {
             Ok(hir) => hir,
             Err(e) => {
                 let (span, kind) = match &e {
@@ -121,7 +114,7 @@ impl<'a> TypeChecker<'a, '_> {
         // runtime builds it, from the tree just parsed (a whole regex engine
         // is not needed to know it fits), and only when the tree does not
         // bound it far below the limit.
-        if let Some(bound) = crate::table::regexes::states_bound(&hir, SMALL_NFA) {
+        if let Some(bound) = states_bound(&hir, SMALL_NFA, &mut self.regexes.class_bounds) {
             let facts = facts(&hir, NfaStates::AtMost(bound));
             self.regexes.facts.insert(source, facts);
             return Some(());
@@ -310,14 +303,170 @@ pub(crate) fn hole_path(hole: &str) -> Result<(&str, Vec<ir::Segment>), &'static
     Ok((root_name, segments))
 }
 
-/// What the lints and captures need to know of a regex, from its tree.
+/// The parser of a regex literal with `flags`: errors point into the
+/// pattern as written, and its tree is the one the pattern with the flags
+/// written inline (`(?i)…`, how the matchers and the runtime read it)
+/// parses to.
+fn parser(flags: &str) -> regex_syntax::Parser {
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .dot_matches_new_line(flags.contains('s'))
+        .ignore_whitespace(flags.contains('x'))
+        .swap_greed(flags.contains('U'))
+        .nest_limit(100)
+        .build()
+}
+
+/// What the lints, captures and field matchers need to know of a regex,
+/// from its tree.
 fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::RegexFacts {
     crate::check::RegexFacts {
         groups: group_names(hir),
         shape: crate::check::RegexShape::of(hir),
         unicode_boundary: hir.properties().look_set().contains_word_unicode(),
         nfa_states,
+        required_literal: required_literal(hir),
+        long_repetition: long_repetition(hir),
     }
+}
+
+/// The longest literal that every match of the regex `hir` contains, found
+/// in its top-level sequence (through captures, and repetitions of at least
+/// once); `None` when there is none, or when it is not UTF-8.
+pub(crate) fn required_literal(hir: &regex_syntax::hir::Hir) -> Option<String> {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn longest(hir: &Hir) -> Option<&[u8]> {
+        match hir.kind() {
+            HirKind::Literal(lit) => Some(&lit.0),
+            HirKind::Capture(c) => longest(&c.sub),
+            HirKind::Repetition(r) if r.min >= 1 => longest(&r.sub),
+            HirKind::Concat(parts) => parts.iter().filter_map(longest).max_by_key(|l| l.len()),
+            _ => None,
+        }
+    }
+    String::from_utf8(longest(hir)?.to_vec()).ok()
+}
+
+/// True when the regex `hir` has a counted repetition of six or more: the
+/// test [`crate::table::regexes::too_costly`] makes before its trial DFA
+/// build, so that a regex without one is known not to be too costly.
+pub(crate) fn long_repetition(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Repetition(r) => r.max.unwrap_or(r.min).max(r.min) >= 6 || long_repetition(&r.sub),
+        HirKind::Capture(c) => long_repetition(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(long_repetition),
+        _ => false,
+    }
+}
+
+/// An upper bound of the NFA states the Thompson compiler makes for `hir`
+/// (as [`crate::table::regexes::nfa_states`] counts them), or `None` once
+/// it passes `limit`: literal bytes one each, a repetition a copy of its
+/// body per repeat, an alternation or capture a few more, and a class what
+/// the compiler's UTF-8 automaton can take: its UTF-8 sequences share the
+/// states of their common prefix (`\s` takes at most 10 states, not the
+/// 25 bytes of its sequences), so that regexes with `\s` or `\S` are known
+/// small without building their NFA.
+pub(crate) fn states_bound(
+    hir: &regex_syntax::hir::Hir,
+    limit: u64,
+    classes: &mut ClassBounds,
+) -> Option<u64> {
+    use regex_syntax::hir::{Class, HirKind};
+    let n = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 1,
+        HirKind::Literal(lit) => u64::try_from(lit.0.len()).ok()?,
+        // One state with a transition per range, and the state it leads to.
+        HirKind::Class(Class::Bytes(_)) => 2,
+        HirKind::Class(Class::Unicode(c)) if c.is_ascii() => 2,
+        HirKind::Class(Class::Unicode(c)) => classes.bound(c),
+        HirKind::Repetition(r) => {
+            let body = states_bound(&r.sub, limit, classes)?;
+            // `x{n,}` is n copies of `x`, the last one looping; `x{n,m}` is m.
+            let copies = u64::from(r.max.unwrap_or(r.min).max(1));
+            body.checked_mul(copies)?.checked_add(copies + 1)?
+        }
+        HirKind::Capture(c) => states_bound(&c.sub, limit, classes)? + 2,
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => {
+            let mut n = 1u64;
+            for h in hs {
+                n = n.checked_add(states_bound(h, limit, classes)?)?;
+                if n > limit {
+                    return None;
+                }
+            }
+            n
+        }
+    };
+    (n <= limit).then_some(n)
+}
+
+/// The bound [`states_bound`] gives each non-ASCII Unicode class, by the
+/// class's ranges: regexes repeat the same few classes (`\s`, `\S`, `\w`),
+/// and walking a class's UTF-8 sequences costs more than looking it up.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassBounds {
+    /// The classes and their bounds, by a hash of their ranges.
+    by_hash: HashMap<u64, Vec<KnownClass>>,
+}
+
+/// A class's ranges (first and last character of each) and its bound.
+type KnownClass = (Vec<(char, char)>, u64);
+
+impl ClassBounds {
+    /// The bound of `class` (non-ASCII), worked out the first time.
+    fn bound(&mut self, class: &regex_syntax::hir::ClassUnicode) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let ranges = class.ranges();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for r in ranges {
+            (r.start(), r.end()).hash(&mut h);
+        }
+        let same = |known: &[(char, char)]| {
+            known.len() == ranges.len()
+                && known
+                    .iter()
+                    .zip(ranges)
+                    .all(|(k, r)| *k == (r.start(), r.end()))
+        };
+        let bucket = self.by_hash.entry(h.finish()).or_default();
+        if let Some((_, n)) = bucket.iter().find(|(known, _)| same(known)) {
+            return *n;
+        }
+        let n = class_states_bound(class);
+        bucket.push((ranges.iter().map(|r| (r.start(), r.end())).collect(), n));
+        n
+    }
+}
+
+/// The states of a non-ASCII class's UTF-8 automaton, at most: the
+/// compiler adds its sequences in order to a trie of byte ranges, one
+/// state per node (and one it leads to), so a sequence costs only the
+/// ranges after the prefix it shares with the one before it.
+fn class_states_bound(class: &regex_syntax::hir::ClassUnicode) -> u64 {
+    use regex_syntax::utf8::{Utf8Range, Utf8Sequences};
+    // The state the automaton leads to, and its root.
+    let mut n = 2u64;
+    let mut previous: Vec<Utf8Range> = Vec::new();
+    for r in class.ranges() {
+        for seq in Utf8Sequences::new(r.start(), r.end()) {
+            let ranges = seq.as_slice();
+            let shared = ranges
+                .iter()
+                .zip(&previous)
+                .take_while(|(a, b)| a == b)
+                .count();
+            // Past the root, a node per range after the shared prefix but
+            // the last (whose transition leads out of the trie).
+            let added = ranges.len().saturating_sub(shared + 1);
+            n = n.saturating_add(u64::try_from(added).unwrap_or(u64::MAX));
+            previous.clear();
+            previous.extend_from_slice(ranges);
+        }
+    }
+    n
 }
 
 /// The names of a regex's named groups, in order.
@@ -338,4 +487,98 @@ fn group_names(hir: &regex_syntax::hir::Hir) -> Vec<String> {
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regexes of the shapes rules write: Unicode classes and their
+    /// complements, case folding, counted repetitions, word boundaries,
+    /// named groups, and each flag.
+    const PATTERNS: &[(&str, &str)] = &[
+        (r"rm\s+-rf\s+/srv/data42\b", ""),
+        (r"curl\s+-s\s+https?://host42\.internal/[a-z]+", ""),
+        (r"chmod\s+[0-7]{3}\s+/etc/app42(/|\s|$)", ""),
+        (r"scp\s+\S+\s+backup42@[a-z0-9.]+:", ""),
+        (r"git\s+push\s+--force\s+origin\s+rel-42\b", ""),
+        (r"AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}", ""),
+        (r"secret\s*=\s*\S{20,}", "i"),
+        (r"\bpassword\b", "i"),
+        (r"\w{3,5}", ""),
+        (r"\W\D+x\p{Greek}+", ""),
+        (r"[^a]{3}(x|y)*", ""),
+        (r"(?-u:\w){10}", ""),
+        (r"(?P<user>[a-z]+)@(?P<host>\S+)", ""),
+        ("a # a comment\n  b{2,8}", "x"),
+        (r"^start.*end$", "ms"),
+        (r"a+?b*", "U"),
+        ("", ""),
+    ];
+
+    fn source(pattern: &str, flags: &str) -> RegexSource {
+        RegexSource {
+            pattern: pattern.to_string(),
+            flags: flags.to_string(),
+        }
+    }
+
+    /// The matchers and the runtime read a regex with its flags written
+    /// inline; the checker parses the pattern as written with the flags
+    /// set, and what it records must hold of the inline form.
+    #[test]
+    fn the_checkers_tree_is_the_tree_of_the_inline_pattern() {
+        for &(pattern, flags) in PATTERNS {
+            let inline = source(pattern, flags).to_inline();
+            let checked = parser(flags).parse(pattern).unwrap();
+            assert!(checked == regex_syntax::parse(&inline).unwrap(), "{inline}");
+            // `too_costly` with no budget is its long-repetition test.
+            assert_eq!(
+                long_repetition(&checked),
+                crate::table::regexes::too_costly(&inline, 0),
+                "{inline}"
+            );
+        }
+        let literal = |p: &str| required_literal(&regex_syntax::parse(p).unwrap());
+        assert_eq!(
+            literal(r"curl\s+-s\s+https?://host42\.internal/"),
+            Some("://host42.internal/".into())
+        );
+        assert_eq!(literal(r"(?:rm)+\s+-rf"), Some("-rf".into()));
+        assert_eq!(literal(r"a|bcd"), None);
+    }
+
+    /// The bound holds of the NFA the runtime builds (the unanchored start
+    /// adds up to 8 states, as the `regex-cost` lint allows), and counts a
+    /// class's shared UTF-8 prefixes once.
+    #[test]
+    fn the_states_bound_is_an_upper_bound_of_the_nfa() {
+        for &(pattern, flags) in PATTERNS {
+            let inline = source(pattern, flags).to_inline();
+            let states = crate::table::regexes::nfa_states(&inline).unwrap();
+            let hir = parser(flags).parse(pattern).unwrap();
+            let bound = states_bound(&hir, u64::MAX, &mut ClassBounds::default()).unwrap();
+            assert!(
+                states <= bound + 8,
+                "{inline}: {states} states, bound {bound}"
+            );
+        }
+        let mut classes = ClassBounds::default();
+        let mut bound =
+            |p: &str, limit| states_bound(&regex_syntax::parse(p).unwrap(), limit, &mut classes);
+        // The bytes of `\s`'s UTF-8 sequences add up to 25.
+        assert_eq!(bound(r"\s", u64::MAX), Some(10));
+        assert_eq!(bound(r"\w{3,5}", 1000), None);
+        // A class met before is looked up, with the bound it had.
+        let fresh = |p: &str| {
+            states_bound(
+                &regex_syntax::parse(p).unwrap(),
+                u64::MAX,
+                &mut ClassBounds::default(),
+            )
+        };
+        for p in [r"\s+\S+\w", r"\S\s", r"[^a]\w{2}"] {
+            assert_eq!(bound(p, u64::MAX), fresh(p), "{p}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 
 mod actions;
 pub(super) mod bindings;
-pub(crate) use literals::hole_path;
+pub(crate) use literals::{hole_path, required_literal, ClassBounds};
 mod expr;
 mod fields;
 mod literals;

@@ -6,7 +6,6 @@ use super::*;
 use crate::syntax::unescape::*;
 use crate::syntax::vocab::*;
 
-use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Quantifier, QuantifierKind, RegexRef, UnaryOp};
 use crate::syntax::grammar::Rule;
 
@@ -14,7 +13,7 @@ impl AstBuilder<'_> {
     /// Lowers an `expr`: `not`-prefixed predicates joined by `and` / `or`.
     pub(super) fn expr(&mut self, p: P<'_>, depth: Depth) -> Result<Expr, Failed> {
         let mut kids = self.kids(p);
-        let depth = self.descend(depth, kids.count(Rule::bool_op), kids.span)?;
+        let depth = self.descend(depth, kids.count(Rule::bool_op), |b| b.span(&kids.parent))?;
         let first = self.negated_predicate(&mut kids, depth)?;
         let mut rest = Vec::new();
         while let Some(op) = kids.take_if(Rule::bool_op) {
@@ -25,7 +24,7 @@ impl AstBuilder<'_> {
             };
             rest.push((op, self.negated_predicate(&mut kids, depth)?));
         }
-        self.climb(first, rest, kids.span)
+        self.climb(first, rest, &kids.parent)
     }
 
     /// `not* predicate`.
@@ -63,7 +62,7 @@ impl AstBuilder<'_> {
             return self.quantifier(q, depth);
         }
         // A test is one node above its operands.
-        let depth = self.descend(depth, 1, span)?;
+        let depth = self.descend(depth, 1, |_| span)?;
         let lhs = self.take(&mut kids, Rule::arith)?;
         let lhs = self.arith(lhs, depth)?;
         let Some(tail) = kids.next() else {
@@ -185,7 +184,7 @@ impl AstBuilder<'_> {
     /// Lowers an `arith`: prefixed operands joined by infix operators.
     pub(super) fn arith(&mut self, p: P<'_>, depth: Depth) -> Result<Expr, Failed> {
         let mut kids = self.kids(p);
-        let depth = self.descend(depth, kids.count(Rule::arith_op), kids.span)?;
+        let depth = self.descend(depth, kids.count(Rule::arith_op), |b| b.span(&kids.parent))?;
         let first = self.prefixed_operand(&mut kids, depth)?;
         let mut rest = Vec::new();
         while let Some(op) = kids.take_if(Rule::arith_op) {
@@ -203,7 +202,7 @@ impl AstBuilder<'_> {
             };
             rest.push((op, self.prefixed_operand(&mut kids, depth)?));
         }
-        self.climb(first, rest, kids.span)
+        self.climb(first, rest, &kids.parent)
     }
 
     /// `(- | ~)* operand`; a `-` right before a number folds into it.
@@ -251,7 +250,7 @@ impl AstBuilder<'_> {
         &mut self,
         first: Expr,
         rest: Vec<(BinaryOp, Expr)>,
-        span: Span,
+        parent: &P<'_>,
     ) -> Result<Expr, Failed> {
         fn reduce(out: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) -> Option<()> {
             let op = ops.pop()?;
@@ -271,6 +270,7 @@ impl AstBuilder<'_> {
                 .is_some_and(|top| precedence(*top) >= precedence(op))
             {
                 if reduce(&mut out, &mut ops).is_none() {
+                    let span = self.span(parent);
                     return Err(self.bug(span, "operator stack"));
                 }
             }
@@ -279,12 +279,16 @@ impl AstBuilder<'_> {
         }
         while !ops.is_empty() {
             if reduce(&mut out, &mut ops).is_none() {
+                let span = self.span(parent);
                 return Err(self.bug(span, "operator stack"));
             }
         }
         match (out.pop(), out.is_empty()) {
             (Some(e), true) => Ok(e),
-            _ => Err(self.bug(span, "operand stack")),
+            _ => {
+                let span = self.span(parent);
+                Err(self.bug(span, "operand stack"))
+            }
         }
     }
 

@@ -35,10 +35,20 @@ pub(super) type P<'i> = Pair<'i, Rule>;
 
 /// The children of a pair, punctuation left out, consumed in order.
 struct Kids<'i> {
-    /// The children still to read.
-    rest: std::iter::Peekable<std::vec::IntoIter<P<'i>>>,
-    /// The parent's span, for internal errors.
-    span: Span,
+    /// The children still to read, read from pest's token queue as they
+    /// are taken (nothing is collected).
+    rest: std::iter::Peekable<std::iter::Filter<pest::iterators::Pairs<'i, Rule>, NotPunct<'i>>>,
+    /// The parent, whose span diagnostics name: only errors need it, so it
+    /// is computed then.
+    parent: P<'i>,
+}
+
+/// The filter that leaves punctuation out of [`Kids`].
+type NotPunct<'i> = fn(&P<'i>) -> bool;
+
+/// True for the children [`Kids`] keeps: everything but punctuation.
+fn not_punct(p: &P<'_>) -> bool {
+    !is_punct(p.as_rule())
 }
 
 impl<'i> Kids<'i> {
@@ -61,6 +71,13 @@ impl<'i> Kids<'i> {
     fn peek_rule(&mut self) -> Option<Rule> {
         self.rest.peek().map(Pair::as_rule)
     }
+}
+
+/// True for the rules whose own end is where a span ends: a span that
+/// reaches one of them is not followed into its children (see
+/// [`AstBuilder::span`]).
+fn stops_span(rule: Rule) -> bool {
+    matches!(rule, Rule::string | Rule::regex | Rule::path)
 }
 
 /// True for punctuation rules, which carry no information after parsing.
@@ -95,24 +112,31 @@ impl AstBuilder<'_> {
     /// includes at the end of a rule that ends in an optional or repeated
     /// part: a non-atomic rule ends where its last child ends.
     fn span(&self, p: &P<'_>) -> Span {
-        let start = p.as_span().start();
-        let mut last = p.clone();
-        while !matches!(last.as_rule(), Rule::string | Rule::regex | Rule::path) {
-            match last.clone().into_inner().next_back() {
-                Some(child) => last = child,
-                None => break,
+        let span = p.as_span();
+        let mut end = span.end();
+        if !stops_span(p.as_rule()) {
+            // The pair's tokens end with its own `End`; before it comes the
+            // `End` of its last child (its `Start` when it has none), and so
+            // on down the chain of last children: the span ends where the
+            // deepest of them does. Read from the back of the token queue,
+            // this costs a step per level, not a `Pairs` per level.
+            let mut tokens = p.clone().tokens().rev().skip(1);
+            while let Some(pest::Token::End { rule, pos }) = tokens.next() {
+                end = pos.pos();
+                if stops_span(rule) {
+                    break;
+                }
             }
         }
-        Span::new(self.base + start, self.base + last.as_span().end())
+        Span::new(self.base + span.start(), self.base + end)
     }
 
     /// The children of a pair.
     fn kids<'i>(&self, p: P<'i>) -> Kids<'i> {
-        let span = self.span(&p);
-        let rest: Vec<P<'i>> = p.into_inner().filter(|c| !is_punct(c.as_rule())).collect();
+        let not_punct: NotPunct<'i> = not_punct;
         Kids {
-            rest: rest.into_iter().peekable(),
-            span,
+            rest: p.clone().into_inner().filter(not_punct).peekable(),
+            parent: p,
         }
     }
 
@@ -130,7 +154,10 @@ impl AstBuilder<'_> {
     fn take<'i>(&mut self, kids: &mut Kids<'i>, rule: Rule) -> Result<P<'i>, Failed> {
         match kids.take_if(rule) {
             Some(p) => Ok(p),
-            None => Err(self.bug(kids.span, &format!("missing {rule:?}"))),
+            None => {
+                let span = self.span(&kids.parent);
+                Err(self.bug(span, &format!("missing {rule:?}")))
+            }
         }
     }
 
@@ -138,7 +165,10 @@ impl AstBuilder<'_> {
     fn take_any<'i>(&mut self, kids: &mut Kids<'i>) -> Result<P<'i>, Failed> {
         match kids.next() {
             Some(p) => Ok(p),
-            None => Err(self.bug(kids.span, "missing child")),
+            None => {
+                let span = self.span(&kids.parent);
+                Err(self.bug(span, "missing child"))
+            }
         }
     }
 
@@ -152,16 +182,23 @@ impl AstBuilder<'_> {
             self.diags.push(nesting_error(self.file, span));
             return Err(Failed);
         }
-        self.descend(depth, 0, span)
+        self.descend(depth, 0, |_| span)
     }
 
-    /// `levels` more levels of tree below an operator chain.
-    fn descend(&mut self, depth: Depth, levels: usize, span: Span) -> Result<Depth, Failed> {
+    /// `levels` more levels of tree below an operator chain; `span` gives
+    /// the span to report when that is too deep.
+    fn descend(
+        &mut self,
+        depth: Depth,
+        levels: usize,
+        span: impl FnOnce(&Self) -> Span,
+    ) -> Result<Depth, Failed> {
         let depth = Depth {
             nest: depth.nest,
             tree: depth.tree.saturating_add(levels),
         };
         if depth.tree > TREE_LIMIT {
+            let span = span(self);
             self.diags.push(
                 Diagnostic::error("nesting-limit", "expression is too long")
                     .in_file(self.file)
