@@ -341,11 +341,38 @@ impl Searcher<'_> {
         for (path, (pos, neg)) in fields {
             match self.values(rule, &path, &pos, &neg) {
                 Ok(values) => choices.push((path, values)),
-                Err(NoValue::Proven(why)) => return Solved::Unsat(why),
+                Err(NoValue::Proven(why)) => {
+                    return Solved::Unsat(format!("{why}: {}", self.tests(conj, &path)))
+                }
                 Err(NoValue::Unknown(why)) => return Solved::Unknown(why),
             }
         }
         Solved::Choices(choices, notes)
+    }
+
+    /// The tests of `path` in `conj`, as written (`not` before those that
+    /// must not hold).
+    fn tests(&self, conj: &[Literal], path: &FieldPath) -> String {
+        let texts: Vec<String> = conj
+            .iter()
+            .filter(|(a, _)| {
+                self.point
+                    .atoms
+                    .get(*a as usize)
+                    .and_then(Atom::field)
+                    .is_some_and(|p| p == path)
+            })
+            .map(|&(a, holds)| {
+                let text = crate::runtime::atom_text(self.program, self.point, a);
+                let text = crate::diag::escape::shorten(&text, 80);
+                if holds {
+                    format!("`{text}`")
+                } else {
+                    format!("not `{text}`")
+                }
+            })
+            .collect();
+        texts.join(", ")
     }
 
     /// Values of `path` (`None`: absent) for which every atom of `pos`
@@ -430,7 +457,7 @@ impl Searcher<'_> {
             }
         }
         if passing.is_empty() {
-            let why = format!("no value of `{path}` satisfies all of its conditions here");
+            let why = format!("no value of `{path}` passes all of its tests");
             return Err(if complete && !undecidable {
                 NoValue::Proven(why)
             } else {
@@ -477,9 +504,7 @@ impl Searcher<'_> {
         match found {
             Search::Found(texts) => Ok(texts.into_iter().map(|t| Some(Value::from(t))).collect()),
             Search::Empty => {
-                let why = format!(
-                    "no string is in the languages the tests of `{path}` need (the regexes' product is empty)"
-                );
+                let why = format!("no string `{path}` passes all of its tests");
                 // `contains` alone may hold on an array or an object: only
                 // tests that need a string prove anything.
                 let string_only = pos.iter().any(|a| {
@@ -677,7 +702,7 @@ fn numbers(path: &FieldPath, pos: &[&Atom], neg: &[&Atom]) -> Result<Vec<Value>,
     if let (Some((l, ls)), Some((h, hs))) = (low, high) {
         if l > h || (l == h && (ls || hs)) {
             return Err(NoValue::Proven(format!(
-                "no number is both {} {l} and {} {h} (`{path}`)",
+                "no number `{path}` is both {} {l} and {} {h}",
                 if ls { ">" } else { ">=" },
                 if hs { "<" } else { "<=" }
             )));
