@@ -108,7 +108,7 @@ impl Lang {
     }
 
     /// The strings not in this language.
-    pub fn not(self) -> Lang {
+    pub fn complement(self) -> Lang {
         Lang {
             negated: !self.negated,
             ..self
@@ -299,7 +299,10 @@ fn byte_order() -> Vec<u8> {
     order.extend(0x21..=0x7e);
     order.extend(0..=255);
     let mut seen = [false; 256];
-    order.retain(|&b| !std::mem::replace(&mut seen[usize::from(b)], true));
+    order.retain(|&b| {
+        seen.get_mut(usize::from(b))
+            .is_some_and(|s| !std::mem::replace(s, true))
+    });
     order
 }
 
@@ -356,11 +359,11 @@ mod tests {
 
     #[test]
     fn complements_are_respected() {
-        let langs = [Lang::matching("^a"), Lang::containing("a").not()];
+        let langs = [Lang::matching("^a"), Lang::containing("a").complement()];
         assert_eq!(first(&langs), Search::Empty);
-        let langs = [Lang::matching("^[ab]$"), Lang::matching("a").not()];
+        let langs = [Lang::matching("^[ab]$"), Lang::matching("a").complement()];
         assert_eq!(first(&langs), found("b"));
-        assert_eq!(first(&[Lang::any().not()]), Search::Empty);
+        assert_eq!(first(&[Lang::any().complement()]), Search::Empty);
     }
 
     #[test]
@@ -387,7 +390,10 @@ mod tests {
     fn word_boundaries_search_ascii_only() {
         assert_eq!(first(&[Lang::matching(r"\bcat\b")]), found("cat"));
         assert!(matches!(
-            first(&[Lang::matching(r"\bcat\b"), Lang::matching("[a-z]").not()]),
+            first(&[
+                Lang::matching(r"\bcat\b"),
+                Lang::matching("[a-z]").complement()
+            ]),
             Search::GaveUp(_)
         ));
     }

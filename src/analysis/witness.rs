@@ -421,7 +421,7 @@ impl Searcher<'_> {
             let langs: Vec<Lang> = neg
                 .iter()
                 .filter_map(|a| self.lang(a))
-                .map(Lang::not)
+                .map(Lang::complement)
                 .collect();
             if let Search::Found(texts) = strings::shortest(&langs, 2, |_| true) {
                 values.extend(texts.into_iter().map(|t| Some(Value::from(t))));
@@ -494,7 +494,7 @@ impl Searcher<'_> {
         }
         for atom in neg {
             if let Some(lang) = self.lang(atom) {
-                langs.push(lang.not());
+                langs.push(lang.complement());
             }
         }
         let normalized = path.normalized;
@@ -601,15 +601,14 @@ impl Searcher<'_> {
         let Some(rule) = self.point.rules.get(index) else {
             return Err("no such rule".into());
         };
-        if report.fired.iter().any(|id| *id == rule.id) {
+        if report.fired.contains(&rule.id) {
             return Ok(Run::Fired);
         }
         let earlier = report
             .fired
             .iter()
             .filter_map(|id| self.point.rules.iter().position(|r| r.id == *id))
-            .filter(|&j| j < index)
-            .next_back();
+            .rfind(|&j| j < index);
         let why = match earlier.and_then(|j| self.point.rules.get(j)) {
             Some(first) if report.outcome != OutcomeKind::Continue => format!(
                 "`{}` fires first and ends the chain ({})",

@@ -2,7 +2,12 @@
 //! `hookc eval`, on the shipped packs and on a rule set with every kind of
 //! condition; a rule whose conditions contradict each other has none.
 
-#![expect(clippy::unwrap_used, reason = "test setup fails the test")]
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test helpers outside #[test] functions fail loudly on purpose"
+)]
 
 use crate::common::hookc_in;
 use serde_json::Value;
