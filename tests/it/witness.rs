@@ -185,6 +185,21 @@ hook after-abort on tool.pre_execute at builtin::shell priority 2 {
     log info "after"
 }
 
+hook guard-unless-safe on tool.pre_execute at builtin::guarded priority 1 {
+    unless payload.tool_name == "safe"
+    abort "not safe"
+}
+
+hook guarded-later on tool.pre_execute at builtin::guarded priority 2 {
+    when payload.tool == "x"
+    log info "after the guard"
+}
+
+hook switched-off on tool.pre_execute at builtin::exec disabled {
+    when payload.tool == "exec"
+    log info "never"
+}
+
 hook contradiction on tool.pre_execute at builtin::exec {
     when payload.tool == "exec"
     when payload.tool == "read"
@@ -229,19 +244,31 @@ fn every_kind_of_condition_has_a_witness_that_fires() {
         "combined",
         "first-aborts",
         "after-abort",
+        "guard-unless-safe",
+        "guarded-later",
     ] {
         assert_eq!(status(id), "witness", "{id}: {found:#?}");
     }
-    for id in ["contradiction", "empty-range", "empty-regexes"] {
+    for id in [
+        "switched-off",
+        "contradiction",
+        "empty-range",
+        "empty-regexes",
+    ] {
         assert_eq!(status(id), "unreachable", "{id}: {found:#?}");
     }
     assert_eq!(code, Some(1), "some rules have no witness");
     let checked = check_witnesses(&tmp, &rules, &found, &tmp);
-    assert_eq!(checked, 14);
+    assert_eq!(checked, 16);
 
     // The witness of the rule after an aborting one avoids it.
     let after = found.iter().find(|w| w["rule"] == "after-abort").unwrap();
     assert_eq!(after["event"]["payload"]["tool"], "eval", "{after}");
+    // The rule after a guard that aborts unless a field the rule does not
+    // test is set: the search negates the guard's condition.
+    let later = found.iter().find(|w| w["rule"] == "guarded-later").unwrap();
+    assert_eq!(later["event"]["payload"]["tool"], "x", "{later}");
+    assert_eq!(later["event"]["payload"]["tool_name"], "safe", "{later}");
     // Shortest strings, built to hold every test at once.
     let combined = found.iter().find(|w| w["rule"] == "combined").unwrap();
     assert_eq!(
