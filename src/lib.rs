@@ -98,6 +98,9 @@ pub mod net_guard;
 
 #[cfg(feature = "compiler")]
 #[doc(hidden)]
+pub mod analysis;
+#[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod check;
 #[cfg(feature = "compiler")]
 #[doc(hidden)]

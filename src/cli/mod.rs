@@ -9,7 +9,7 @@
 //! `--deny-warnings`, rules that do not compile) or an `abort` outcome from
 //! `eval`; 2 usage or I/O errors (unreadable files, bad events, corrupt
 //! tables); 3 from `eval`, rules that do not compile (so that a script can
-//! tell them from an abort).
+//! tell them from an abort). `witness` exits 1 when a rule has no witness.
 
 mod claude;
 mod compile;
@@ -31,6 +31,7 @@ mod rate_store;
 mod schema;
 mod test;
 mod watch;
+mod witness;
 
 use crate::diag::{Diagnostics, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -155,6 +156,34 @@ enum Command {
         after_help = "Examples:\n  hookc explain rules/ --event examples/events/tool_exec_rm.json\n  hookc explain --table rules.tbl --event - --format json < event.json\n  hookc explain claude.hooks --event pre_tool_use.json --point PreToolUse"
     )]
     Explain(explain::ExplainArgs),
+
+    /// Build, for each rule, an event that makes it fire
+    ///
+    /// Compiles the rules (or loads `--table`) and, for every rule (or the
+    /// one named by `--rule`), builds a hook context of the rule's point
+    /// and target whose fields satisfy its condition: the constants of
+    /// `==` and `in`, numbers inside the comparisons' bounds, for
+    /// `contains`, `starts_with`, `ends_with`, regexes and globs a shortest
+    /// string in all their languages (searched through their DFAs) and
+    /// outside those of the negated ones; `or` and `not` are followed.
+    /// Each event is run through the rules as `hookc eval` runs it (effects
+    /// recorded, not run) and printed only when the rule fired; when an
+    /// earlier rule ends the chain first, its condition is negated and the
+    /// search tried again. Save an event and `hookc eval RULES --event
+    /// FILE` fires the rule. A rule without a witness is `unreachable` when
+    /// that is proven (the rule is disabled, or its conditions contradict
+    /// each other), else `undecided`, with the reason (an expression or a
+    /// `rate(…)` test the search does not solve, a search limit).
+    /// `--format json` prints an array of {rule, point, target, file, line,
+    /// status, event, reason}.
+    ///
+    /// Exit status: 0 every rule has a witness, 1 a rule has none (or the
+    /// rules have errors), 2 a path cannot be read, the table cannot be
+    /// loaded, or no rule has the id of `--rule`.
+    #[command(
+        after_help = "Examples:\n  hookc witness rules/\n  hookc witness rules/ --rule block-secret-args --format json\n  hookc witness --table rules.tbl"
+    )]
+    Witness(witness::WitnessArgs),
 
     /// Answer a Claude Code hook event: hookc as a `type: "command"` hook
     ///
@@ -553,6 +582,7 @@ pub fn main() -> ExitCode {
         Command::Compile(args) => compile::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Witness(args) => witness::run(args),
         Command::Claude(args) => claude::run(args, cli.verbose),
         Command::Inspect(args) => inspect::run(args),
         Command::Fmt(args) => fmt::run(args),

@@ -798,6 +798,7 @@ fn help_of_every_command() {
         ("help_compile", &["compile", "--help"][..]),
         ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
+        ("help_witness", &["witness", "--help"][..]),
     ] {
         let run = hookc(args);
         run.assert_code(0);

@@ -45,3 +45,4 @@ mod test_reports;
 mod untrusted;
 mod watch;
 mod webhook;
+mod witness;

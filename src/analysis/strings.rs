@@ -1,0 +1,428 @@
+//! The shortest strings in an intersection of regular languages.
+//!
+//! A [`Lang`] is a set of whole strings: those a regex matches somewhere
+//! in ([`Lang::matching`]), those with a prefix, suffix or substring, and
+//! the complement of any of these. [`shortest`] builds one anchored dense
+//! DFA per language and searches their product breadth first from the
+//! start states, a byte at a time, so the strings it finds are the
+//! shortest in every wanted language and in none of the unwanted ones.
+//! Every string found is valid UTF-8: the product includes the language
+//! of all valid UTF-8 strings.
+//!
+//! When the search ends without a string and it saw every state (no DFA
+//! gave up on a byte, no limit was reached), the intersection is empty:
+//! [`Search::Empty`] is a proof, not a guess.
+
+/* Design notes.
+
+A regex `r` of a rule matches a field when it matches anywhere in it; as
+a language of whole strings that is `\A(?su:.)*(?:r)(?su:.)*\z`, where an
+`^` or `$` inside `r` still means the start or end of the whole string. The
+DFAs are built with `MatchKind::All` and an anchored start, so a DFA state
+after the string and the end-of-input transition is a match state exactly
+when the whole string is in the language.
+
+A regex with a Unicode word boundary cannot be a DFA; it is built with
+the heuristic that makes such a DFA give up (a quit state) on non-ASCII
+bytes, and the search does not follow a byte into a quit state: the
+strings it finds are then ASCII, and an empty answer is no proof.
+
+A regex whose language makes too large a DFA (counted repetitions behind
+the unanchored prefix, large Unicode classes) is built again as a subset
+of it: with ASCII classes, then (when the language is wanted) as the
+strings that start with a match, `\A(?:r)(?su:.)*\z`. Strings found are
+then still in the language (for an unwanted one built with ASCII classes,
+maybe not outside it: the caller checks), and an empty answer is no proof.
+
+Bytes are tried in an order that makes readable strings (lowercase
+letters, digits, uppercase letters, common punctuation, then the rest), and
+a state tuple is followed along at most a couple more paths than strings
+are wanted, so that the strings found differ where they can.
+*/
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+use std::collections::{HashMap, VecDeque};
+
+/// The most paths a search follows before it gives up.
+const STATE_LIMIT: usize = 50_000;
+
+/// How many more paths than strings wanted a state tuple is followed along
+/// (strings `keep` rejects take some).
+const PATHS_SPARE: usize = 2;
+
+/// The most bytes of heap one language's DFA may take.
+const DFA_SIZE_LIMIT: usize = 1 << 20;
+
+/// A set of whole strings, as a regex that must match all of a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lang {
+    /// The regex, matched against the whole string.
+    whole: String,
+    /// For [`Lang::matching`], the strings that start with a match: a
+    /// subset, whose DFA may be far smaller (no unanchored prefix).
+    anchored: Option<String>,
+    /// True for the complement: the strings the regex does not match.
+    negated: bool,
+}
+
+impl Lang {
+    /// Every string (of valid UTF-8).
+    pub fn any() -> Lang {
+        Lang::whole(r"(?su:.)*")
+    }
+
+    /// The strings `regex` (regex crate syntax, flags inline) matches
+    /// somewhere in.
+    pub fn matching(regex: &str) -> Lang {
+        Lang {
+            anchored: Some(format!(r"\A(?:{regex})(?su:.)*\z")),
+            ..Lang::whole(&format!(r"(?su:.)*(?:{regex})(?su:.)*"))
+        }
+    }
+
+    /// The strings that contain `needle`.
+    pub fn containing(needle: &str) -> Lang {
+        Lang::containing_any(&[needle])
+    }
+
+    /// The strings that contain one of `needles` (none when there are none).
+    pub fn containing_any(needles: &[&str]) -> Lang {
+        if needles.is_empty() {
+            return Lang::whole(r"[^\s\S]");
+        }
+        let alternatives: Vec<String> = needles.iter().map(|n| regex_syntax::escape(n)).collect();
+        Lang::whole(&format!(r"(?su:.)*(?:{})(?su:.)*", alternatives.join("|")))
+    }
+
+    /// The strings that start with `prefix`.
+    pub fn starting_with(prefix: &str) -> Lang {
+        Lang::whole(&format!(r"{}(?su:.)*", regex_syntax::escape(prefix)))
+    }
+
+    /// The strings that end with `suffix`.
+    pub fn ending_with(suffix: &str) -> Lang {
+        Lang::whole(&format!(r"(?su:.)*{}", regex_syntax::escape(suffix)))
+    }
+
+    /// The strings not in this language.
+    pub fn complement(self) -> Lang {
+        Lang {
+            negated: !self.negated,
+            ..self
+        }
+    }
+
+    fn whole(regex: &str) -> Lang {
+        Lang {
+            whole: format!(r"\A(?:{regex})\z"),
+            anchored: None,
+            negated: false,
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Search {
+    /// Strings in every language, shortest first (at least one).
+    Found(Vec<String>),
+    /// No string is in every language: the whole product was searched.
+    Empty,
+    /// No string was found, and the search cannot say that none exists;
+    /// the reason.
+    GaveUp(String),
+}
+
+/// Up to `want` of the shortest strings in all of `langs` (and in the
+/// language of valid UTF-8 strings) for which `keep` holds, shortest
+/// first. `Empty` only when `keep` held for every string it was asked
+/// about and none is in all of `langs`.
+pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Search {
+    let mut all = vec![Lang::any()];
+    all.extend(langs.iter().cloned());
+    let mut dfas = Vec::with_capacity(all.len());
+    // True when a language was built as an ASCII subset of itself.
+    let mut narrowed = false;
+    for lang in &all {
+        // The language, then subsets of it (of a wanted one only: a subset
+        // of an unwanted one is a superset of what is wanted).
+        let mut attempts = vec![(lang.whole.as_str(), true), (lang.whole.as_str(), false)];
+        if let (Some(anchored), false) = (&lang.anchored, lang.negated) {
+            attempts.extend([(anchored.as_str(), true), (anchored.as_str(), false)]);
+        }
+        let mut built = Err(String::new());
+        for (i, (regex, unicode)) in attempts.into_iter().enumerate() {
+            match build(regex, unicode) {
+                Ok(dfa) => {
+                    narrowed |= i > 0;
+                    built = Ok(dfa);
+                    break;
+                }
+                Err(e) if i == 0 => built = Err(e),
+                Err(_) => {}
+            }
+        }
+        match built {
+            Ok(dfa) => dfas.push((dfa, lang.negated)),
+            Err(reason) => return Search::GaveUp(reason),
+        }
+    }
+    let mut starts = Vec::with_capacity(dfas.len());
+    for (dfa, _) in &dfas {
+        match dfa.start_state(&start::Config::new().anchored(Anchored::Yes)) {
+            Ok(id) => starts.push(id),
+            Err(e) => return Search::GaveUp(format!("a DFA has no start state: {e}")),
+        }
+    }
+
+    // How often each tuple was reached; each path to one: its parent's
+    // index and the byte that led to it.
+    let mut seen: HashMap<Vec<StateID>, usize> = HashMap::new();
+    let mut trail: Vec<(usize, u8)> = Vec::new();
+    let mut queue: VecDeque<(Vec<StateID>, usize)> = VecDeque::new();
+    seen.insert(starts.clone(), 1);
+    trail.push((usize::MAX, 0));
+    queue.push_back((starts, 0));
+
+    let order = byte_order();
+    let mut found = Vec::new();
+    let mut rejected = false;
+    let mut partial = false;
+    while let Some((states, at)) = queue.pop_front() {
+        let accepted = dfas
+            .iter()
+            .zip(&states)
+            .all(|((dfa, negated), &id)| dfa.is_match_state(dfa.next_eoi_state(id)) != *negated);
+        if accepted {
+            if let Some(text) = spell(&trail, at) {
+                if keep(&text) {
+                    found.push(text);
+                    if found.len() >= want {
+                        return Search::Found(found);
+                    }
+                } else {
+                    rejected = true;
+                }
+            }
+        }
+        for &byte in &order {
+            let mut next = Vec::with_capacity(states.len());
+            let mut alive = true;
+            for ((dfa, negated), &id) in dfas.iter().zip(&states) {
+                let to = dfa.next_state(id, byte);
+                if dfa.is_quit_state(to) {
+                    partial = true;
+                    alive = false;
+                    break;
+                }
+                if dfa.is_dead_state(to) && !negated {
+                    alive = false;
+                    break;
+                }
+                next.push(to);
+            }
+            let reached = seen.get(&next).copied().unwrap_or(0);
+            if !alive || reached >= want + PATHS_SPARE {
+                continue;
+            }
+            if trail.len() >= STATE_LIMIT {
+                return if found.is_empty() {
+                    Search::GaveUp(format!(
+                        "the search of the regexes' product passed {STATE_LIMIT} steps"
+                    ))
+                } else {
+                    Search::Found(found)
+                };
+            }
+            trail.push((at, byte));
+            seen.insert(next.clone(), reached + 1);
+            queue.push_back((next, trail.len() - 1));
+        }
+    }
+    if !found.is_empty() {
+        Search::Found(found)
+    } else if partial {
+        Search::GaveUp("a regex uses a Unicode word boundary, searched over ASCII only".to_string())
+    } else if narrowed {
+        Search::GaveUp(
+            "a regex is too large a DFA, searched in a smaller subset of its language".to_string(),
+        )
+    } else if rejected {
+        Search::GaveUp("no string found passes the other conditions".to_string())
+    } else {
+        Search::Empty
+    }
+}
+
+/// The anchored DFA of a whole-string regex; with `unicode` off, its
+/// classes (`\w`, `\d`, case folding) are ASCII (the wrappers' `.` stays
+/// Unicode, so the strings are still valid UTF-8).
+fn build(regex: &str, unicode: bool) -> Result<dense::DFA<Vec<u32>>, String> {
+    dense::Builder::new()
+        .syntax(regex_automata::util::syntax::Config::new().unicode(unicode))
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Anchored)
+                .unicode_word_boundary(true)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
+        .build(regex)
+        .map_err(|e| format!("cannot build a DFA for a regex: {e}"))
+}
+
+/// The bytes of the path to `at`, as text.
+fn spell(trail: &[(usize, u8)], mut at: usize) -> Option<String> {
+    let mut bytes = Vec::new();
+    while let Some(&(parent, byte)) = trail.get(at) {
+        if parent == usize::MAX {
+            break;
+        }
+        bytes.push(byte);
+        at = parent;
+    }
+    bytes.reverse();
+    String::from_utf8(bytes).ok()
+}
+
+/// Every byte once, readable ones first.
+fn byte_order() -> Vec<u8> {
+    let mut order: Vec<u8> = Vec::with_capacity(256);
+    order.extend(b'a'..=b'z');
+    order.extend(b'0'..=b'9');
+    order.extend(b'A'..=b'Z');
+    order.extend(b"_-./ ");
+    order.extend(0x21..=0x7e);
+    order.extend(0..=255);
+    let mut seen = [false; 256];
+    order.retain(|&b| {
+        seen.get_mut(usize::from(b))
+            .is_some_and(|s| !std::mem::replace(s, true))
+    });
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(langs: &[Lang]) -> Search {
+        shortest(langs, 1, |_| true)
+    }
+
+    fn found(text: &str) -> Search {
+        Search::Found(vec![text.to_string()])
+    }
+
+    #[test]
+    fn the_shortest_match_of_one_regex() {
+        assert_eq!(first(&[Lang::matching("abc")]), found("abc"));
+        assert_eq!(first(&[Lang::matching(r"rm\s+-rf")]), found("rm -rf"));
+        assert_eq!(first(&[Lang::matching("a+b{2,}")]), found("abb"));
+        assert_eq!(first(&[Lang::matching("x?")]), found(""));
+        assert_eq!(first(&[Lang::matching(r"^\d{3}$")]), found("000"));
+        assert_eq!(first(&[Lang::matching("(?i)HELLO")]), found("hello"));
+    }
+
+    #[test]
+    fn strings_are_valid_utf8() {
+        assert_eq!(first(&[Lang::matching("é")]), found("é"));
+        let Search::Found(greek) = first(&[Lang::matching(r"^\p{Greek}$")]) else {
+            panic!("no string");
+        };
+        assert!(greek
+            .iter()
+            .all(|t| t.chars().count() == 1 && !t.is_ascii()));
+        let Search::Found(texts) = shortest(&[Lang::matching("[^a-z]")], 5, |_| true) else {
+            panic!("no string");
+        };
+        assert!(texts.iter().all(|t| t.chars().count() == 1));
+    }
+
+    #[test]
+    fn languages_intersect() {
+        let langs = [
+            Lang::starting_with("git "),
+            Lang::matching("push"),
+            Lang::ending_with("--force"),
+        ];
+        assert_eq!(first(&langs), found("git push--force"));
+        let overlapping = [Lang::starting_with("ab"), Lang::ending_with("bc")];
+        assert_eq!(first(&overlapping), found("abc"));
+        let literal = [Lang::containing("a.b"), Lang::matching("^a")];
+        assert_eq!(first(&literal), found("a.b"));
+    }
+
+    #[test]
+    fn complements_are_respected() {
+        let langs = [Lang::matching("^a"), Lang::containing("a").complement()];
+        assert_eq!(first(&langs), Search::Empty);
+        let langs = [Lang::matching("^[ab]$"), Lang::matching("a").complement()];
+        assert_eq!(first(&langs), found("b"));
+        assert_eq!(first(&[Lang::any().complement()]), Search::Empty);
+    }
+
+    #[test]
+    fn empty_intersections_are_proven() {
+        assert_eq!(
+            first(&[Lang::matching(r"^\d+$"), Lang::matching("[a-z]")]),
+            Search::Empty
+        );
+        assert_eq!(
+            first(&[Lang::starting_with("a"), Lang::starting_with("b")]),
+            Search::Empty
+        );
+        assert_eq!(first(&[Lang::containing_any(&[])]), Search::Empty);
+    }
+
+    #[test]
+    fn keep_filters_and_an_empty_answer_is_then_no_proof() {
+        let langs = [Lang::matching("^(a|b)$")];
+        assert_eq!(shortest(&langs, 1, |t| t != "a"), found("b"));
+        assert!(matches!(shortest(&langs, 1, |_| false), Search::GaveUp(_)));
+    }
+
+    #[test]
+    fn word_boundaries_search_ascii_only() {
+        assert_eq!(first(&[Lang::matching(r"\bcat\b")]), found("cat"));
+        assert!(matches!(
+            first(&[
+                Lang::matching(r"\bcat\b"),
+                Lang::matching("[a-z]").complement()
+            ]),
+            Search::GaveUp(_)
+        ));
+    }
+
+    #[test]
+    fn a_regex_too_large_for_a_dfa_is_searched_in_a_subset() {
+        let secret = r"AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_";
+        assert_eq!(
+            first(&[Lang::matching(secret)]),
+            found("AKIA0000000000000000")
+        );
+        assert!(matches!(
+            first(&[Lang::matching(secret), Lang::matching("^x")]),
+            Search::GaveUp(_)
+        ));
+    }
+
+    #[test]
+    fn more_than_one_string() {
+        let Search::Found(texts) = shortest(&[Lang::matching("^[xy]z?$")], 4, |_| true) else {
+            panic!("no string");
+        };
+        assert_eq!(texts, ["x", "y", "xz", "yz"]);
+    }
+
+    #[test]
+    fn escapes_are_literal() {
+        for text in ["a.b", "(x)", "[^]", "$1", r"\d", "a-b", "#~&"] {
+            assert_eq!(first(&[Lang::containing(text)]), found(text), "{text}");
+        }
+    }
+}
