@@ -53,9 +53,18 @@ impl Atoms {
             },
             Expr::Const(Value::Bool(true)) => Cond::True,
             Expr::Const(Value::Bool(false)) => Cond::Not(Box::new(Cond::True)),
+            // A field against a constant: `!=` is the negation of the
+            // field's `==` atom, which its field matcher decides (a missing
+            // field reads as null, so `payload.x != "a"` holds without it).
+            // Any other comparison stays an atom of its own: an operand
+            // that cannot be evaluated (`null & 8`) makes it false, as it
+            // makes `==` false; negating `==` would make it true.
             Expr::Binary(BinaryOp::Ne, a, b) => {
                 let eq = Expr::Binary(BinaryOp::Eq, a.clone(), b.clone());
-                Cond::Not(Box::new(self.atom(leaf(&eq))))
+                match leaf(&eq) {
+                    Leaf::Expr(_) => self.atom(leaf(e)),
+                    field => Cond::Not(Box::new(self.atom(field))),
+                }
             }
             _ => self.atom(leaf(e)),
         }

@@ -465,6 +465,34 @@ fn conditions_and_operators() {
     );
 }
 
+/// A comparison whose operand cannot be evaluated (`null & 8`, a bit
+/// operation on a missing field or a string) does not hold, whether it is
+/// written `==` or `!=`; a missing field compared as itself still reads as
+/// null (`payload.x != "a"` holds without it).
+#[test]
+fn a_comparison_that_cannot_be_evaluated_holds_for_neither_operator() {
+    let rules = r#"
+        hook bit-set on child.pre_spawn { when payload.caps & 8 != 0 abort "bit set" }
+        hook bit-clear on child.pre_spawn { when payload.caps & 8 == 0 context "bit clear" }
+        hook not-a on child.pre_spawn { when payload.mode != "a" context "not a" }
+    "#;
+    let answer = |payload: Value| {
+        let r = run(rules, "child.pre_spawn", "builtin::llm", payload);
+        fired(&r).iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(answer(json!({"caps": 15, "mode": "a"})), ["bit-set"]);
+    assert_eq!(
+        answer(json!({"caps": 7, "mode": "b"})),
+        ["bit-clear", "not-a"]
+    );
+    assert_eq!(answer(json!({})), ["not-a"], "no caps: neither bit rule");
+    assert_eq!(
+        answer(json!({"caps": "15", "mode": "a"})),
+        Vec::<String>::new(),
+        "caps a string: neither bit rule"
+    );
+}
+
 #[test]
 fn templates_fill_from_the_context() {
     let r = run(

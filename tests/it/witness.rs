@@ -79,9 +79,11 @@ fn check_witnesses(dir: &Path, rules: &Path, found: &[Value], tmp: &Path) -> usi
 #[test]
 fn every_witness_of_the_shipped_packs_fires_its_rule() {
     // Each pack, and the fewest witnesses it has today: fewer is a
-    // regression of the search.
+    // regression of the search. (`narrow-child-caps` in `rules/` tests
+    // `payload.capabilities & 8 != 0`, an expression the search does not
+    // solve: it is undecided.)
     for (pack, least) in [
-        ("rules", 5),
+        ("rules", 4),
         ("rules/claude-code", 6),
         ("rules/audit-trail", 25),
     ] {
