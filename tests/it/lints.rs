@@ -99,6 +99,7 @@ fn default_levels() {
         "glob-never-matches",
         "bidi-control",
         "regex-cost",
+        "point-cost",
     ] {
         assert_eq!(level(code), Level::Warn, "{code}");
     }
@@ -257,6 +258,36 @@ fn hookc_toml_is_found_above_the_first_path() {
     // A missing --config file is an I/O error.
     let (code, _, stderr) = hookc(&["lint", "--config", "nope.toml", "rules"], &dir);
     assert_eq!(code, Some(2), "{stderr}");
+}
+
+/// The budget of `point-cost` comes from `[cost] timeout-budget-ms`.
+#[test]
+fn point_cost_budget_is_configured() {
+    let dir = tmp("point-cost");
+    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    std::fs::write(
+        dir.join("rules/r.hooks"),
+        "schema orcs\nhook a on tool.pre_execute timeout 20000ms {\n    exec \"./a\"\n    call \"b\"\n}\n",
+    )
+    .unwrap();
+    // 40 s: within the default budget.
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("point-cost"), "{stderr}");
+    std::fs::write(
+        dir.join("hookc.toml"),
+        "[cost]\ntimeout-budget-ms = 30000\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning[point-cost]: one event at `tool.pre_execute` can wait 40000 ms on commands and handlers, over the budget of 30000 ms"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("r.hooks:2:1"), "{stderr}");
+    let (code, _, stderr) = hookc(&["lint", "--deny-warnings", "rules"], &dir);
+    assert_eq!(code, Some(1), "{stderr}");
 }
 
 // ---------------------------------------------------------------- SARIF
