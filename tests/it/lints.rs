@@ -87,6 +87,7 @@ fn default_levels() {
     let level = |code: &str| lints::lint(code).unwrap().default;
     assert_eq!(level("insecure-webhook"), Level::Deny);
     assert_eq!(level("priority-tie"), Level::Note);
+    assert_eq!(level("point-cost"), Level::Allow);
     for code in [
         "unreachable-rule",
         "duplicate-condition",
@@ -99,7 +100,6 @@ fn default_levels() {
         "glob-never-matches",
         "bidi-control",
         "regex-cost",
-        "point-cost",
     ] {
         assert_eq!(level(code), Level::Warn, "{code}");
     }
@@ -270,13 +270,24 @@ fn point_cost_budget_is_configured() {
         "schema orcs\nhook a on tool.pre_execute timeout 20000ms {\n    exec \"./a\"\n    call \"b\"\n}\n",
     )
     .unwrap();
-    // 40 s: within the default budget.
-    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(!stderr.contains("point-cost"), "{stderr}");
+    // Off by default, whatever the budget.
     std::fs::write(
         dir.join("hookc.toml"),
         "[cost]\ntimeout-budget-ms = 30000\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("point-cost"), "{stderr}");
+    // On: 40 s is within the default budget...
+    std::fs::write(dir.join("hookc.toml"), "[lints]\npoint-cost = \"warn\"\n").unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("point-cost"), "{stderr}");
+    // ...and over a budget of 30 s.
+    std::fs::write(
+        dir.join("hookc.toml"),
+        "[lints]\npoint-cost = \"warn\"\n\n[cost]\ntimeout-budget-ms = 30000\n",
     )
     .unwrap();
     let (code, _, stderr) = hookc(&["lint", "rules"], &dir);

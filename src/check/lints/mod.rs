@@ -29,7 +29,7 @@
 //! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
 //! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
 //! | `regex-cost` | warn | a `matches` regex too large for the field's DFA, with its cost per byte |
-//! | `point-cost` | warn | a point where one event can wait longer on commands and handlers than the budget |
+//! | `point-cost` | allow | a point where one event can wait longer on commands and handlers than the budget |
 //!
 //! # Levels
 //!
