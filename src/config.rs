@@ -29,6 +29,15 @@
 //! store = "file"     # or "memory", or "redis://host:6379/0"
 //! ```
 //!
+//! The `[cost]` table sets the budget of the `point-cost` lint: the most
+//! milliseconds one event at a point may wait on commands and handlers
+//! (the sum of their timeouts; default 120000):
+//!
+//! ```toml
+//! [cost]
+//! timeout-budget-ms = 30000
+//! ```
+//!
 //! `[claude]` holds the settings of `hookc claude`, which reads the
 //! `hookc.toml` found from the table (or rules) it loads:
 //!
@@ -74,6 +83,9 @@ pub struct Config {
     /// `log-file` under `[claude]`: the decision log `hookc claude` appends
     /// to. Relative to the file's directory once loaded.
     pub log_file: Option<PathBuf>,
+    /// `timeout-budget-ms` under `[cost]`: the budget of the `point-cost`
+    /// lint ([`crate::Options::point_timeout_budget_ms`]).
+    pub point_timeout_budget_ms: Option<u64>,
 }
 
 impl Config {
@@ -87,6 +99,9 @@ impl Config {
                 .rate_store
                 .as_deref()
                 .and_then(|s| crate::store::StoreSpec::parse(s).ok()),
+            point_timeout_budget_ms: self
+                .point_timeout_budget_ms
+                .unwrap_or(crate::check::DEFAULT_POINT_TIMEOUT_BUDGET_MS),
             ..crate::Options::default()
         }
     }
@@ -199,6 +214,10 @@ impl Config {
                 config.rate_store = rate_table(&source, value, &mut diags);
                 continue;
             }
+            if key_text == "cost" {
+                config.point_timeout_budget_ms = cost_table(&source, value, &mut diags);
+                continue;
+            }
             if key_text == "claude" {
                 parse_claude(value, &source, &mut config, &mut diags);
                 continue;
@@ -210,7 +229,9 @@ impl Config {
                 )
                 .in_file(&source)
                 .with_primary(span(key.span()), "not a setting")
-                .with_help("the settings are in the `[lints]`, `[rate]` and `[claude]` tables");
+                .with_help(
+                    "the settings are in the `[lints]`, `[rate]`, `[cost]` and `[claude]` tables",
+                );
                 diags.push(d);
                 continue;
             }
@@ -268,6 +289,61 @@ impl Config {
 }
 
 /// The `store` of a `[rate]` table; problems are diagnostics.
+/// The `[cost]` table: `timeout-budget-ms`, a number of milliseconds.
+fn cost_table(
+    source: &SourceFile,
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    diags: &mut Diagnostics,
+) -> Option<u64> {
+    let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
+    let toml::de::DeValue::Table(table) = value.get_ref() else {
+        diags.push(
+            Diagnostic::error("invalid-config", "`cost` must be a table")
+                .in_file(source)
+                .with_primary(span(value.span()), "not a table")
+                .with_help("write `[cost]` on a line of its own, then `timeout-budget-ms = 30000`"),
+        );
+        return None;
+    };
+    let mut budget = None;
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    for (key, value) in entries {
+        let key_text: &str = key.get_ref();
+        if key_text != "timeout-budget-ms" {
+            diags.push(
+                Diagnostic::warning(
+                    "unknown-config-key",
+                    format!("unknown key `cost.{key_text}` in `{FILE_NAME}`"),
+                )
+                .in_file(source)
+                .with_primary(span(key.span()), "not a setting")
+                .with_help("`[cost]` has one setting: `timeout-budget-ms`"),
+            );
+            continue;
+        }
+        let parsed = match value.get_ref() {
+            toml::de::DeValue::Integer(n) => {
+                u64::from_str_radix(&n.as_str().replace('_', ""), n.radix()).ok()
+            }
+            _ => None,
+        };
+        match parsed {
+            Some(ms) => budget = Some(ms),
+            None => diags.push(
+                Diagnostic::error(
+                    "invalid-config",
+                    "`timeout-budget-ms` must be a whole number of milliseconds",
+                )
+                .in_file(source)
+                .with_primary(span(value.span()), "not a number of milliseconds")
+                .with_help("for example `timeout-budget-ms = 30000`"),
+            ),
+        }
+    }
+    budget
+}
+
 fn rate_table(
     source: &SourceFile,
     value: &toml::Spanned<toml::de::DeValue<'_>>,
@@ -457,6 +533,28 @@ mod tests {
         assert_eq!(unknown.location().map(|l| (l.1, l.2)), Some((3, 1)));
         assert_eq!(diags.0[2].help.as_deref(), Some("did you mean `deny`?"));
         assert!(config.lints.is_empty());
+    }
+
+    #[test]
+    fn the_cost_budget_is_read_and_checked() {
+        let (config, diags) = Config::parse("hookc.toml", "[cost]\ntimeout-budget-ms = 30_000\n");
+        assert!(diags.is_empty(), "{diags}");
+        assert_eq!(config.point_timeout_budget_ms, Some(30_000));
+        assert_eq!(config.options().point_timeout_budget_ms, 30_000);
+        let (config, diags) =
+            Config::parse("hookc.toml", "[cost]\ntimeout-budget-ms = -1\nbudget = 2\n");
+        assert_eq!(config.point_timeout_budget_ms, None);
+        assert_eq!(
+            messages(&diags),
+            [
+                "error: `timeout-budget-ms` must be a whole number of milliseconds",
+                "warning: unknown key `cost.budget` in `hookc.toml`",
+            ]
+        );
+        assert_eq!(
+            Config::default().options().point_timeout_budget_ms,
+            crate::check::DEFAULT_POINT_TIMEOUT_BUDGET_MS
+        );
     }
 
     #[test]

@@ -327,6 +327,45 @@ impl std::str::FromStr for FqlPattern {
     }
 }
 
+/// The largest total weight of the patterns one component can match.
+///
+/// Dispatch looks only at the rules whose `scope::target` matches the
+/// event's component, so the most work one event can cause at a point is
+/// the heaviest such group: each pattern weighs `weight` (one per rule to
+/// count candidates, its effects' timeouts to bound their time). Child and
+/// instance segments are not narrowed, so this is an upper bound; the
+/// scope and target are exact. Sums saturate.
+pub fn heaviest_component<'a>(items: impl IntoIterator<Item = (&'a FqlPattern, u64)>) -> u64 {
+    use std::collections::BTreeMap;
+    let mut any = 0u64;
+    let mut scopes: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut targets: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut exact: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for (pattern, weight) in items {
+        let slot = match (pattern.scope.exact(), pattern.target.exact()) {
+            (Some(scope), Some(target)) => exact.entry((scope, target)).or_default(),
+            (Some(scope), None) => scopes.entry(scope).or_default(),
+            (None, Some(target)) => targets.entry(target).or_default(),
+            (None, None) => &mut any,
+        };
+        *slot = slot.saturating_add(weight);
+    }
+    let best_scope = scopes.values().copied().max().unwrap_or(0);
+    let best_target = targets.values().copied().max().unwrap_or(0);
+    // A component whose pair no exact pattern names: the heaviest scope
+    // and the heaviest target together (there is always such a component,
+    // e.g. `scope::<a new name>` when the target is a wildcard's).
+    let mut best = any.saturating_add(best_scope).saturating_add(best_target);
+    for ((scope, target), weight) in &exact {
+        let total = any
+            .saturating_add(*weight)
+            .saturating_add(scopes.get(scope).copied().unwrap_or(0))
+            .saturating_add(targets.get(target).copied().unwrap_or(0));
+        best = best.max(total);
+    }
+    best
+}
+
 /// Splits `scope::target` at the first `::`; without one, the whole id is the
 /// scope and the target is empty.
 pub fn split_component(component: &str) -> (&str, &str) {
@@ -355,6 +394,31 @@ mod tests {
 
     fn p(s: &str) -> FqlPattern {
         FqlPattern::parse(s).unwrap()
+    }
+
+    #[test]
+    fn the_heaviest_component_counts_every_group_it_matches() {
+        let rules = [
+            (p("builtin::exec"), 1),
+            (p("builtin::exec"), 10),
+            (p("builtin::*"), 100),
+            (p("*::exec"), 1000),
+            (p("*::read"), 5000),
+            (p("*::*"), 7),
+            (p("plugin::x"), 3),
+        ];
+        let weights = rules.iter().map(|(pattern, w)| (pattern, *w));
+        // `builtin::read`: scope 100, target 5000, any 7.
+        assert_eq!(heaviest_component(weights), 5107);
+        let no_read = rules
+            .iter()
+            .filter(|(pattern, _)| pattern.to_string() != "*::read");
+        // `builtin::exec`: 11 + 100 + 1000 + 7.
+        assert_eq!(
+            heaviest_component(no_read.map(|(pattern, w)| (pattern, *w))),
+            1118
+        );
+        assert_eq!(heaviest_component(std::iter::empty()), 0);
     }
 
     #[test]

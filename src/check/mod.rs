@@ -37,6 +37,10 @@ pub use lints::{Level, LintLevels};
 pub use typeck::bindings::{command_fields, redirect_fields};
 pub(crate) use typeck::required_literal;
 
+/// The default of [`Options::point_timeout_budget_ms`](crate::Options::point_timeout_budget_ms):
+/// two commands or handlers at the default timeout.
+pub const DEFAULT_POINT_TIMEOUT_BUDGET_MS: u64 = 2 * crate::ir::DEFAULT_EFFECT_TIMEOUT_MS;
+
 /// The default of [`Options::pattern_dfa_budget`](crate::Options::pattern_dfa_budget):
 /// a regex whose DFA alone would be larger is matched on its own. The
 /// `regex-cost` lint needs it as the compiler does, so it lives on the
@@ -356,9 +360,9 @@ impl Analysis<'_> {
     /// allow(…)` comments) on `rules`, lowered from [`Analysis::rules`] with
     /// `regexes`, for a host that keeps `rate(…)` counts in `rate_store`
     /// (`None`: its default) and a compile whose regexes leave the field
-    /// DFAs above `pattern_dfa_budget` ([`crate::Options::pattern_dfa_budget`]),
-    /// as the `regex-cost` lint reports them. Their findings follow the
-    /// check's.
+    /// DFAs above `budgets.pattern_dfa` ([`crate::Options::pattern_dfa_budget`]),
+    /// as the `regex-cost` lint reports them, and the wait on effects the
+    /// `point-cost` lint allows a point. Their findings follow the check's.
     pub(crate) fn lint(
         self,
         loaded: &LoadedSources,
@@ -366,7 +370,7 @@ impl Analysis<'_> {
         regexes: Vec<RegexSource>,
         levels: &LintLevels,
         rate_store: Option<&crate::store::StoreSpec>,
-        pattern_dfa_budget: usize,
+        budgets: lints::Budgets,
     ) -> Checked {
         let mut checked = Checked {
             schema: self.schema.name.clone(),
@@ -394,7 +398,7 @@ impl Analysis<'_> {
             &checked,
             levels,
             rate_store,
-            pattern_dfa_budget,
+            budgets,
         );
         checked.diagnostics.extend(found);
         checked

@@ -7,6 +7,7 @@ use super::{
     check_paths, check_sources, emit_diagnostics, has_io_errors, plural, pretty_json, print_stdout,
     Failure, Format, Status,
 };
+use crate::analysis::cost::{point_costs, PointCost};
 use crate::ir::{Action, Cond, PointProgram, Program, Rule, NO_FIELD};
 use crate::table::FieldStats;
 use crate::Table;
@@ -210,7 +211,7 @@ fn one_by_one(point: &PointProgram) -> usize {
     point.atom_field.iter().filter(|&&f| f == NO_FIELD).count()
 }
 
-fn point_json(table: &Table, point: &PointProgram) -> Value {
+fn point_json(table: &Table, point: &PointProgram, cost: Option<&PointCost>) -> Value {
     let program = table.program();
     json!({
         "name": point.name,
@@ -220,6 +221,7 @@ fn point_json(table: &Table, point: &PointProgram) -> Value {
         "rules": point.rules.iter().map(|r| rule_json(program, point, r)).collect::<Vec<_>>(),
         "matchers": table.field_stats(&point.name).iter().map(matcher_json).collect::<Vec<_>>(),
         "atoms_one_by_one": one_by_one(point),
+        "cost": cost,
     })
 }
 
@@ -230,6 +232,7 @@ fn digest(program: &Program) -> Option<&str> {
 
 fn to_json(table: &Table, name: &str, size: usize) -> Value {
     let program = table.program();
+    let costs = point_costs(table);
     let dfas = table.dfa_sizes();
     let schema_points: Vec<Value> = program
         .schema_points
@@ -258,7 +261,12 @@ fn to_json(table: &Table, name: &str, size: usize) -> Value {
         "expression_dfas": program.regex_dfas.iter().filter(|&&d| d != crate::ir::NO_DFA).count(),
         "rate_counters": program.rates.len(),
         "dfas": {"sections": dfas.len(), "bytes": dfas.iter().sum::<usize>()},
-        "points": program.points.iter().map(|p| point_json(table, p)).collect::<Vec<_>>(),
+        "points": program
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| point_json(table, p, costs.get(i)))
+            .collect::<Vec<_>>(),
     })
 }
 
@@ -352,7 +360,8 @@ fn to_human(table: &Table, name: &str, size: usize) -> String {
     for file in &program.files {
         out.push_str(&format!("  {file}\n"));
     }
-    for point in &program.points {
+    let costs = point_costs(table);
+    for (i, point) in program.points.iter().enumerate() {
         out.push_str(&format!(
             "\n{} ({}): {}, {}\n",
             point.name,
@@ -402,6 +411,49 @@ fn to_human(table: &Table, name: &str, size: usize) -> String {
                 ));
             }
         }
+        if let Some(cost) = costs.get(i) {
+            out.push_str(&cost_lines(cost));
+        }
+    }
+    out
+}
+
+/// The worst case of one dispatch at a point, as a few lines.
+fn cost_lines(cost: &PointCost) -> String {
+    let mut out = String::from("  cost (worst case of one dispatch)\n");
+    out.push_str(&format!(
+        "    candidates  at most {} of {} enabled\n",
+        plural(
+            usize::try_from(cost.candidates_max).unwrap_or(usize::MAX),
+            "rule",
+            "rules"
+        ),
+        cost.rules,
+    ));
+    let scanned = cost.fields.len();
+    out.push_str(&format!(
+        "    scans       {}, DFAs {}, {} one by one\n",
+        plural(scanned, "field", "fields"),
+        plural(cost.dfa_bytes, "byte", "bytes"),
+        plural(cost.atoms_one_by_one, "atom", "atoms"),
+    ));
+    if !cost.effects.is_empty() {
+        let mut kinds: Vec<(&str, usize)> = Vec::new();
+        for effect in &cost.effects {
+            match kinds.iter_mut().find(|(k, _)| *k == effect.kind) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((effect.kind, 1)),
+            }
+        }
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        out.push_str(&format!("    effects     {}\n", list.join(", ")));
+    }
+    out.push_str(&format!(
+        "    wait        at most {} ms on commands and handlers\n",
+        cost.worst_case_timeout_ms
+    ));
+    for part in &cost.unbounded {
+        out.push_str(&format!("    unbounded   {}: {}\n", part.kind, part.what));
     }
     out
 }

@@ -51,10 +51,34 @@ pub(crate) fn run(args: LintArgs) -> Result<Status, Failure> {
     }
     check_sources(&args.paths)?;
     let (options, mut diags) = load_config(&args.paths, args.config.as_deref())?;
-    diags.extend(crate::compile::lint_paths(&args.paths, &options));
+    // The table is kept for the JSON's cost report; the findings are
+    // those of `compile::lint_paths`.
+    let table = match crate::compile_paths(&args.paths, &options) {
+        Ok(compiled) => {
+            diags.extend(compiled.warnings);
+            Some(compiled.table)
+        }
+        Err(found) => {
+            diags.extend(found);
+            None
+        }
+    };
     match args.format {
         LintFormat::Human => emit_diagnostics(&diags, Format::Human)?,
-        LintFormat::Json => emit_diagnostics(&diags, Format::Json)?,
+        LintFormat::Json => {
+            let mut out = crate::diag::render::json(&diags);
+            if let Some(object) = out.as_object_mut() {
+                // Per point, the worst case of one dispatch; `null` when
+                // the rules do not compile.
+                let cost = table
+                    .as_ref()
+                    .map(|t| serde_json::to_value(crate::analysis::cost::point_costs(t)))
+                    .transpose()
+                    .map_err(|e| Failure::new(format!("cannot write JSON: {e}")))?;
+                object.insert("cost".to_string(), cost.unwrap_or_default());
+            }
+            print_stdout(&pretty_json(&out)?);
+        }
         LintFormat::Sarif => {
             let base = std::env::current_dir().ok();
             let log = crate::diag::sarif::sarif(&diags, &lints::sarif_rules(), base.as_deref());

@@ -55,6 +55,10 @@ pub struct Options {
     /// `hookc.toml`), for the `rate-without-store` lint; `None`: the host's
     /// default.
     pub rate_store: Option<crate::store::StoreSpec>,
+    /// The most milliseconds one event at a point may wait on commands and
+    /// handlers (the sum of their timeouts) before the `point-cost` lint
+    /// reports the point (`[cost] timeout-budget-ms` in `hookc.toml`).
+    pub point_timeout_budget_ms: u64,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             field_dfa_budget: 1 << 20,
             lints: check::LintLevels::default(),
             rate_store: None,
+            point_timeout_budget_ms: crate::check::DEFAULT_POINT_TIMEOUT_BUDGET_MS,
         }
     }
 }
@@ -144,7 +149,10 @@ pub(crate) fn compile_loaded(
         regexes,
         &options.lints,
         options.rate_store.as_ref(),
-        options.pattern_dfa_budget,
+        check::lints::Budgets {
+            pattern_dfa: options.pattern_dfa_budget,
+            point_timeout_ms: options.point_timeout_budget_ms,
+        },
     );
     let Checked {
         schema,

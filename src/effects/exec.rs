@@ -102,7 +102,7 @@ impl Default for ExecConfig {
     fn default() -> Self {
         ExecConfig {
             project_dir: None,
-            default_timeout: Duration::from_secs(60),
+            default_timeout: Duration::from_millis(crate::ir::DEFAULT_EFFECT_TIMEOUT_MS),
             max_output: 1 << 20,
         }
     }

@@ -3,6 +3,11 @@
 use super::{Expr, FieldPath, RegexId, Template};
 use serde::{Deserialize, Serialize};
 
+/// The timeout of a command, native handler or Lua handler whose rule sets
+/// none, in milliseconds: the effects' default (`ExecConfig::default_timeout`),
+/// which a host may change.
+pub const DEFAULT_EFFECT_TIMEOUT_MS: u64 = 60_000;
+
 /// Log levels of the `log` action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -131,6 +136,37 @@ impl Action {
                 | Action::Lua(_)
                 | Action::Trace { .. }
         )
+    }
+
+    /// What kind of work the action does outside the rule, as the cost
+    /// report names it: `command`, `handler`, `lua`, `webhook`, `trace`,
+    /// `ask` or `log`; `None` for actions that only compute or edit.
+    pub fn effect_kind(&self) -> Option<&'static str> {
+        Some(match self {
+            Action::Exec { .. } => "command",
+            Action::Call(_) => "handler",
+            Action::Lua(_) => "lua",
+            Action::Webhook { .. } => "webhook",
+            Action::Trace { .. } => "trace",
+            Action::Ask(_) => "ask",
+            Action::Log(..) => "log",
+            _ => return None,
+        })
+    }
+
+    /// How long a dispatch can wait on this action, in milliseconds, for a
+    /// rule with timeout `rule_timeout_ms`: a command, a native handler or
+    /// a Lua handler runs under the rule's timeout, or
+    /// [`DEFAULT_EFFECT_TIMEOUT_MS`] without one; `None` for every other
+    /// action (a webhook only queues, a trace appends a line, `ask` and
+    /// `log` are part of the outcome).
+    pub fn blocking_timeout_ms(&self, rule_timeout_ms: Option<u64>) -> Option<u64> {
+        match self {
+            Action::Exec { .. } | Action::Call(_) | Action::Lua(_) => {
+                Some(rule_timeout_ms.unwrap_or(DEFAULT_EFFECT_TIMEOUT_MS))
+            }
+            _ => None,
+        }
     }
 
     /// True for actions that change the context.

@@ -776,8 +776,8 @@ impl Table {
 
     /// The size in bytes of each DFA section of the table (the field
     /// matchers' and the expression regexes' DFAs, each shared section
-    /// once), for `hookc inspect`.
-    #[cfg(feature = "cli")]
+    /// once), for `hookc inspect` and the cost report.
+    #[cfg(feature = "compiler")]
     pub(crate) fn dfa_sizes(&self) -> &[usize] {
         &self.loaded().dfa_bytes
     }

@@ -87,6 +87,7 @@ fn default_levels() {
     let level = |code: &str| lints::lint(code).unwrap().default;
     assert_eq!(level("insecure-webhook"), Level::Deny);
     assert_eq!(level("priority-tie"), Level::Note);
+    assert_eq!(level("point-cost"), Level::Allow);
     for code in [
         "unreachable-rule",
         "duplicate-condition",
@@ -257,6 +258,47 @@ fn hookc_toml_is_found_above_the_first_path() {
     // A missing --config file is an I/O error.
     let (code, _, stderr) = hookc(&["lint", "--config", "nope.toml", "rules"], &dir);
     assert_eq!(code, Some(2), "{stderr}");
+}
+
+/// The budget of `point-cost` comes from `[cost] timeout-budget-ms`.
+#[test]
+fn point_cost_budget_is_configured() {
+    let dir = tmp("point-cost");
+    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    std::fs::write(
+        dir.join("rules/r.hooks"),
+        "schema orcs\nhook a on tool.pre_execute timeout 20000ms {\n    exec \"./a\"\n    call \"b\"\n}\n",
+    )
+    .unwrap();
+    // Off by default, whatever the budget.
+    std::fs::write(
+        dir.join("hookc.toml"),
+        "[cost]\ntimeout-budget-ms = 30000\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("point-cost"), "{stderr}");
+    // On: 40 s is within the default budget...
+    std::fs::write(dir.join("hookc.toml"), "[lints]\npoint-cost = \"warn\"\n").unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("point-cost"), "{stderr}");
+    // ...and over a budget of 30 s.
+    std::fs::write(
+        dir.join("hookc.toml"),
+        "[lints]\npoint-cost = \"warn\"\n\n[cost]\ntimeout-budget-ms = 30000\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = hookc(&["lint", "rules"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning[point-cost]: one event at `tool.pre_execute` can wait 40000 ms on commands and handlers, over the budget of 30000 ms"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("r.hooks:2:1"), "{stderr}");
+    let (code, _, stderr) = hookc(&["lint", "--deny-warnings", "rules"], &dir);
+    assert_eq!(code, Some(1), "{stderr}");
 }
 
 // ---------------------------------------------------------------- SARIF

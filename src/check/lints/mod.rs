@@ -29,6 +29,7 @@
 //! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
 //! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
 //! | `regex-cost` | warn | a `matches` regex too large for the field's DFA, with its cost per byte |
+//! | `point-cost` | allow | a point where one event can wait longer on commands and handlers than the budget |
 //!
 //! # Levels
 //!
@@ -75,6 +76,7 @@ mod edit_conflict;
 mod empty_list;
 mod glob_never_matches;
 mod insecure_webhook;
+mod point_cost;
 mod priority_tie;
 mod quadratic_quantifier;
 mod rate_without_store;
@@ -92,6 +94,7 @@ pub use edit_conflict::EDIT_CONFLICT;
 pub use empty_list::EMPTY_LIST;
 pub use glob_never_matches::GLOB_NEVER_MATCHES;
 pub use insecure_webhook::INSECURE_WEBHOOK;
+pub use point_cost::POINT_COST;
 pub use priority_tie::PRIORITY_TIE;
 pub use quadratic_quantifier::QUADRATIC_QUANTIFIER;
 pub use rate_without_store::RATE_WITHOUT_STORE;
@@ -120,6 +123,7 @@ pub static LINTS: &[&Lint] = &[
     &RATE_WITHOUT_STORE,
     &BIDI_CONTROL,
     &REGEX_COST,
+    &POINT_COST,
 ];
 
 /// The lint with a code, if there is one.
@@ -333,11 +337,12 @@ pub(crate) fn run(
     checked: &Checked,
     levels: &LintLevels,
     rate_store: Option<&crate::store::StoreSpec>,
-    pattern_dfa_budget: usize,
+    budgets: Budgets,
 ) -> Diagnostics {
     let mut cx = Cx::new(loaded, schema, scopes, checked);
     cx.rate_store = rate_store;
-    cx.pattern_dfa_budget = pattern_dfa_budget;
+    cx.pattern_dfa_budget = budgets.pattern_dfa;
+    cx.point_timeout_budget_ms = budgets.point_timeout_ms;
     let mut sink = Sink {
         levels,
         loaded,
@@ -372,6 +377,15 @@ pub(crate) fn run(
     Diagnostics(found.into_iter().map(|(_, d)| d).collect())
 }
 
+/// The budgets the cost lints compare with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budgets {
+    /// [`crate::Options::pattern_dfa_budget`], for `regex-cost`.
+    pub pattern_dfa: usize,
+    /// [`crate::Options::point_timeout_budget_ms`], for `point-cost`.
+    pub point_timeout_ms: u64,
+}
+
 /// What the lints look at: the files, the schema, each file's scope, and the
 /// checked rules.
 pub(crate) struct Cx<'a> {
@@ -396,6 +410,9 @@ pub(crate) struct Cx<'a> {
     /// The compile's [`crate::Options::pattern_dfa_budget`]: a regex whose
     /// DFA alone is larger is matched on its own.
     pub(crate) pattern_dfa_budget: usize,
+    /// The compile's [`crate::Options::point_timeout_budget_ms`]: the most
+    /// one event at a point may wait on commands and handlers.
+    pub(crate) point_timeout_budget_ms: u64,
     compiled: Vec<OnceCell<Option<regex::Regex>>>,
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
@@ -438,6 +455,7 @@ impl<'a> Cx<'a> {
             complete: !loaded.diagnostics.has_errors(),
             rate_store: None,
             pattern_dfa_budget: super::DEFAULT_PATTERN_DFA_BUDGET,
+            point_timeout_budget_ms: super::DEFAULT_POINT_TIMEOUT_BUDGET_MS,
             compiled: checked.regexes.iter().map(|_| OnceCell::new()).collect(),
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
