@@ -10,8 +10,12 @@ use super::{
     check_sources, emit_diagnostics, pretty_json, print_stderr, print_stdout, Failure, Format,
     Status,
 };
+use crate::analysis::witness::{self, Verdict, Witness};
 use crate::diag::escape;
 use crate::scenarios::{Coverage, TestReport, TestResult, TestRun};
+use crate::Table;
+use serde::Serialize;
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -81,15 +85,22 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
     };
     found.extend(report.warnings.clone());
     emit_diagnostics(&found, Format::Human)?;
+    let suggested = suggestions(&report);
     match args.format {
-        TestFormat::Human => print_stdout(&escape::guard(human(&report))),
+        TestFormat::Human => print_stdout(&escape::guard(human(&report, &suggested))),
         TestFormat::Json => {
+            let mut coverage = serde_json::to_value(&report.coverage)
+                .map_err(|e| Failure::new(format!("cannot serialize output: {e}")))?;
+            if let Some(fields) = coverage.as_object_mut() {
+                fields.insert("suggested".to_owned(), json_value(&suggested.tests)?);
+                fields.insert("no_witness".to_owned(), json_value(&suggested.none)?);
+            }
             let value = serde_json::json!({
                 "tests": report.tests,
                 "passed": report.passed(),
                 "failed": report.failed(),
                 "filtered_out": report.filtered_out,
-                "coverage": report.coverage,
+                "coverage": coverage,
             });
             print_stdout(&pretty_json(&value)?);
         }
@@ -97,7 +108,9 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
             print_stdout(&junit(&report));
             // Stdout is the XML document: the coverage goes to stderr.
             if let Some(coverage) = &report.coverage {
-                print_stderr(&escape::guard(coverage_text(coverage)));
+                let mut text = coverage_text(coverage);
+                text.push_str(&suggestions_text(&suggested));
+                print_stderr(&escape::guard(text));
             }
         }
     }
@@ -119,7 +132,7 @@ fn name(t: &TestResult) -> String {
 
 /// The `cargo test`-like report: every name and failure line escaped and
 /// cut ([`escape`]).
-fn human(report: &TestReport) -> String {
+fn human(report: &TestReport, suggested: &Suggestions) -> String {
     let mut out = format!(
         "\nrunning {}\n",
         super::plural(report.tests.len(), "test", "tests")
@@ -156,6 +169,7 @@ fn human(report: &TestReport) -> String {
     if let Some(coverage) = &report.coverage {
         out.push('\n');
         out.push_str(&coverage_text(coverage));
+        out.push_str(&suggestions_text(suggested));
     }
     let (passed, failed) = (report.passed(), report.failed());
     let result = if failed == 0 { "ok" } else { "FAILED" };
@@ -230,6 +244,165 @@ fn coverage_text(coverage: &Coverage) -> String {
         ratio(coverage.conditions)
     );
     out
+}
+
+/// A test written for a rule no test made fire, from its witness event.
+///
+/// As JSON (in `hookc test --coverage --format json`, under
+/// `coverage.suggested`): `{"rule": "audit", "point": "tool.post_execute",
+/// "file": "guard.hooks", "line": 20, "event": {…}, "fired": ["audit"],
+/// "test": "test \"audit fires\" {…}"}`.
+#[derive(Clone, Debug, Serialize)]
+struct Suggested {
+    /// The rule's id.
+    rule: String,
+    /// The hook point of the witness.
+    point: String,
+    /// The file the rule is written in.
+    file: String,
+    /// The line of its `hook` keyword.
+    line: u32,
+    /// The witness event, as a test's `event` block reads it.
+    event: Value,
+    /// The rules the event makes fire, in order (`expect fired`).
+    fired: Vec<String>,
+    /// The `test` block, ready to paste into a `.hooks` file.
+    test: String,
+}
+
+/// What `--coverage` suggests for the rules no test made fire: a test for
+/// each one with a witness event, and the witness verdict (unreachable or
+/// undecided, with its reason) of each one without.
+#[derive(Clone, Debug, Default)]
+struct Suggestions {
+    tests: Vec<Suggested>,
+    none: Vec<Witness>,
+}
+
+/// Searches a witness event ([`witness::witnesses`], with the effects
+/// `hookc witness` uses) for each rule the coverage says no test made
+/// fire, and writes a test from it.
+fn suggestions(report: &TestReport) -> Suggestions {
+    let mut out = Suggestions::default();
+    let (Some(coverage), Some(table)) = (&report.coverage, &report.table) else {
+        return out;
+    };
+    for file in &coverage.files {
+        for rule in &file.uncovered_rules {
+            let found = witness::witnesses(table, &super::witness::effects, Some(&rule.id));
+            let mut unfired = None;
+            let suggested = found.iter().find_map(|w| {
+                let event = w.event.as_ref().filter(|_| w.verdict == Verdict::Witness)?;
+                let fired = fired_by(table, event)?;
+                if !fired.contains(&rule.id) {
+                    unfired = Some(w);
+                    return None;
+                }
+                let test = test_block(&rule.id, event, &fired)?;
+                Some(Suggested {
+                    rule: rule.id.clone(),
+                    point: w.point.clone(),
+                    file: w.file.clone(),
+                    line: w.line,
+                    event: event.clone(),
+                    fired,
+                    test,
+                })
+            });
+            match suggested {
+                Some(s) => out.tests.push(s),
+                None => {
+                    if let Some(w) = unfired {
+                        let mut w = w.clone();
+                        w.verdict = Verdict::Undecided;
+                        w.event = None;
+                        w.reason = Some("the witness event did not make the rule fire".to_owned());
+                        out.none.push(w);
+                    } else if let Some(w) = found.into_iter().next() {
+                        out.none.push(w);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The rules `event` makes fire, dispatched with the effects `hookc
+/// witness` checks its events with; `None` when it is not a context.
+fn fired_by(table: &Table, event: &Value) -> Option<Vec<String>> {
+    let mut ctx = crate::event::context(event.clone()).ok()?;
+    let effects = super::witness::effects();
+    Some(table.dispatch_context_with(&mut ctx, &effects).fired)
+}
+
+/// `test "ID fires" { event {…} expect fired [...] }`, laid out as the
+/// formatter writes tests; `None` when the event does not serialize.
+fn test_block(id: &str, event: &Value, fired: &[String]) -> Option<String> {
+    let mut bytes = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut bytes, formatter);
+    event.serialize(&mut ser).ok()?;
+    let json = String::from_utf8(bytes).ok()?;
+    let name = crate::syntax::pretty::quote(&format!("{id} fires"));
+    let mut out = format!("test {name} {{\n    event ");
+    for (n, line) in json.lines().enumerate() {
+        if n > 0 {
+            out.push_str("    ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let fired: Vec<String> = fired
+        .iter()
+        .map(|f| crate::syntax::pretty::quote(f))
+        .collect();
+    let _ = writeln!(out, "    expect fired [{}]", fired.join(", "));
+    out.push_str("}\n");
+    Some(out)
+}
+
+/// The suggested tests for people, after the coverage: each test block
+/// ready to paste, then the rules without one and why.
+fn suggestions_text(suggested: &Suggestions) -> String {
+    let mut out = String::new();
+    if !suggested.tests.is_empty() {
+        out.push_str(
+            "\nsuggested tests for the rules no test made fire (witness events, as `hookc witness` finds them):\n",
+        );
+        for s in &suggested.tests {
+            out.push('\n');
+            out.push_str(&s.test);
+        }
+    }
+    if !suggested.none.is_empty() {
+        out.push_str("\nno test suggested for:\n");
+        for w in &suggested.none {
+            let status = match w.verdict {
+                Verdict::Witness => "witness",
+                Verdict::Unreachable => "unreachable",
+                Verdict::Undecided => "undecided",
+            };
+            let _ = write!(
+                out,
+                "  {}:{}: rule `{}` at {}: {status}",
+                escape::shorten(&w.file, WIDTH),
+                w.line,
+                escape::shorten(&w.rule, WIDTH),
+                w.point
+            );
+            if let Some(reason) = &w.reason {
+                let _ = write!(out, ": {}", escape::shorten(reason, WIDTH));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `value` as JSON, or a failure.
+fn json_value(value: &impl Serialize) -> Result<Value, Failure> {
+    serde_json::to_value(value).map_err(|e| Failure::new(format!("cannot serialize output: {e}")))
 }
 
 /// The longest condition shown in the human coverage, in characters.

@@ -70,7 +70,7 @@ pub(crate) fn run(args: WitnessArgs) -> Result<Status, Failure> {
 /// rate store of their own, and the host facts `hookc eval` gives rules
 /// (this process's environment, the current directory or
 /// `CLAUDE_PROJECT_DIR`).
-fn effects() -> crate::Effects {
+pub(super) fn effects() -> crate::Effects {
     let dir = std::env::var("CLAUDE_PROJECT_DIR")
         .ok()
         .filter(|d| !d.is_empty())

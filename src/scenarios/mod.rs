@@ -82,6 +82,10 @@ pub struct TestReport {
     pub filtered_out: usize,
     /// What the tests exercised, when asked for ([`TestRun::coverage`]).
     pub coverage: Option<Coverage>,
+    /// The table the tests ran against, kept when coverage was asked for:
+    /// `hookc test --coverage` searches it for witness events of the
+    /// rules no test made fire.
+    pub table: Option<std::sync::Arc<Table>>,
     /// Warnings found while compiling the rules.
     pub warnings: Diagnostics,
 }
@@ -315,6 +319,7 @@ fn run_loaded(
         tests: Vec::new(),
         filtered_out: all - cases.len(),
         coverage: None,
+        table: None,
         warnings: compiled.warnings,
     };
     let mut tally = how
@@ -432,6 +437,9 @@ fn run_loaded(
         report.tests.push(result);
     }
     report.coverage = tally.map(coverage::Tally::finish);
+    if report.coverage.is_some() {
+        report.table = Some(std::sync::Arc::new(compiled.table));
+    }
     Ok(report)
 }
 

@@ -649,3 +649,91 @@ mod xml {
         Ok(out)
     }
 }
+
+/// `--coverage` suggests a test for each rule no test made fire, from its
+/// witness event; pasted into the file, the test passes and the rule is
+/// covered.
+#[test]
+fn coverage_suggests_a_test_for_each_rule_no_test_fired() {
+    const SUGGEST: &str = "tests/fixtures/rule_tests/suggest.hooks";
+    let run = hookc(&["test", "--coverage", "--format", "json", SUGGEST]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let c = &v["coverage"];
+    assert_eq!(c["rules"], serde_json::json!({"covered": 1, "total": 2}));
+    let suggested = c["suggested"].as_array().unwrap();
+    assert_eq!(suggested.len(), 1, "{suggested:?}");
+    let s = &suggested[0];
+    assert_eq!(s["rule"], "no-writes");
+    assert_eq!(s["point"], "tool.pre_execute");
+    assert_eq!(s["event"]["payload"]["tool"], "write");
+    assert_eq!(s["fired"], serde_json::json!(["no-writes"]));
+    assert_eq!(c["no_witness"], serde_json::json!([]));
+    let test = s["test"].as_str().unwrap();
+    assert!(
+        test.starts_with("test \"no-writes fires\" {\n    event {\n"),
+        "{test}"
+    );
+    assert!(
+        test.ends_with("    expect fired [\"no-writes\"]\n}\n"),
+        "{test}"
+    );
+
+    // The human output shows the same block, and none for `block-rm`.
+    let human = hookc(&["test", "--coverage", SUGGEST]);
+    assert_eq!(human.code, Some(0), "{}", human.stderr);
+    assert!(
+        human.stdout.contains(&format!("\n{test}")),
+        "{}",
+        human.stdout
+    );
+    assert!(!human.stdout.contains("block-rm fires"), "{}", human.stdout);
+
+    // Pasted into the file, the test passes and the rule is covered.
+    let dir = tmp_dir("suggest");
+    let file = dir.join("suggest.hooks");
+    let text = std::fs::read_to_string(root().join(SUGGEST)).unwrap();
+    std::fs::write(&file, format!("{text}\n{test}")).unwrap();
+    let run = common::hookc_in(
+        &dir,
+        &["test", "--coverage", "--format", "json", "suggest.hooks"],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["passed"], 2, "{}", run.stdout);
+    assert_eq!(v["failed"], 0, "{}", run.stdout);
+    let c = &v["coverage"];
+    assert_eq!(c["rules"], serde_json::json!({"covered": 2, "total": 2}));
+    assert_eq!(c["files"][0]["uncovered_rules"], serde_json::json!([]));
+    assert_eq!(c["suggested"], serde_json::json!([]));
+}
+
+/// A rule no event can make fire gets no test: it is listed with its
+/// witness verdict and the reason.
+#[test]
+fn coverage_lists_an_unreachable_rule_without_a_test() {
+    let dir = tmp_dir("unreachable");
+    std::fs::write(
+        dir.join("never.hooks"),
+        "schema orcs\n\nhook never on tool.pre_execute {\n    when payload.tool == \"a\" and payload.tool == \"b\"\n    abort \"never\"\n}\n",
+    )
+    .unwrap();
+    let run = common::hookc_in(
+        &dir,
+        &["test", "--coverage", "--format", "json", "never.hooks"],
+        None,
+    );
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let c = &v["coverage"];
+    assert_eq!(c["suggested"], serde_json::json!([]));
+    assert_eq!(c["no_witness"][0]["rule"], "never");
+    assert_eq!(c["no_witness"][0]["status"], "unreachable");
+    assert!(c["no_witness"][0]["reason"].is_string(), "{c}");
+    let run = common::hookc_in(&dir, &["test", "--coverage", "never.hooks"], None);
+    assert!(
+        run.stdout.contains("no test suggested for:\n  never.hooks:3: rule `never` at tool.pre_execute: unreachable: "),
+        "{}",
+        run.stdout
+    );
+}
