@@ -22,24 +22,9 @@ use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
 use crate::ir;
 use crate::schema::{EditApplication, PointKind};
 use crate::table::literals::{self, LiteralSearch, StoredLiterals};
-use crate::table::{validate, wire};
+use crate::table::validate;
+use crate::table::wire::{self, PointHead};
 use std::sync::OnceLock;
-
-/// A point with rules, as the meta block lists it: what a load knows of
-/// it before reading its block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PointHead {
-    /// The point's dotted name.
-    pub(crate) name: String,
-    /// Pre, post or event.
-    pub(crate) kind: PointKind,
-    /// How its host applies an edit before the next rule.
-    pub(crate) edits: EditApplication,
-    /// Its rules, atoms and fields: what a scratch is sized for.
-    pub(crate) rules: u32,
-    pub(crate) atoms: u32,
-    pub(crate) fields: u32,
-}
 
 /// The slots of a point block.
 mod slot {

@@ -1,9 +1,10 @@
 //! The program block: the meta blob, the regexes, the regex DFAs and a
 //! block per point with rules.
 
-use super::point::{self, PointHead, PointSlot};
+use super::point::{self, PointSlot};
 use super::{at, checksum, Block, BlockWriter, ByteList, LayoutError, Words};
 use crate::ir;
+use crate::table::wire::PointHead;
 use crate::table::wire::{self, Meta};
 
 /// The slots of the program block.

@@ -38,7 +38,6 @@ mod schema;
 mod tests;
 
 use crate::ir;
-use crate::table::layout::point::PointHead;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::marker::PhantomData;
 
@@ -61,6 +60,22 @@ pub(crate) struct Meta {
     #[serde(with = "One::<schema::CommandInput>")]
     pub(crate) command_input: crate::schema::CommandInput,
     pub(crate) source_digest: String,
+}
+
+/// A point with rules, as the meta block lists it: what a load knows of
+/// it before reading its block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PointHead {
+    /// The point's dotted name.
+    pub(crate) name: String,
+    /// Pre, post or event.
+    pub(crate) kind: crate::schema::PointKind,
+    /// How its host applies an edit before the next rule.
+    pub(crate) edits: crate::schema::EditApplication,
+    /// Its rules, atoms and fields: what a scratch is sized for.
+    pub(crate) rules: u32,
+    pub(crate) atoms: u32,
+    pub(crate) fields: u32,
 }
 
 /// [`PointHead`].
