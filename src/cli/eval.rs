@@ -1,9 +1,6 @@
 //! `hookc eval`: run one event through the rules and print the outcome.
 
-use super::{
-    check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout, Failure, Format,
-    Status,
-};
+use super::{pretty_json, print_stdout, table_or_rules, Failure, Format, Status};
 use crate::{HookContext, OutcomeKind, Table};
 use serde_json::{Map, Value};
 use std::io::Read;
@@ -117,25 +114,13 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     }
     let mut ctx = hook_context(&name, Value::Object(fields))?;
 
-    let table = match &args.input.table {
-        Some(path) => super::inspect::load_table(path)?.0,
-        None => {
-            check_sources(&args.input.paths)?;
-            match crate::compile_paths(&args.input.paths, &crate::Options::default()) {
-                Ok(compiled) => {
-                    emit_diagnostics(&compiled.warnings, Format::Human)?;
-                    compiled.table
-                }
-                Err(diags) => {
-                    emit_diagnostics(&diags, Format::Human)?;
-                    return Ok(if has_io_errors(&diags) {
-                        Status::Reported
-                    } else {
-                        Status::RulesInvalid
-                    });
-                }
-            }
-        }
+    let table = match table_or_rules(
+        args.input.table.as_deref(),
+        &args.input.paths,
+        Status::RulesInvalid,
+    )? {
+        Ok(table) => table,
+        Err(status) => return Ok(status),
     };
 
     check_point(&table, &ctx.hook_point, &name)?;

@@ -747,6 +747,35 @@ pub(crate) fn check_paths(paths: &[std::path::PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The table a command runs: the compiled one at `table`, or the rules at
+/// `paths` compiled (their warnings printed). Rules that do not compile
+/// print their diagnostics and give the status to exit with: `Reported`
+/// for unreadable paths, `invalid` otherwise.
+pub(crate) fn table_or_rules(
+    table: Option<&Path>,
+    paths: &[std::path::PathBuf],
+    invalid: Status,
+) -> Result<Result<crate::Table, Status>, Failure> {
+    if let Some(path) = table {
+        return Ok(Ok(inspect::load_table(path)?.0));
+    }
+    check_sources(paths)?;
+    match crate::compile_paths(paths, &crate::Options::default()) {
+        Ok(compiled) => {
+            emit_diagnostics(&compiled.warnings, Format::Human)?;
+            Ok(Ok(compiled.table))
+        }
+        Err(diags) => {
+            emit_diagnostics(&diags, Format::Human)?;
+            Ok(Err(if has_io_errors(&diags) {
+                Status::Reported
+            } else {
+                invalid
+            }))
+        }
+    }
+}
+
 /// Like [`check_paths`], and fails when a path is a compiled table rather
 /// than rule source (its first bytes are the table label).
 pub(crate) fn check_sources(paths: &[std::path::PathBuf]) -> Result<(), Failure> {

@@ -1,7 +1,7 @@
 //! `hookc witness`: for each rule, an event that makes it fire, or why
 //! there is none.
 
-use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
+use super::{pretty_json, print_stdout, table_or_rules};
 use super::{Failure, Format, Status};
 use crate::analysis::witness::{self, Verdict, Witness};
 use crate::Table;
@@ -31,25 +31,9 @@ pub(crate) struct WitnessArgs {
 /// Loads the rules, searches a witness per rule, prints them; exit 1 when
 /// a rule has none.
 pub(crate) fn run(args: WitnessArgs) -> Result<Status, Failure> {
-    let table = match &args.table {
-        Some(path) => super::inspect::load_table(path)?.0,
-        None => {
-            check_sources(&args.paths)?;
-            match crate::compile_paths(&args.paths, &crate::Options::default()) {
-                Ok(compiled) => {
-                    emit_diagnostics(&compiled.warnings, Format::Human)?;
-                    compiled.table
-                }
-                Err(diags) => {
-                    emit_diagnostics(&diags, Format::Human)?;
-                    return Ok(if has_io_errors(&diags) {
-                        Status::Reported
-                    } else {
-                        Status::Findings
-                    });
-                }
-            }
-        }
+    let table = match table_or_rules(args.table.as_deref(), &args.paths, Status::Findings)? {
+        Ok(table) => table,
+        Err(status) => return Ok(status),
     };
     if let Some(id) = &args.rule {
         check_rule(&table, id)?;
