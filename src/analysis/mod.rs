@@ -7,5 +7,7 @@
 //! this module prints is what `hookc eval` does.
 
 pub mod cost;
+pub mod diff;
+pub mod solve;
 pub mod strings;
 pub mod witness;
