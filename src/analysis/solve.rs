@@ -163,6 +163,7 @@ pub struct Candidates {
 pub struct Solver<'a> {
     space: &'a Space,
     regexes: HashMap<u32, Option<regex::Regex>>,
+    automata: strings::Automata,
 }
 
 impl<'a> Solver<'a> {
@@ -171,6 +172,7 @@ impl<'a> Solver<'a> {
         Solver {
             space,
             regexes: HashMap::new(),
+            automata: strings::Automata::default(),
         }
     }
 
@@ -199,12 +201,10 @@ impl<'a> Solver<'a> {
             }
         }
         if whole && proofs.len() == options.len() {
-            found.proof = Some(
-                proofs
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| "its condition is false whatever its parts are".to_string()),
-            );
+            found.proof =
+                Some(proofs.into_iter().next().unwrap_or_else(|| {
+                    "its condition is false whatever its parts are".to_string()
+                }));
         }
         found
     }
@@ -329,7 +329,8 @@ impl<'a> Solver<'a> {
                 .filter_map(|a| self.lang(a))
                 .map(Lang::complement)
                 .collect();
-            if let Search::Found(texts) = strings::shortest(&langs, 2, |_| true) {
+            if let Search::Found(texts) = strings::shortest(&mut self.automata, &langs, 2, |_| true)
+            {
                 values.extend(texts.into_iter().map(|t| Some(Value::from(t))));
             }
             values.extend(
@@ -404,7 +405,7 @@ impl<'a> Solver<'a> {
             }
         }
         let normalized = path.normalized;
-        let found = strings::shortest(&langs, 6, |text| {
+        let found = strings::shortest(&mut self.automata, &langs, 6, |text| {
             !normalized || crate::paths::normalize(text) == text
         });
         match found {
@@ -424,6 +425,34 @@ impl<'a> Solver<'a> {
                 } else {
                     NoValue::Unknown(why)
                 })
+            }
+            Search::GaveUp(why) if !neg.is_empty() => {
+                // A negated language can be too large for a DFA (the
+                // complement of `.*a.{n}` needs a state per subset of the
+                // last n positions): search the wanted languages alone,
+                // and reject the strings a negated test holds on, by the
+                // test itself. What this finds is no proof either way.
+                let wanted: Vec<Lang> = pos.iter().filter_map(|a| self.lang(a)).collect();
+                let regexes: Vec<Option<regex::Regex>> = neg
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Matches(_, re) => self.regex(re.0).cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                let found = strings::shortest(&mut self.automata, &wanted, 6, |text| {
+                    (!normalized || crate::paths::normalize(text) == text)
+                        && neg
+                            .iter()
+                            .zip(&regexes)
+                            .all(|(atom, re)| !text_holds(atom, text, re.as_ref()))
+                });
+                match found {
+                    Search::Found(texts) => {
+                        Ok(texts.into_iter().map(|t| Some(Value::from(t))).collect())
+                    }
+                    _ => Err(NoValue::Unknown(format!("`{path}`: {why}"))),
+                }
             }
             Search::GaveUp(why) => Err(NoValue::Unknown(format!("`{path}`: {why}"))),
         }
@@ -497,7 +526,6 @@ impl<'a> Solver<'a> {
             })
             .as_ref()
     }
-
 }
 
 /// True for the tests a string (or, for `contains`, an array) satisfies.
@@ -510,6 +538,22 @@ fn is_text_test(atom: &Atom) -> bool {
             | Atom::EndsWith(..)
             | Atom::Matches(..)
     )
+}
+
+/// Whether a string test holds on `text` (`regex`: the compiled regex of
+/// a `matches`); false for any other atom.
+fn text_holds(atom: &Atom, text: &str, regex: Option<&regex::Regex>) -> bool {
+    match atom {
+        Atom::Contains(_, Value::String(s)) => text.contains(s.as_str()),
+        Atom::ContainsAny(_, vs) => vs
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|s| text.contains(s)),
+        Atom::StartsWith(_, s) => text.starts_with(s.as_str()),
+        Atom::EndsWith(_, s) => text.ends_with(s.as_str()),
+        Atom::Matches(..) => regex.is_some_and(|re| re.is_match(text)),
+        _ => false,
+    }
 }
 
 /// `contains` on a JSON value, as the dispatch decides it.
@@ -643,11 +687,7 @@ fn fits(target: &FqlPattern, path: &FieldPath, value: Option<&Value>) -> bool {
         Root::Component => {
             flat && text.is_some_and(|c| {
                 c.contains("::")
-                    && target.matches(
-                        c,
-                        child(target).as_deref(),
-                        instance(target).as_deref(),
-                    )
+                    && target.matches(c, child(target).as_deref(), instance(target).as_deref())
             })
         }
         Root::Child => match (&target.child, value) {
@@ -871,5 +911,35 @@ mod tests {
             numbers(&path, &[&gt], &[&gt]),
             Err(NoValue::Proven(_))
         ));
+    }
+
+    /// The negated regex's whole language is too large a DFA (`.*a.{16}`):
+    /// the strings of the wanted one are checked against it one by one.
+    #[test]
+    fn a_negated_regex_too_large_for_a_dfa_is_checked_by_the_regex() {
+        let src = r#"
+schema orcs
+hook a on tool.pre_execute {
+    when payload.args matches /AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}/
+    when not (payload.args matches /AKIA[0-9A-Z]{16}/)
+    abort "x"
+}
+"#;
+        let table = match crate::compile_str("t.hooks", src) {
+            Ok(compiled) => compiled.table,
+            Err(diags) => panic!("{diags:?}"),
+        };
+        let program = table.program();
+        let point = &program.points[0];
+        let space = Space::of(program, point);
+        let rule = &point.rules[0];
+        let found = Solver::new(&space).candidates(&rule.target, &rule.cond, 2);
+        let args: Vec<&str> = found
+            .events
+            .iter()
+            .filter_map(|(e, _)| e.pointer("/payload/args")?.as_str())
+            .collect();
+        assert!(!args.is_empty(), "{found:?}");
+        assert!(args.iter().all(|a| a.starts_with("ghp_")), "{args:?}");
     }
 }

@@ -45,6 +45,7 @@ use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 /// The most paths a search follows before it gives up.
 const STATE_LIMIT: usize = 50_000;
@@ -140,7 +141,37 @@ pub enum Search {
 /// language of valid UTF-8 strings) for which `keep` holds, shortest
 /// first. `Empty` only when `keep` held for every string it was asked
 /// about and none is in all of `langs`.
-pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Search {
+pub fn shortest(
+    automata: &mut Automata,
+    langs: &[Lang],
+    want: usize,
+    keep: impl Fn(&str) -> bool,
+) -> Search {
+    match product(automata, langs, want, &keep, false) {
+        // The product of whole languages can have too many states to walk
+        // (`.*a.{n}` tracks every start of `a` in the last n bytes); the
+        // strings that start with a match of each wanted regex make a
+        // smaller one, whose strings are still in the languages.
+        (Search::GaveUp(why), true) if langs.iter().any(|l| l.anchored.is_some() && !l.negated) => {
+            match product(automata, langs, want, &keep, true) {
+                (Search::Found(found), _) => Search::Found(found),
+                _ => Search::GaveUp(why),
+            }
+        }
+        (search, _) => search,
+    }
+}
+
+/// The search of [`shortest`], with the wanted languages that have an
+/// anchored subset built as that subset first when `anchored_first`; and
+/// whether it stopped at [`STATE_LIMIT`].
+fn product(
+    automata: &mut Automata,
+    langs: &[Lang],
+    want: usize,
+    keep: &impl Fn(&str) -> bool,
+    anchored_first: bool,
+) -> (Search, bool) {
     let mut all = vec![Lang::any()];
     all.extend(langs.iter().cloned());
     let mut dfas = Vec::with_capacity(all.len());
@@ -151,13 +182,18 @@ pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Sea
         // of an unwanted one is a superset of what is wanted).
         let mut attempts = vec![(lang.whole.as_str(), true), (lang.whole.as_str(), false)];
         if let (Some(anchored), false) = (&lang.anchored, lang.negated) {
-            attempts.extend([(anchored.as_str(), true), (anchored.as_str(), false)]);
+            let subset = [(anchored.as_str(), true), (anchored.as_str(), false)];
+            if anchored_first {
+                attempts.splice(0..0, subset);
+            } else {
+                attempts.extend(subset);
+            }
         }
         let mut built = Err(String::new());
         for (i, (regex, unicode)) in attempts.into_iter().enumerate() {
-            match build(regex, unicode) {
+            match automata.build(regex, unicode) {
                 Ok(dfa) => {
-                    narrowed |= i > 0;
+                    narrowed |= i > 0 || anchored_first && lang.anchored.is_some() && !lang.negated;
                     built = Ok(dfa);
                     break;
                 }
@@ -167,48 +203,88 @@ pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Sea
         }
         match built {
             Ok(dfa) => dfas.push((dfa, lang.negated)),
-            Err(reason) => return Search::GaveUp(reason),
+            Err(reason) => return (Search::GaveUp(reason), false),
         }
     }
     let mut starts = Vec::with_capacity(dfas.len());
     for (dfa, _) in &dfas {
         match dfa.start_state(&start::Config::new().anchored(Anchored::Yes)) {
             Ok(id) => starts.push(id),
-            Err(e) => return Search::GaveUp(format!("a DFA has no start state: {e}")),
+            Err(e) => {
+                return (
+                    Search::GaveUp(format!("a DFA has no start state: {e}")),
+                    false,
+                )
+            }
         }
     }
 
-    // How often each tuple was reached; each path to one: its parent's
-    // index and the byte that led to it.
-    let mut seen: HashMap<Vec<StateID>, usize> = HashMap::new();
+    // How many paths to each tuple are followed: those whose string is
+    // accepted and `keep` rejects, and the others, counted apart so that
+    // rejected strings (and their extensions) do not crowd out a wanted one
+    // reaching the same tuple (two branches of an alternation end in one
+    // state after their match). Each path: its parent's index and the byte
+    // that led to it.
+    let mut seen: HashMap<Vec<StateID>, [usize; 2]> = HashMap::new();
     let mut trail: Vec<(usize, u8)> = Vec::new();
     let mut queue: VecDeque<(Vec<StateID>, usize)> = VecDeque::new();
-    seen.insert(starts.clone(), 1);
+    let accepting = |states: &[StateID]| {
+        dfas.iter()
+            .zip(states)
+            .all(|((dfa, negated), &id)| dfa.is_match_state(dfa.next_eoi_state(id)) != *negated)
+    };
+    seen.insert(starts.clone(), [1, 0]);
     trail.push((usize::MAX, 0));
     queue.push_back((starts, 0));
 
-    let order = byte_order();
+    // Bytes that every DFA puts in one class lead to one tuple: the
+    // search computes each step once per class, and tries at most `2 *
+    // cap` bytes of a class (two counts of `cap` paths each).
+    let cap = want + PATHS_SPARE;
+    let mut classes: Vec<Vec<u8>> = Vec::new();
+    let mut class_of: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut ranked: Vec<(u8, usize)> = Vec::new();
+    for byte in byte_order() {
+        let key: Vec<u8> = dfas
+            .iter()
+            .map(|(dfa, _)| dfa.byte_classes().get(byte))
+            .collect();
+        let class = *class_of.entry(key).or_insert_with(|| {
+            classes.push(Vec::new());
+            classes.len() - 1
+        });
+        if let Some(bytes) = classes.get_mut(class) {
+            if bytes.len() < 2 * cap {
+                bytes.push(byte);
+                ranked.push((byte, class));
+            }
+        }
+    }
     let mut found = Vec::new();
     let mut rejected = false;
     let mut partial = false;
     while let Some((states, at)) = queue.pop_front() {
-        let accepted = dfas
-            .iter()
-            .zip(&states)
-            .all(|((dfa, negated), &id)| dfa.is_match_state(dfa.next_eoi_state(id)) != *negated);
-        if accepted {
+        if accepting(&states) {
             if let Some(text) = spell(&trail, at) {
                 if keep(&text) {
                     found.push(text);
                     if found.len() >= want {
-                        return Search::Found(found);
+                        return (Search::Found(found), false);
                     }
                 } else {
                     rejected = true;
                 }
             }
         }
-        for &byte in &order {
+        // Per class, the tuple its bytes lead to (`None`: a dead end) and
+        // how many paths reach it; then the bytes, in the readable order.
+        let mut targets: Vec<Option<(Vec<StateID>, [usize; 2])>> =
+            Vec::with_capacity(classes.len());
+        for class in &classes {
+            let Some(&byte) = class.first() else {
+                targets.push(None);
+                continue;
+            };
             let mut next = Vec::with_capacity(states.len());
             let mut alive = true;
             for ((dfa, negated), &id) in dfas.iter().zip(&states) {
@@ -224,25 +300,48 @@ pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Sea
                 }
                 next.push(to);
             }
-            let reached = seen.get(&next).copied().unwrap_or(0);
-            if !alive || reached >= want + PATHS_SPARE {
+            targets.push(alive.then(|| {
+                let counts = seen.get(next.as_slice()).copied().unwrap_or_default();
+                (next, counts)
+            }));
+        }
+        for &(byte, class) in &ranked {
+            let Some(Some((next, counts))) = targets.get_mut(class) else {
+                continue;
+            };
+            if counts.iter().all(|&n| n >= cap) {
                 continue;
             }
             if trail.len() >= STATE_LIMIT {
                 return if found.is_empty() {
-                    Search::GaveUp(format!(
-                        "the search of the regexes' product passed {STATE_LIMIT} steps"
-                    ))
+                    let why =
+                        format!("the search of the regexes' product passed {STATE_LIMIT} steps");
+                    (Search::GaveUp(why), true)
                 } else {
-                    Search::Found(found)
+                    (Search::Found(found), false)
                 };
             }
             trail.push((at, byte));
-            seen.insert(next.clone(), reached + 1);
-            queue.push_back((next, trail.len() - 1));
+            let path = trail.len() - 1;
+            let kind =
+                usize::from(accepting(next) && spell(&trail, path).is_some_and(|t| !keep(&t)));
+            match counts.get_mut(kind) {
+                Some(n) if *n < cap => {
+                    *n += 1;
+                    queue.push_back((next.clone(), path));
+                }
+                _ => {
+                    trail.pop();
+                }
+            }
+        }
+        for (next, counts) in targets.into_iter().flatten() {
+            if counts != [0, 0] {
+                seen.insert(next, counts);
+            }
         }
     }
-    if !found.is_empty() {
+    let search = if !found.is_empty() {
         Search::Found(found)
     } else if partial {
         Search::GaveUp("a regex uses a Unicode word boundary, searched over ASCII only".to_string())
@@ -254,6 +353,29 @@ pub fn shortest(langs: &[Lang], want: usize, keep: impl Fn(&str) -> bool) -> Sea
         Search::GaveUp("no string found passes the other conditions".to_string())
     } else {
         Search::Empty
+    };
+    (search, false)
+}
+
+/// The DFAs built so far, by regex and class mode (and the reasons of
+/// those that could not be): the searches of one analysis ask about the
+/// same languages again and again (a diff negates each condition next to
+/// several others), and a DFA near the size limit takes long to build.
+#[derive(Debug, Default)]
+pub struct Automata {
+    built: HashMap<(String, bool), Result<Rc<Dfa>, String>>,
+}
+
+/// A DFA a search walks.
+type Dfa = dense::DFA<Vec<u32>>;
+
+impl Automata {
+    /// The DFA of `regex` ([`build`]), built once.
+    fn build(&mut self, regex: &str, unicode: bool) -> Result<Rc<Dfa>, String> {
+        self.built
+            .entry((regex.to_string(), unicode))
+            .or_insert_with(|| build(regex, unicode).map(Rc::new))
+            .clone()
     }
 }
 
@@ -311,7 +433,7 @@ mod tests {
     use super::*;
 
     fn first(langs: &[Lang]) -> Search {
-        shortest(langs, 1, |_| true)
+        shortest(&mut Automata::default(), langs, 1, |_| true)
     }
 
     fn found(text: &str) -> Search {
@@ -337,7 +459,12 @@ mod tests {
         assert!(greek
             .iter()
             .all(|t| t.chars().count() == 1 && !t.is_ascii()));
-        let Search::Found(texts) = shortest(&[Lang::matching("[^a-z]")], 5, |_| true) else {
+        let Search::Found(texts) = shortest(
+            &mut Automata::default(),
+            &[Lang::matching("[^a-z]")],
+            5,
+            |_| true,
+        ) else {
             panic!("no string");
         };
         assert!(texts.iter().all(|t| t.chars().count() == 1));
@@ -382,8 +509,14 @@ mod tests {
     #[test]
     fn keep_filters_and_an_empty_answer_is_then_no_proof() {
         let langs = [Lang::matching("^(a|b)$")];
-        assert_eq!(shortest(&langs, 1, |t| t != "a"), found("b"));
-        assert!(matches!(shortest(&langs, 1, |_| false), Search::GaveUp(_)));
+        assert_eq!(
+            shortest(&mut Automata::default(), &langs, 1, |t| t != "a"),
+            found("b")
+        );
+        assert!(matches!(
+            shortest(&mut Automata::default(), &langs, 1, |_| false),
+            Search::GaveUp(_)
+        ));
     }
 
     #[test]
@@ -413,7 +546,12 @@ mod tests {
 
     #[test]
     fn more_than_one_string() {
-        let Search::Found(texts) = shortest(&[Lang::matching("^[xy]z?$")], 4, |_| true) else {
+        let Search::Found(texts) = shortest(
+            &mut Automata::default(),
+            &[Lang::matching("^[xy]z?$")],
+            4,
+            |_| true,
+        ) else {
             panic!("no string");
         };
         assert_eq!(texts, ["x", "y", "xz", "yz"]);
@@ -424,5 +562,26 @@ mod tests {
         for text in ["a.b", "(x)", "[^]", "$1", r"\d", "a-b", "#~&"] {
             assert_eq!(first(&[Lang::containing(text)]), found(text), "{text}");
         }
+    }
+}
+#[cfg(test)]
+mod rejected_paths {
+    use super::*;
+
+    /// Strings `keep` rejects share the state after a match with the
+    /// other branch of the alternation: they must not crowd it out.
+    #[test]
+    fn strings_keep_rejects_leave_room_for_the_other_branch() {
+        let lang = Lang::matching("AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}");
+        let found = shortest(&mut Automata::default(), &[lang], 2, |t| {
+            !t.contains("AKIA")
+        });
+        let Search::Found(texts) = found else {
+            panic!("{found:?}");
+        };
+        assert!(
+            texts.iter().all(|t| t.starts_with("ghp_") && t.len() == 40),
+            "{texts:?}"
+        );
     }
 }

@@ -110,7 +110,6 @@ pub fn witnesses(table: &Table, effects: &dyn Fn() -> Effects, only: Option<&str
     out
 }
 
-
 /// What running an event through the dispatch showed.
 enum Run {
     /// The rule fired.
@@ -172,7 +171,9 @@ impl Searcher<'_> {
                 }
             }
             match blocker {
-                Some(j) if !avoided.contains(&j) && avoided.len() < MAX_AVOIDED && runs < MAX_RUNS => {
+                Some(j)
+                    if !avoided.contains(&j) && avoided.len() < MAX_AVOIDED && runs < MAX_RUNS =>
+                {
                     avoided.push(j)
                 }
                 _ => break,

@@ -40,7 +40,7 @@ pub(crate) fn load_table(path: &Path) -> Result<(Table, usize), Failure> {
 }
 
 /// True when the paths name one compiled table rather than rule sources.
-fn is_table(paths: &[PathBuf]) -> bool {
+pub(crate) fn is_table(paths: &[PathBuf]) -> bool {
     match paths {
         [path] => path.is_file() && path.extension().is_none_or(|ext| ext != "hooks"),
         _ => false,

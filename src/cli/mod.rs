@@ -9,12 +9,14 @@
 //! `--deny-warnings`, rules that do not compile) or an `abort` outcome from
 //! `eval`; 2 usage or I/O errors (unreadable files, bad events, corrupt
 //! tables); 3 from `eval`, rules that do not compile (so that a script can
-//! tell them from an abort). `witness` exits 1 when a rule has no witness.
+//! tell them from an abort). `witness` exits 1 when a rule has no witness;
+//! `diff` exits 1 when two rule sets are not shown to answer alike.
 
 mod claude;
 mod compile;
 mod completions;
 mod decision_log;
+mod diff;
 mod doctor;
 mod eval;
 mod explain;
@@ -184,6 +186,31 @@ enum Command {
         after_help = "Examples:\n  hookc witness rules/\n  hookc witness rules/ --rule block-secret-args --format json\n  hookc witness --table rules.tbl"
     )]
     Witness(witness::WitnessArgs),
+
+    /// Show the events two versions of a policy answer differently
+    ///
+    /// Compares OLD with NEW (each a `.hooks` file, a directory, or a
+    /// compiled table) point by point. Rules are matched by id, then by
+    /// meaning; each rule added, removed, changed, renamed or moved is a
+    /// change. For every change the search builds events (from the rules'
+    /// conditions, as `hookc witness` does: the new condition and not the
+    /// old, and the reverse) and runs each through both rule sets, effects
+    /// recorded, not run; an event whose answers differ (outcome, reason,
+    /// decision, edits, log lines, context, outputs) is printed with both
+    /// answers. A change with no such event is "proven to change no
+    /// answer" when it is (a rename, an unreachable rule, a condition
+    /// rewritten into an equivalent one, two rules swapped that never fire
+    /// together and edit nothing), and otherwise `undecided`. One event at
+    /// a time: `rate(…)` counts across events are not compared.
+    ///
+    /// Exit status: 0 every point answers every event the same way, 1 an
+    /// event is answered differently or a change is undecided, 2 a path
+    /// cannot be read, a table cannot be loaded, or the schemas differ, 3
+    /// rules that do not compile.
+    #[command(
+        after_help = "Examples:\n  hookc diff old/ rules/\n  hookc diff rules.tbl rules/ --format json"
+    )]
+    Diff(diff::DiffArgs),
 
     /// Answer a Claude Code hook event: hookc as a `type: "command"` hook
     ///
@@ -583,6 +610,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Witness(args) => witness::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Claude(args) => claude::run(args, cli.verbose),
         Command::Inspect(args) => inspect::run(args),
         Command::Fmt(args) => fmt::run(args),
