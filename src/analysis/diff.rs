@@ -94,7 +94,8 @@ pub struct Change {
     pub kind: ChangeKind,
     /// The rule's id (in the new set, when it is there).
     pub rule: String,
-    /// For a rename, the old id; for a swap, the other rule.
+    /// For a rename (or a rule renamed and changed), the old id; for a
+    /// swap, the other rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other: Option<String>,
     /// For a changed rule, the parts that changed (`target`, `condition`,
@@ -525,6 +526,35 @@ impl<'a> Comparison<'a> {
                 });
             }
         }
+        // A rule renamed and rewritten: the same target, actions, failure
+        // mode and timeout, another condition.
+        for (n, slot) in new_left.iter_mut().enumerate() {
+            let Some(parts) = slot.as_ref() else { continue };
+            let Some(o) = old_left.iter().position(|o| {
+                o.as_ref().is_some_and(|o| {
+                    o.iter()
+                        .zip(parts)
+                        .zip(PART_NAMES)
+                        .all(|((a, b), name)| name == "condition" || a == b)
+                })
+            }) else {
+                continue;
+            };
+            if let Some(old) = old_left.get_mut(o) {
+                *old = None;
+            }
+            *slot = None;
+            pairs.push((o, n));
+            found.push(Found {
+                change: change(
+                    ChangeKind::Changed,
+                    self.new.id(n),
+                    Some(self.old.id(o)),
+                    vec!["condition"],
+                ),
+                rules: vec![At::Old(o), At::New(n)],
+            });
+        }
         for (n, slot) in new_left.iter().enumerate() {
             if slot.is_some() {
                 found.push(Found {
@@ -744,7 +774,14 @@ fn label(change: &Change) -> String {
     match change.kind {
         ChangeKind::Added => format!("`{}` added", change.rule),
         ChangeKind::Removed => format!("`{}` removed", change.rule),
-        ChangeKind::Changed => format!("`{}` changed ({})", change.rule, change.parts.join(", ")),
+        ChangeKind::Changed => match &change.other {
+            Some(was) => format!(
+                "`{}` (was `{was}`) changed ({})",
+                change.rule,
+                change.parts.join(", ")
+            ),
+            None => format!("`{}` changed ({})", change.rule, change.parts.join(", ")),
+        },
         ChangeKind::Renamed => format!("`{other}` renamed `{}`", change.rule),
         ChangeKind::Swapped => format!("`{}` now runs before `{other}`", change.rule),
     }

@@ -420,11 +420,24 @@ impl<'a> Solver<'a> {
                         Atom::StartsWith(..) | Atom::EndsWith(..) | Atom::Matches(..)
                     )
                 });
-                Err(if string_only && !normalized {
-                    NoValue::Proven(why)
+                if string_only && !normalized {
+                    return Err(NoValue::Proven(why));
+                }
+                // An array of the needles: `contains` holds on it where the
+                // tests that need a string do not.
+                let needles: Vec<Value> = pos
+                    .iter()
+                    .filter_map(|a| match a {
+                        Atom::Contains(_, v) => Some(v.clone()),
+                        Atom::ContainsAny(_, vs) => vs.first().cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                if string_only || needles.is_empty() {
+                    Err(NoValue::Unknown(why))
                 } else {
-                    NoValue::Unknown(why)
-                })
+                    Ok(vec![Some(Value::Array(needles))])
+                }
             }
             Search::GaveUp(why) if !neg.is_empty() => {
                 // A negated language can be too large for a DFA (the

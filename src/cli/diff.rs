@@ -131,8 +131,13 @@ fn changes(out: &mut String, point: &PointDiff) {
             ChangeKind::Added => format!("added    {}{}", change.rule, proven(change.harmless)),
             ChangeKind::Removed => format!("removed  {}{}", change.rule, proven(change.harmless)),
             ChangeKind::Changed => format!(
-                "changed  {} ({}){}",
+                "changed  {}{} ({}){}",
                 change.rule,
+                change
+                    .other
+                    .as_ref()
+                    .map(|was| format!(" (was {was})"))
+                    .unwrap_or_default(),
                 change.parts.join(", "),
                 proven(change.harmless)
             ),

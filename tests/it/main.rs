@@ -17,6 +17,7 @@ mod bindings;
 mod claude;
 mod cli;
 mod completions;
+mod diff;
 mod explain;
 mod fmt;
 mod golden;

@@ -85,7 +85,7 @@ use std::time::{Duration, Instant};
 /// How many output samples (blocks with an output marker) the README has: a
 /// sample that loses its marker, or a new one, changes the count, so the
 /// change is seen.
-const OUTPUT_SAMPLES: usize = 14;
+const OUTPUT_SAMPLES: usize = 15;
 
 /// How many `$ ` commands the README's `console` blocks run.
 const CONSOLE_COMMANDS: usize = 12;
