@@ -915,6 +915,7 @@ fn help_of_every_command() {
         ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_witness", &["witness", "--help"][..]),
+        ("help_diff", &["diff", "--help"][..]),
     ] {
         let run = hookc(args);
         run.assert_code(0);
