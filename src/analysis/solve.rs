@@ -32,7 +32,7 @@ pub type Literal = (u32, bool);
 
 /// The ways a condition can hold, each a conjunction of literals without a
 /// contradiction, and whether the list is whole (not cut at
-/// [`MAX_CONJUNCTIONS`]).
+/// `MAX_CONJUNCTIONS`, 64).
 pub fn conjunctions(cond: &Cond, holds: bool) -> (Vec<Vec<Literal>>, bool) {
     match (cond, holds) {
         (Cond::True, true) => (vec![Vec::new()], true),
