@@ -119,6 +119,9 @@ pub mod output;
 pub mod scenarios;
 #[cfg(feature = "compiler")]
 #[doc(hidden)]
+pub mod strings;
+#[cfg(feature = "compiler")]
+#[doc(hidden)]
 pub mod syntax;
 #[cfg(feature = "compiler")]
 #[doc(hidden)]

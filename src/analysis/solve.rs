@@ -8,16 +8,16 @@
 //! inside the bounds of the comparisons, for string tests (`contains`,
 //! `starts_with`, `ends_with`, `matches`, globs) a shortest string in the
 //! intersection of their languages and outside those of the negated ones
-//! ([`super::strings`]), nothing at all where only negations test a field.
+//! ([`crate::strings`]), nothing at all where only negations test a field.
 //! The target comes from the rule's FQL pattern ([`build_event`]).
 //!
 //! The atoms live in a [`Space`]: those of one point of one program, or
 //! (for a diff) those of a point in two programs, merged so that an atom
 //! written the same way in both is one atom.
 
-use super::strings::{self, Lang, Search};
 use crate::fql::{FqlPattern, Segment as FqlSegment};
 use crate::ir::{Atom, CmpOp, Cond, FieldPath, PointProgram, Program, RegexSource, Root, Segment};
+use crate::strings::{self, Lang, Search};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 

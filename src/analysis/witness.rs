@@ -8,7 +8,7 @@
 //! inside the bounds of the comparisons, for string tests (`contains`,
 //! `starts_with`, `ends_with`, `matches`, globs) a shortest string in the
 //! intersection of their languages and outside those of the negated ones
-//! ([`super::strings`]), nothing at all where only negations test a field.
+//! ([`crate::strings`]), nothing at all where only negations test a field.
 //! The target is built from the rule's FQL pattern.
 //!
 //! Every event found is run through the table's own dispatch (effects

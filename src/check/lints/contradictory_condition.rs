@@ -17,6 +17,10 @@ declare_lint! {
     /// - an empty numeric range: `x > 5 and x < 3`, `x >= 2 and x < 2`;
     /// - a value the field must be equal to that fails another test of it:
     ///   `x == "ls" and x starts_with "rm"`;
+    /// - string tests whose languages do not meet, decided through a
+    ///   product of their DFAs: `x matches /^[0-9]+$/ and x matches
+    ///   /^[a-z]/`, `x glob "/etc/**" and not (x contains "/etc/")` (for a
+    ///   test that needs a string: `contains` alone also holds on arrays);
     /// - `x in []`, `false`;
     /// - a `matches` regex that no string matches because a part of it that
     ///   every match needs matches nothing, such as the empty class in

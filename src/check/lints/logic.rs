@@ -275,11 +275,89 @@ pub(crate) fn implies(cx: &Cx<'_>, a: &Fact<'_>, b: &Fact<'_>) -> bool {
                 }
                 (Test::StartsWith(x), Test::StartsWith(y), true) => x.starts_with(y.as_str()),
                 (Test::EndsWith(x), Test::EndsWith(y), true) => x.ends_with(y.as_str()),
+                // A test that holds only on strings, and a string test
+                // that holds on every string the first one does: their
+                // languages, through a DFA product.
+                (ta, tb, true) if needs_string(ta) => text_never(cx, (ta, true), (tb, false)),
+                // ... and one whose language does not meet the first's.
+                (ta, tb, false) if needs_string(ta) => text_never(cx, (ta, true), (tb, true)),
                 _ => false,
             }
         }
+        // `not ta` implies `not tb` when `tb` implies `ta`: on strings, the
+        // languages; on anything else `tb` (a test that needs a string)
+        // is false.
+        (
+            Fact::Field {
+                path: pa,
+                test: ta,
+                holds: false,
+            },
+            Fact::Field {
+                path: pb,
+                test: tb,
+                holds: false,
+            },
+        ) if pa == pb && needs_string(tb) => text_never(cx, (tb, true), (ta, false)),
         _ => false,
     }
+}
+
+/// True for the tests that hold only on a string.
+pub(crate) fn needs_string(test: &Test) -> bool {
+    matches!(
+        test,
+        Test::StartsWith(_) | Test::EndsWith(_) | Test::Matches(_)
+    )
+}
+
+/// A string test, as the key of what is known about it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TextKey {
+    Starts(String),
+    Ends(String),
+    Contains(String),
+    Matches(RegexId),
+}
+
+impl TextKey {
+    fn of(test: &Test) -> Option<TextKey> {
+        Some(match test {
+            Test::StartsWith(s) => TextKey::Starts(s.clone()),
+            Test::EndsWith(s) => TextKey::Ends(s.clone()),
+            Test::Contains(Value::String(s)) => TextKey::Contains(s.clone()),
+            Test::Matches(id) => TextKey::Matches(*id),
+            _ => return None,
+        })
+    }
+}
+
+/// True when no string passes the test `a` (or fails it, with `false`)
+/// and passes (or fails) `b`: the product of their DFAs, one of them
+/// complemented for `false`, has no string ([`Cx::text_never`]).
+fn text_never(cx: &Cx<'_>, (a, ha): (&Test, bool), (b, hb): (&Test, bool)) -> bool {
+    let (Some(ka), Some(kb)) = (TextKey::of(a), TextKey::of(b)) else {
+        return false;
+    };
+    cx.text_never((ka, ha), (kb, hb), || {
+        let lang = |t: &Test, holds: bool| {
+            text_lang(cx, t).map(|l| if holds { l } else { l.complement() })
+        };
+        Some([lang(a, ha)?, lang(b, hb)?])
+    })
+}
+
+/// The strings a string test holds on (for `contains`, the strings it
+/// holds on; it also holds on arrays and objects).
+pub(crate) fn text_lang(cx: &Cx<'_>, test: &Test) -> Option<crate::strings::Lang> {
+    use crate::strings::Lang;
+    Some(match test {
+        Test::StartsWith(s) => Lang::starting_with(s),
+        Test::EndsWith(s) => Lang::ending_with(s),
+        Test::Contains(Value::String(s)) => Lang::containing(s),
+        Test::Matches(id) => Lang::matching(&cx.regex_source(*id)?.to_inline()),
+        _ => return None,
+    })
 }
 
 /// Why two facts cannot both hold, if they cannot.
@@ -338,6 +416,16 @@ pub(crate) fn contradicts(cx: &Cx<'_>, a: &Fact<'_>, b: &Fact<'_>) -> bool {
                 }
                 (Test::EndsWith(x), true, Test::EndsWith(y), true) => {
                     !x.ends_with(y.as_str()) && !y.ends_with(x.as_str())
+                }
+                // Two string tests, one of which needs a string: no string
+                // passes both (their languages do not meet).
+                (ta, true, tb, true) if needs_string(ta) || needs_string(tb) => {
+                    text_never(cx, (ta, true), (tb, true))
+                }
+                // A test that needs a string, and the negation of one that
+                // holds on every string the first holds on.
+                (ta, true, tb, false) | (tb, false, ta, true) if needs_string(ta) => {
+                    text_never(cx, (ta, true), (tb, false))
                 }
                 _ => false,
             }
@@ -786,4 +874,84 @@ pub(crate) fn order_matters(a: &CheckedRule, b: &CheckedRule) -> bool {
         || feeds(a, b)
         || feeds(b, a)
         || (context(a) && context(b))
+}
+
+/// Field values on which every fact of `facts` holds, found and checked
+/// (by [`eval`] on each value): a proof that the facts can hold together.
+/// `None` when none is found: an opaque fact, a field tested both as a
+/// number and as a string, a product of regexes the search cannot walk.
+/// A field set to `None` is absent.
+pub(crate) fn example<'e>(
+    cx: &Cx<'_>,
+    facts: &[&Fact<'e>],
+) -> Option<Vec<(&'e FieldPath, Option<Value>)>> {
+    let mut fields: Vec<(&'e FieldPath, Vec<(&Test, bool)>)> = Vec::new();
+    for fact in facts {
+        match fact {
+            Fact::Const(true) => {}
+            Fact::Field { path, test, holds } => match fields.iter_mut().find(|(p, _)| p == path) {
+                Some((_, tests)) => tests.push((test, *holds)),
+                None => fields.push((path, vec![(test, *holds)])),
+            },
+            _ => return None,
+        }
+    }
+    let mut out = Vec::with_capacity(fields.len());
+    for (path, tests) in fields {
+        out.push((path, field_example(cx, &tests)?));
+    }
+    Some(out)
+}
+
+/// A value (`None`: absent) on which each test holds or not as paired.
+fn field_example(cx: &Cx<'_>, tests: &[(&Test, bool)]) -> Option<Option<Value>> {
+    let passes = |v: &Value| {
+        tests
+            .iter()
+            .all(|(t, holds)| eval(cx, t, v).is_some_and(|r| r == *holds))
+    };
+    // Absent: every test is false on a missing field.
+    if tests.iter().all(|(_, holds)| !holds) {
+        return Some(None);
+    }
+    let pinned = tests.iter().find_map(|(t, holds)| match (t, holds) {
+        (Test::Eq(v), true) => Some(std::slice::from_ref(v)),
+        (Test::In(items), true) => Some(items.as_slice()),
+        _ => None,
+    });
+    if let Some(values) = pinned {
+        return values
+            .iter()
+            .find(|v| !v.is_null() && passes(v))
+            .cloned()
+            .map(Some);
+    }
+    if tests.iter().any(|(t, h)| *h && matches!(t, Test::Cmp(..))) {
+        let mut tries = vec![0.0];
+        for (t, _) in tests {
+            if let Test::Cmp(_, n) = t {
+                tries.extend([*n, n.floor() + 1.0, n.ceil() - 1.0, n + 0.5, n - 0.5]);
+            }
+        }
+        return tries
+            .into_iter()
+            .filter(|x| x.is_finite())
+            .map(|x| {
+                if x.fract() == 0.0 && x.abs() < 9.0e15 {
+                    Value::from(x as i64)
+                } else {
+                    Value::from(x)
+                }
+            })
+            .find(|v| passes(v))
+            .map(Some);
+    }
+    let mut langs = Vec::new();
+    for (t, holds) in tests {
+        if let Some(lang) = text_lang(cx, t) {
+            langs.push(if *holds { lang } else { lang.complement() });
+        }
+    }
+    let found = cx.text_example(&langs, &|s: &str| passes(&Value::from(s)))?;
+    Some(Some(Value::from(found)))
 }

@@ -20,6 +20,7 @@
 //! | `contradictory-condition` | warn | conditions that can never all hold |
 //! | `edit-conflict` | warn | two rules at one priority editing the same field |
 //! | `priority-tie` | note | two rules at one priority from different files |
+//! | `conflicting-decisions` | warn | two rules at one priority that answer one event differently |
 //! | `unused-definition` | warn | a list, pattern or macro nothing uses |
 //! | `unused-import` | warn | an import none of whose definitions are used |
 //! | `empty-list` | warn | `list x = []` |
@@ -70,6 +71,7 @@ mod logic;
 mod walk;
 
 mod bidi_control;
+mod conflicting_decisions;
 mod contradictory_condition;
 mod duplicate_condition;
 mod edit_conflict;
@@ -88,6 +90,7 @@ mod unused_definition;
 mod unused_import;
 
 pub use bidi_control::BIDI_CONTROL;
+pub use conflicting_decisions::CONFLICTING_DECISIONS;
 pub use contradictory_condition::CONTRADICTORY_CONDITION;
 pub use duplicate_condition::DUPLICATE_CONDITION;
 pub use edit_conflict::EDIT_CONFLICT;
@@ -112,6 +115,7 @@ pub static LINTS: &[&Lint] = &[
     &CONTRADICTORY_CONDITION,
     &EDIT_CONFLICT,
     &PRIORITY_TIE,
+    &CONFLICTING_DECISIONS,
     &UNUSED_DEFINITION,
     &UNUSED_IMPORT,
     &EMPTY_LIST,
@@ -417,7 +421,42 @@ pub(crate) struct Cx<'a> {
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
     by_point: OnceCell<Vec<PointRules>>,
+    /// The answers of [`Cx::text_never`], and the DFAs they were found
+    /// with.
+    inclusions: std::cell::RefCell<Inclusions>,
 }
+
+/// The string-language inclusions decided in one lint run.
+struct Inclusions {
+    automata: crate::strings::Automata,
+    /// By two string tests (each with whether it holds): whether no
+    /// string is in both languages.
+    answers: HashMap<(TextTest, TextTest), bool>,
+    /// How many DFA products were searched.
+    searched: usize,
+}
+
+/// A string test, and whether it holds (`false`: its complement).
+type TextTest = (logic::TextKey, bool);
+
+impl Default for Inclusions {
+    fn default() -> Inclusions {
+        Inclusions {
+            automata: crate::strings::Automata::with_path_limit(INCLUSION_PATHS),
+            answers: HashMap::new(),
+            searched: 0,
+        }
+    }
+}
+
+/// The most DFA products one lint run searches to decide an inclusion:
+/// past it, an inclusion not decided yet is taken as not holding (a lint
+/// may miss a finding; it never makes one up). With [`INCLUSION_PATHS`],
+/// this bounds what the string lints add to a compile.
+const INCLUSION_SEARCHES: usize = 64;
+
+/// The most paths one of those searches follows.
+const INCLUSION_PATHS: usize = 1_024;
 
 pub(crate) use super::RegexShape;
 
@@ -460,6 +499,64 @@ impl<'a> Cx<'a> {
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
             by_point: OnceCell::new(),
+            inclusions: std::cell::RefCell::new(Inclusions::default()),
+        }
+    }
+
+    /// True when no string is in both of two languages of string tests
+    /// (each test, or its complement when paired with `false`), proven by
+    /// a search of the product of their DFAs that finds no string
+    /// ([`crate::strings::shortest`]). False when a string is found, and
+    /// when the search cannot tell (a DFA too large, a limit,
+    /// [`INCLUSION_SEARCHES`] reached). `langs` builds the two languages,
+    /// asked only when the answer is not known yet.
+    pub(crate) fn text_never(
+        &self,
+        a: TextTest,
+        b: TextTest,
+        langs: impl FnOnce() -> Option<[crate::strings::Lang; 2]>,
+    ) -> bool {
+        use crate::strings::{shortest, Search};
+        let key = (a, b);
+        if let Some(&answer) = self.inclusions.borrow().answers.get(&key) {
+            return answer;
+        }
+        let mut inclusions = self.inclusions.borrow_mut();
+        if inclusions.searched >= INCLUSION_SEARCHES {
+            return false;
+        }
+        inclusions.searched += 1;
+        let answer = langs().is_some_and(|langs| {
+            matches!(
+                shortest(&mut inclusions.automata, &langs, 1, |_| true),
+                Search::Empty
+            )
+        });
+        inclusions.answers.insert(key, answer);
+        answer
+    }
+
+    /// True while [`Cx::text_never`] may still search a product.
+    pub(crate) fn text_searches_left(&self) -> bool {
+        self.inclusions.borrow().searched < INCLUSION_SEARCHES
+    }
+
+    /// A shortest string in every language of `langs` that `keep` holds on,
+    /// when the search finds one within its limits.
+    pub(crate) fn text_example(
+        &self,
+        langs: &[crate::strings::Lang],
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        use crate::strings::{shortest, Search};
+        let mut inclusions = self.inclusions.borrow_mut();
+        if inclusions.searched >= INCLUSION_SEARCHES {
+            return None;
+        }
+        inclusions.searched += 1;
+        match shortest(&mut inclusions.automata, langs, 1, keep) {
+            Search::Found(found) => found.into_iter().next(),
+            _ => None,
         }
     }
 

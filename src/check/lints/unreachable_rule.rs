@@ -17,7 +17,10 @@ declare_lint! {
     /// priority and declared before. Conditions are compared as written
     /// after macros are expanded: the earlier rule has no condition, or each
     /// of its conditions is one of this rule's or follows from one (`x ==
-    /// "a"` implies `x in ["a", "b"]`, `x > 5` implies `x > 3`). A rule in
+    /// "a"` implies `x in ["a", "b"]`, `x > 5` implies `x > 3`); string
+    /// tests by their languages, through a product of their DFAs (`x
+    /// starts_with "rm -rf /"` implies `x matches /(^|\s)rm\s+-[a-z]*r/`:
+    /// no string is in the first and not the second). A rule in
     /// between that edits a field this rule tests keeps it reachable, and so
     /// does an `exec`, `webhook` or `call` before the earlier rule's abort
     /// when that rule fails open.
@@ -95,7 +98,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             let contradictory = contradictory.get(bi).copied().unwrap_or(true);
             // A rule that can never match is another lint's business.
             if !contradictory {
-                let mut candidates = index.candidates(bkeys);
+                let mut candidates = index.candidates(bkeys, cx.text_searches_left());
                 candidates.retain(|&p| barrier.is_none_or(|bar| p >= bar));
                 candidates.sort_unstable();
                 candidates.dedup();
@@ -183,6 +186,10 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// The most earlier rules a later one is compared with through the
+/// languages of their string tests: the latest ones on the same field.
+const TEXT_CANDIDATES: usize = 32;
+
 /// What an earlier rule's condition needs of a later rule's conditions, as
 /// a lookup key: a conjunct of the earlier rule is implied only by a
 /// conjunct of the later one that yields the same key (see [`Index`]).
@@ -198,9 +205,22 @@ enum Key {
     /// `path == value`, the value normalized as JSON equality sees it.
     Eq(u64, u64),
     /// A test implied by a test of another constant on the field: `exists`
-    /// (by any test that needs the field), a comparison, `!=`,
-    /// `starts_with`, `ends_with`.
+    /// (by any test that needs the field), a comparison, `!=`, a string
+    /// test (`starts_with`, `ends_with`, `contains` a string, `matches`,
+    /// by another whose language is inside its own), a negated one.
     Kind(&'static str, u64),
+}
+
+/// True for the string tests ([`logic::text_lang`]): filed and looked up
+/// together, since one may imply another through their languages.
+fn is_text(test: &Test) -> bool {
+    matches!(
+        test,
+        Test::StartsWith(_)
+            | Test::EndsWith(_)
+            | Test::Matches(_)
+            | Test::Contains(serde_json::Value::String(_))
+    )
 }
 
 /// The digest of a field path for the [`Key`]s: implication is only ever
@@ -369,6 +389,9 @@ struct RuleKeys {
     /// The fields this rule pins to values (`==`, `in`): any test of them
     /// filed under the field may be implied.
     pinned: Vec<u64>,
+    /// The fields this rule tests with string tests (negated or not): one
+    /// may imply a string test of another rule through their languages.
+    text_paths: Vec<u64>,
 }
 
 impl RuleKeys {
@@ -376,6 +399,7 @@ impl RuleKeys {
         let mut filed = Vec::with_capacity(conjuncts.len());
         let mut probes = Vec::new();
         let mut pinned = Vec::new();
+        let mut text_paths = Vec::new();
         for c in conjuncts {
             let digest = digest(&c.fact);
             let filed_under = key(&c.fact, digest);
@@ -388,6 +412,9 @@ impl RuleKeys {
             if !*holds {
                 if matches!(test, Test::Eq(_)) {
                     probes.push(Key::Kind("ne", p));
+                }
+                if is_text(test) {
+                    text_paths.push(p);
                 }
                 continue;
             }
@@ -417,12 +444,18 @@ impl RuleKeys {
                 Test::EndsWith(_) => probes.push(Key::Kind("ends", p)),
                 _ => {}
             }
+            if is_text(test) {
+                text_paths.push(p);
+            }
             probes.push(Key::Kind("exists", p));
         }
+        text_paths.sort_unstable();
+        text_paths.dedup();
         RuleKeys {
             filed,
             probes,
             pinned,
+            text_paths,
         }
     }
 }
@@ -442,12 +475,17 @@ struct Index {
     by_path: std::collections::HashMap<u64, Vec<usize>>,
     /// Positions of rules without a condition.
     always: Vec<usize>,
+    /// Positions by the fields their string tests test.
+    by_text: std::collections::HashMap<u64, Vec<usize>>,
 }
 
 impl Index {
     /// Files the rule at `pos`, whose conjuncts are `conjuncts` with their
     /// `keys`.
     fn insert(&mut self, conjuncts: &[Conjunct<'_>], keys: &RuleKeys, pos: usize) {
+        for p in &keys.text_paths {
+            self.by_text.entry(*p).or_default().push(pos);
+        }
         // Of the most selective conjuncts, the one whose key has the fewest
         // rules yet: rules that share a conjunct (a macro every rule uses)
         // would otherwise all land under its key, and every later rule
@@ -468,8 +506,12 @@ impl Index {
     }
 
     /// The positions of the rules whose conditions a rule with `keys` may
-    /// imply (unsorted, maybe repeated).
-    fn candidates(&self, keys: &RuleKeys) -> Vec<usize> {
+    /// imply (unsorted, maybe repeated). With `languages`, also the latest
+    /// [`TEXT_CANDIDATES`] rules with a string test of a field this rule
+    /// tests with one: implication between string tests goes through
+    /// their languages, which no key can file (while the lint run may
+    /// still search DFA products, [`Cx::text_never`]).
+    fn candidates(&self, keys: &RuleKeys, languages: bool) -> Vec<usize> {
         let mut out = self.always.clone();
         for k in &keys.probes {
             if let Some(list) = self.by_key.get(k) {
@@ -479,6 +521,14 @@ impl Index {
         for p in &keys.pinned {
             if let Some(list) = self.by_path.get(p) {
                 out.extend_from_slice(list);
+            }
+        }
+        if languages {
+            for p in &keys.text_paths {
+                if let Some(list) = self.by_text.get(p) {
+                    let from = list.len().saturating_sub(TEXT_CANDIDATES);
+                    out.extend(list.iter().skip(from));
+                }
             }
         }
         out
@@ -553,7 +603,7 @@ mod tests {
             index.insert(&conjuncts, &RuleKeys::of(&conjuncts), pos);
         }
         let probe = [conjunct(&shared), conjunct(&own[500])];
-        let mut found = index.candidates(&RuleKeys::of(&probe));
+        let mut found = index.candidates(&RuleKeys::of(&probe), true);
         found.sort_unstable();
         assert!(found.contains(&500) && found.len() <= 2, "{found:?}");
     }

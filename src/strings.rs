@@ -47,7 +47,8 @@ use regex_automata::{Anchored, MatchKind};
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-/// The most paths a search follows before it gives up.
+/// The most paths a search follows before it gives up, unless its
+/// [`Automata`] says otherwise.
 const STATE_LIMIT: usize = 50_000;
 
 /// How many more paths than strings wanted a state tuple is followed along
@@ -164,7 +165,7 @@ pub fn shortest(
 
 /// The search of [`shortest`], with the wanted languages that have an
 /// anchored subset built as that subset first when `anchored_first`; and
-/// whether it stopped at [`STATE_LIMIT`].
+/// whether it stopped at the path limit.
 fn product(
     automata: &mut Automata,
     langs: &[Lang],
@@ -312,10 +313,12 @@ fn product(
             if counts.iter().all(|&n| n >= cap) {
                 continue;
             }
-            if trail.len() >= STATE_LIMIT {
+            if trail.len() >= automata.path_limit() {
                 return if found.is_empty() {
-                    let why =
-                        format!("the search of the regexes' product passed {STATE_LIMIT} steps");
+                    let why = format!(
+                        "the search of the regexes' product passed {} steps",
+                        automata.path_limit()
+                    );
                     (Search::GaveUp(why), true)
                 } else {
                     (Search::Found(found), false)
@@ -364,12 +367,28 @@ fn product(
 #[derive(Debug, Default)]
 pub struct Automata {
     built: HashMap<(String, bool), Result<Rc<Dfa>, String>>,
+    /// The most paths one search follows; `None`: [`STATE_LIMIT`].
+    limit: Option<usize>,
 }
 
 /// A DFA a search walks.
 type Dfa = dense::DFA<Vec<u32>>;
 
 impl Automata {
+    /// Automata whose searches follow at most `paths` paths each: a lint
+    /// that asks many questions at compile time gives up sooner than a
+    /// command that asks a few.
+    pub fn with_path_limit(paths: usize) -> Automata {
+        Automata {
+            built: HashMap::new(),
+            limit: Some(paths),
+        }
+    }
+
+    fn path_limit(&self) -> usize {
+        self.limit.unwrap_or(STATE_LIMIT)
+    }
+
     /// The DFA of `regex` ([`build`]), built once.
     fn build(&mut self, regex: &str, unicode: bool) -> Result<Rc<Dfa>, String> {
         self.built
