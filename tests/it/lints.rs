@@ -633,3 +633,76 @@ fn ten_thousand_rules_reading_unknown_fields() {
         &human[human.len() - 200..]
     );
 }
+
+/// The lints that compare string tests through their languages never call
+/// a rule dead that an event fires: on generated rule sets, every rule
+/// `unreachable-rule` or `contradictory-condition` reports has no witness
+/// (`hookc witness`'s search, each event checked by dispatch), and most
+/// rules they leave alone have one.
+#[test]
+fn string_lints_are_sound_on_generated_rule_sets() {
+    const TESTS: [&str; 12] = [
+        "payload.args starts_with \"rm \"",
+        "payload.args starts_with \"rm -rf\"",
+        "payload.args matches /^rm\\s/",
+        "payload.args matches /(^|\\s)rm\\s+-[a-z]*f/",
+        "payload.args contains \"rm\"",
+        "payload.args glob \"rm *\"",
+        "payload.args ends_with \".sh\"",
+        "payload.args matches /\\.sh$/",
+        "not (payload.args matches /^[a-z ]*$/)",
+        "not (payload.args contains \"-\")",
+        "payload.args matches /^[0-9]+$/",
+        "payload.args glob \"*.sh\"",
+    ];
+    let mut seed: u64 = 17;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) % n as u64) as usize
+    };
+    let mut dead = 0;
+    for case in 0..12 {
+        let mut text = String::from("schema orcs\n");
+        for i in 0..6 {
+            text.push_str(&format!(
+                "\nhook r{i} on tool.pre_execute priority {} {{\n",
+                10 * (i + 1)
+            ));
+            for _ in 0..1 + next(2) {
+                text.push_str(&format!("    when {}\n", TESTS[next(TESTS.len())]));
+            }
+            text.push_str(&format!("    abort \"r{i}\"\n}}\n"));
+        }
+        let compiled = hookc::compile_str("generated.hooks", &text)
+            .unwrap_or_else(|d| panic!("{d:?}\n{text}"));
+        let reported: Vec<String> = compiled
+            .warnings
+            .0
+            .iter()
+            .filter(|d| matches!(d.code, "unreachable-rule" | "contradictory-condition"))
+            .filter_map(|d| {
+                let rule = d.message.split("rule `").nth(1)?;
+                Some(rule.split('`').next()?.to_string())
+            })
+            .collect();
+        let effects = || hookc::Effects::new().recording_only();
+        for w in hookc::analysis::witness::witnesses(&compiled.table, &effects, None) {
+            if reported.contains(&w.rule) {
+                dead += 1;
+                assert_ne!(
+                    w.verdict,
+                    hookc::analysis::witness::Verdict::Witness,
+                    "case {case}: `{}` reported dead, but {:?} fires it\n{text}",
+                    w.rule,
+                    w.event
+                );
+            }
+        }
+    }
+    assert!(
+        dead >= 5,
+        "the generated sets should have dead rules: {dead}"
+    );
+}
