@@ -385,18 +385,27 @@ fn every_counterexample_is_answered_differently_by_eval() {
     );
 }
 
+/// `hookc diff` of one rule whose condition changes from `old` to `new`,
+/// checked to show one difference that `hookc eval` confirms.
+fn one_rule_changed(name: &str, old: &str, new: &str) -> Value {
+    let dir = scratch(name);
+    let rules = |when: &str| {
+        format!(
+            "schema orcs\nhook r on tool.pre_execute {{\n    when {when}\n    abort \"r\"\n}}\n"
+        )
+    };
+    let (old_file, new_file) = (dir.join("old.hooks"), dir.join("new.hooks"));
+    std::fs::write(&old_file, rules(old)).unwrap();
+    std::fs::write(&new_file, rules(new)).unwrap();
+    let (found, code) = diff(&dir, &old_file, &new_file);
+    assert_eq!(code, Some(1), "{found:#}");
+    assert_eq!(check_differences(&dir, &old_file, &new_file, &found), 1);
+    found
+}
+
 #[test]
 fn a_numeric_bound_moved_by_less_than_one_is_a_difference() {
-    let dir = scratch("bounds");
-    let rules = |op: &str| {
-        format!("schema orcs\nhook big on tool.post_execute {{\n    when payload.size {op}\n    abort \"too big\"\n}}\n")
-    };
-    let (old, new) = (dir.join("old.hooks"), dir.join("new.hooks"));
-    std::fs::write(&old, rules("> 5")).unwrap();
-    std::fs::write(&new, rules(">= 6")).unwrap();
-    let (found, code) = diff(&dir, &old, &new);
-    assert_eq!(code, Some(1), "{found:#}");
-    assert_eq!(check_differences(&dir, &old, &new, &found), 1);
+    let found = one_rule_changed("bounds", "payload.size > 5", "payload.size >= 6");
     let size = &found["points"][0]["differences"][0]["event"]["payload"]["size"];
     let size = size.as_f64().unwrap();
     assert!(size > 5.0 && size < 6.0, "{size}");
@@ -406,16 +415,11 @@ fn a_numeric_bound_moved_by_less_than_one_is_a_difference() {
 /// string: the two are not the same test.
 #[test]
 fn contains_and_matches_differ_on_an_array() {
-    let dir = scratch("array");
-    let rules = |test: &str| {
-        format!("schema orcs\nhook pipe on tool.pre_execute {{\n    when payload.args {test}\n    abort \"pipe\"\n}}\n")
-    };
-    let (old, new) = (dir.join("old.hooks"), dir.join("new.hooks"));
-    std::fs::write(&old, rules("contains \"| sh\"")).unwrap();
-    std::fs::write(&new, rules("matches /\\| sh/")).unwrap();
-    let (found, code) = diff(&dir, &old, &new);
-    assert_eq!(code, Some(1), "{found:#}");
-    assert_eq!(check_differences(&dir, &old, &new, &found), 1);
+    let found = one_rule_changed(
+        "array",
+        "payload.args contains \"| sh\"",
+        "payload.args matches /\\| sh/",
+    );
     assert_eq!(
         found["points"][0]["differences"][0]["event"]["payload"]["args"],
         serde_json::json!(["| sh"])
