@@ -51,6 +51,10 @@ const MAX_SWAPS: usize = 32;
 pub struct Diff {
     /// True when every point answers every event the same way.
     pub equivalent: bool,
+    /// True when the two were compiled from sources whose text differs
+    /// (both digests known): with `equivalent`, a rewrite that changes
+    /// nothing (formatting, comments, files, names).
+    pub sources_differ: bool,
     /// Per hook point with rules in either set, by name.
     pub points: Vec<PointDiff>,
 }
@@ -209,7 +213,9 @@ pub fn diff(old: &Table, new: &Table, effects: &dyn Fn() -> Effects) -> Diff {
             Comparison::new(name, old, new, effects).run()
         })
         .collect();
+    let (a, b) = (&old_program.source_digest, &new_program.source_digest);
     Diff {
+        sources_differ: !a.is_empty() && !b.is_empty() && a != b,
         equivalent: points
             .iter()
             .all(|p| matches!(p.status, Status::Same | Status::Equivalent)),

@@ -106,6 +106,9 @@ fn human(found: &Diff) -> Result<String, Failure> {
             ));
         }
     }
+    if found.equivalent && found.sources_differ {
+        out.push_str("the sources differ; what they do does not\n");
+    }
     let [same, different, undecided] = counts;
     out.push_str(&format!(
         "{}: {same} with the same behaviour, {different} different, {undecided} undecided\n",

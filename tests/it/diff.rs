@@ -141,6 +141,7 @@ fn the_shipped_packs_renamed_are_the_same_policy() {
         let (found, code) = diff(&dir, &root().join(pack), &copy);
         assert_eq!(code, Some(0), "{pack}: {found:#}");
         assert_eq!(found["equivalent"], true, "{pack}");
+        assert_eq!(found["sources_differ"], true, "{pack}");
         let mut renames = 0;
         for point in found["points"].as_array().unwrap() {
             assert_eq!(point["status"], "same", "{pack}: {point:#}");
@@ -287,6 +288,12 @@ fn equivalent_rewrites_report_no_difference() {
     assert!(
         run.stdout
             .contains("point tool.post_execute: same behaviour\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("the sources differ; what they do does not\n"),
         "{}",
         run.stdout
     );
