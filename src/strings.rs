@@ -369,19 +369,22 @@ pub struct Automata {
     built: HashMap<(String, bool), Result<Rc<Dfa>, String>>,
     /// The most paths one search follows; `None`: [`STATE_LIMIT`].
     limit: Option<usize>,
+    /// The most bytes of heap one DFA may take; `None`: [`DFA_SIZE_LIMIT`].
+    size: Option<usize>,
 }
 
 /// A DFA a search walks.
 type Dfa = dense::DFA<Vec<u32>>;
 
 impl Automata {
-    /// Automata whose searches follow at most `paths` paths each: a lint
-    /// that asks many questions at compile time gives up sooner than a
-    /// command that asks a few.
-    pub fn with_path_limit(paths: usize) -> Automata {
+    /// Automata whose searches follow at most `paths` paths each, over
+    /// DFAs of at most `dfa_bytes` each: a lint that asks many questions
+    /// at compile time gives up sooner than a command that asks a few.
+    pub fn with_limits(paths: usize, dfa_bytes: usize) -> Automata {
         Automata {
             built: HashMap::new(),
             limit: Some(paths),
+            size: Some(dfa_bytes),
         }
     }
 
@@ -393,7 +396,9 @@ impl Automata {
     fn build(&mut self, regex: &str, unicode: bool) -> Result<Rc<Dfa>, String> {
         self.built
             .entry((regex.to_string(), unicode))
-            .or_insert_with(|| build(regex, unicode).map(Rc::new))
+            .or_insert_with(|| {
+                build(regex, unicode, self.size.unwrap_or(DFA_SIZE_LIMIT)).map(Rc::new)
+            })
             .clone()
     }
 }
@@ -401,7 +406,7 @@ impl Automata {
 /// The anchored DFA of a whole-string regex; with `unicode` off, its
 /// classes (`\w`, `\d`, case folding) are ASCII (the wrappers' `.` stays
 /// Unicode, so the strings are still valid UTF-8).
-fn build(regex: &str, unicode: bool) -> Result<dense::DFA<Vec<u32>>, String> {
+fn build(regex: &str, unicode: bool, size: usize) -> Result<dense::DFA<Vec<u32>>, String> {
     dense::Builder::new()
         .syntax(regex_automata::util::syntax::Config::new().unicode(unicode))
         .configure(
@@ -409,8 +414,8 @@ fn build(regex: &str, unicode: bool) -> Result<dense::DFA<Vec<u32>>, String> {
                 .match_kind(MatchKind::All)
                 .start_kind(StartKind::Anchored)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+                .dfa_size_limit(Some(size))
+                .determinize_size_limit(Some(size)),
         )
         .build(regex)
         .map_err(|e| format!("cannot build a DFA for a regex: {e}"))

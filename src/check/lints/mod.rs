@@ -442,7 +442,7 @@ type TextTest = (logic::TextKey, bool);
 impl Default for Inclusions {
     fn default() -> Inclusions {
         Inclusions {
-            automata: crate::strings::Automata::with_path_limit(INCLUSION_PATHS),
+            automata: crate::strings::Automata::with_limits(INCLUSION_PATHS, INCLUSION_DFA_BYTES),
             answers: HashMap::new(),
             searched: 0,
         }
@@ -457,6 +457,11 @@ const INCLUSION_SEARCHES: usize = 64;
 
 /// The most paths one of those searches follows.
 const INCLUSION_PATHS: usize = 1_024;
+
+/// The most bytes one DFA of those searches takes: a regex whose DFA is
+/// larger (large Unicode classes, counted repetitions) is left undecided
+/// rather than determinized at length.
+const INCLUSION_DFA_BYTES: usize = 1 << 17;
 
 pub(crate) use super::RegexShape;
 
