@@ -261,6 +261,11 @@ fn product(
             }
         }
     }
+    // Reused at every step: the tuples of this step, each once, and which
+    // one each class leads to.
+    let mut tuples: Vec<(Vec<StateID>, [usize; 2])> = Vec::new();
+    let mut tuple_of: HashMap<Vec<StateID>, usize> = HashMap::new();
+    let mut slots: Vec<Option<usize>> = Vec::with_capacity(classes.len());
     let mut found = Vec::new();
     let mut rejected = false;
     let mut partial = false;
@@ -279,11 +284,14 @@ fn product(
         }
         // Per class, the tuple its bytes lead to (`None`: a dead end) and
         // how many paths reach it; then the bytes, in the readable order.
-        let mut targets: Vec<Option<(Vec<StateID>, [usize; 2])>> =
-            Vec::with_capacity(classes.len());
+        // Per class, the tuple its bytes lead to (`None`: a dead end);
+        // classes that lead to one tuple share its counts.
+        tuples.clear();
+        tuple_of.clear();
+        slots.clear();
         for class in &classes {
             let Some(&byte) = class.first() else {
-                targets.push(None);
+                slots.push(None);
                 continue;
             };
             let mut next = Vec::with_capacity(states.len());
@@ -301,13 +309,27 @@ fn product(
                 }
                 next.push(to);
             }
-            targets.push(alive.then(|| {
-                let counts = seen.get(next.as_slice()).copied().unwrap_or_default();
-                (next, counts)
-            }));
+            if !alive {
+                slots.push(None);
+                continue;
+            }
+            let slot = match tuple_of.get(next.as_slice()) {
+                Some(&slot) => slot,
+                None => {
+                    let counts = seen.get(next.as_slice()).copied().unwrap_or_default();
+                    tuples.push((next.clone(), counts));
+                    tuple_of.insert(next, tuples.len() - 1);
+                    tuples.len() - 1
+                }
+            };
+            slots.push(Some(slot));
         }
+        // Then the bytes, in the readable order.
         for &(byte, class) in &ranked {
-            let Some(Some((next, counts))) = targets.get_mut(class) else {
+            let Some(&Some(slot)) = slots.get(class) else {
+                continue;
+            };
+            let Some((next, counts)) = tuples.get_mut(slot) else {
                 continue;
             };
             if counts.iter().all(|&n| n >= cap) {
@@ -338,7 +360,7 @@ fn product(
                 }
             }
         }
-        for (next, counts) in targets.into_iter().flatten() {
+        for (next, counts) in tuples.drain(..) {
             if counts != [0, 0] {
                 seen.insert(next, counts);
             }

@@ -453,10 +453,10 @@ impl Default for Inclusions {
 /// past it, an inclusion not decided yet is taken as not holding (a lint
 /// may miss a finding; it never makes one up). With [`INCLUSION_PATHS`],
 /// this bounds what the string lints add to a compile.
-const INCLUSION_SEARCHES: usize = 64;
+const INCLUSION_SEARCHES: usize = 32;
 
 /// The most paths one of those searches follows.
-const INCLUSION_PATHS: usize = 1_024;
+const INCLUSION_PATHS: usize = 256;
 
 /// The most bytes one DFA of those searches takes: a regex whose DFA is
 /// larger (large Unicode classes, counted repetitions) is left undecided
