@@ -288,40 +288,59 @@ impl Config {
     }
 }
 
-/// The `store` of a `[rate]` table; problems are diagnostics.
-/// The `[cost]` table: `timeout-budget-ms`, a number of milliseconds.
+/// Goes through the `[name]` table `value` in source order: `setting`
+/// reads the value of its one setting `key`, each other key is a warning,
+/// and a `value` that is not a table an error (its help shows `example`).
+fn one_setting_table(
+    source: &SourceFile,
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    (name, key, example): (&str, &str, &str),
+    diags: &mut Diagnostics,
+    mut setting: impl FnMut(&toml::Spanned<toml::de::DeValue<'_>>, &mut Diagnostics),
+) {
+    let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
+    let toml::de::DeValue::Table(table) = value.get_ref() else {
+        diags.push(
+            Diagnostic::error("invalid-config", format!("`{name}` must be a table"))
+                .in_file(source)
+                .with_primary(span(value.span()), "not a table")
+                .with_help(format!(
+                    "write `[{name}]` on a line of its own, then `{example}`"
+                )),
+        );
+        return;
+    };
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    for (k, v) in entries {
+        let key_text: &str = k.get_ref();
+        if key_text == key {
+            setting(v, diags);
+            continue;
+        }
+        diags.push(
+            Diagnostic::warning(
+                "unknown-config-key",
+                format!("unknown key `{name}.{key_text}` in `{FILE_NAME}`"),
+            )
+            .in_file(source)
+            .with_primary(span(k.span()), "not a setting")
+            .with_help(format!("`[{name}]` has one setting: `{key}`")),
+        );
+    }
+}
+
+/// The `[cost]` table: `timeout-budget-ms`, a number of milliseconds;
+/// problems are diagnostics.
 fn cost_table(
     source: &SourceFile,
     value: &toml::Spanned<toml::de::DeValue<'_>>,
     diags: &mut Diagnostics,
 ) -> Option<u64> {
     let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
-    let toml::de::DeValue::Table(table) = value.get_ref() else {
-        diags.push(
-            Diagnostic::error("invalid-config", "`cost` must be a table")
-                .in_file(source)
-                .with_primary(span(value.span()), "not a table")
-                .with_help("write `[cost]` on a line of its own, then `timeout-budget-ms = 30000`"),
-        );
-        return None;
-    };
     let mut budget = None;
-    let mut entries: Vec<_> = table.iter().collect();
-    entries.sort_by_key(|(k, _)| k.span().start);
-    for (key, value) in entries {
-        let key_text: &str = key.get_ref();
-        if key_text != "timeout-budget-ms" {
-            diags.push(
-                Diagnostic::warning(
-                    "unknown-config-key",
-                    format!("unknown key `cost.{key_text}` in `{FILE_NAME}`"),
-                )
-                .in_file(source)
-                .with_primary(span(key.span()), "not a setting")
-                .with_help("`[cost]` has one setting: `timeout-budget-ms`"),
-            );
-            continue;
-        }
+    let names = ("cost", "timeout-budget-ms", "timeout-budget-ms = 30000");
+    one_setting_table(source, value, names, diags, |value, diags| {
         let parsed = match value.get_ref() {
             toml::de::DeValue::Integer(n) => {
                 u64::from_str_radix(&n.as_str().replace('_', ""), n.radix()).ok()
@@ -340,42 +359,20 @@ fn cost_table(
                 .with_help("for example `timeout-budget-ms = 30000`"),
             ),
         }
-    }
+    });
     budget
 }
 
+/// The `store` of a `[rate]` table; problems are diagnostics.
 fn rate_table(
     source: &SourceFile,
     value: &toml::Spanned<toml::de::DeValue<'_>>,
     diags: &mut Diagnostics,
 ) -> Option<String> {
     let span = |r: std::ops::Range<usize>| Span::new(r.start, r.end);
-    let toml::de::DeValue::Table(table) = value.get_ref() else {
-        diags.push(
-            Diagnostic::error("invalid-config", "`rate` must be a table")
-                .in_file(source)
-                .with_primary(span(value.span()), "not a table")
-                .with_help("write `[rate]` on a line of its own, then `store = \"file\"`"),
-        );
-        return None;
-    };
     let mut store = None;
-    let mut entries: Vec<_> = table.iter().collect();
-    entries.sort_by_key(|(k, _)| k.span().start);
-    for (key, value) in entries {
-        let key_text: &str = key.get_ref();
-        if key_text != "store" {
-            diags.push(
-                Diagnostic::warning(
-                    "unknown-config-key",
-                    format!("unknown key `rate.{key_text}` in `{FILE_NAME}`"),
-                )
-                .in_file(source)
-                .with_primary(span(key.span()), "not a setting")
-                .with_help("`[rate]` has one setting: `store`"),
-            );
-            continue;
-        }
+    let names = ("rate", "store", "store = \"file\"");
+    one_setting_table(source, value, names, diags, |value, diags| {
         let parsed = match value.get_ref() {
             toml::de::DeValue::String(text) => {
                 store = Some(text.to_string());
@@ -395,7 +392,7 @@ fn rate_table(
                     )),
             ),
         }
-    }
+    });
     store
 }
 
