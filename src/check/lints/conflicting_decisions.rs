@@ -89,25 +89,24 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             let cb = conjuncts.get(bi).map_or(&[][..], Vec::as_slice);
-            let earlier = group.iter().copied().find(|&ai| {
+            // The first earlier rule that conflicts, and the values both
+            // match.
+            let earlier = group.iter().copied().find_map(|ai| {
                 if pairs >= MAX_PAIRS {
-                    return false;
+                    return None;
                 }
                 pairs += 1;
-                let (Some(a), Some(Some(va))) = (cx.rule(ai), verdicts.get(ai)) else {
-                    return false;
+                let (a, Some(va)) = (cx.rule(ai)?, verdicts.get(ai)?) else {
+                    return None;
                 };
                 if va == vb || !logic::overlaps(&a.target, &b.target) {
-                    return false;
+                    return None;
                 }
                 let ca = conjuncts.get(ai).map_or(&[][..], Vec::as_slice);
                 let facts: Vec<&Fact<'_>> = ca.iter().chain(cb).map(|c| &c.fact).collect();
-                logic::example(cx, &facts).is_some()
+                Some((ai, logic::example(cx, &facts)?))
             });
-            if let Some(ai) = earlier {
-                let ca = conjuncts.get(ai).map_or(&[][..], Vec::as_slice);
-                let facts: Vec<&Fact<'_>> = ca.iter().chain(cb).map(|c| &c.fact).collect();
-                let values = logic::example(cx, &facts).unwrap_or_default();
+            if let Some((ai, values)) = earlier {
                 let shown = values
                     .iter()
                     .map(|(path, v)| match v {
