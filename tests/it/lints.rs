@@ -706,3 +706,81 @@ fn string_lints_are_sound_on_generated_rule_sets() {
         "the generated sets should have dead rules: {dead}"
     );
 }
+
+/// `hookc lint` itself reports the string lints on a file: the dead rule
+/// and the contradiction found through regex languages, and the two
+/// rules of one priority that answer one event differently, with the
+/// values both match.
+#[test]
+fn cli_reports_the_string_lints() {
+    let dir = tmp("string-lints");
+    std::fs::write(
+        dir.join("policy.hooks"),
+        r#"schema orcs
+
+hook block-recursive-rm on tool.pre_execute priority 10 {
+    when payload.args matches /(^|\s)rm\s+-[a-z]*r/
+    abort "no recursive rm"
+}
+
+hook block-rm-rf-root on tool.pre_execute priority 20 {
+    when payload.args starts_with "rm -rf /"
+    abort "no rm -rf /"
+}
+
+hook digits-and-letter on request.pre_dispatch priority 10 {
+    when payload.id matches /^[0-9]+$/
+    when payload.id matches /^[a-z]/
+    abort "never"
+}
+
+hook deny-rm on tool.pre_execute priority 30 {
+    when payload.args starts_with "rm "
+    abort "no rm"
+}
+
+hook deny-force on tool.pre_execute priority 30 {
+    when payload.args matches /\s-[a-z]*f/
+    abort "no forced operations"
+}
+"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = hookc(&["lint", "policy.hooks", "--format", "json"], &dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let found: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let has = |code: &str, text: &str| found.iter().any(|(c, m)| c == code && m.contains(text));
+    assert!(has("unreachable-rule", "`block-rm-rf-root`"), "{found:?}");
+    assert!(
+        has("contradictory-condition", "`digits-and-letter`"),
+        "{found:?}"
+    );
+    assert!(
+        has("conflicting-decisions", "`deny-rm` and `deny-force`"),
+        "{found:?}"
+    );
+    let conflict = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "conflicting-decisions")
+        .unwrap();
+    assert!(
+        conflict["help"]
+            .as_str()
+            .unwrap()
+            .contains("payload.args = \"rm -f\""),
+        "{conflict}"
+    );
+}
