@@ -205,10 +205,10 @@ fn respond(
     entry.tool = field("tool_name");
     let located = locate(args, &event).and_then(|source| {
         let path = source.path().to_path_buf();
-        entry.configured = crate::config::Config::find(&path)
-            .map(|file| crate::config::Config::load(&file).0)
-            .and_then(|config| config.log_file);
-        let (table, note) = source.load(args.verify_key.as_deref())?;
+        // Found and read once: it names the decision log and the key.
+        let config = Configured::find(&path);
+        entry.configured = config.as_ref().and_then(|c| c.config.log_file.clone());
+        let (table, note) = source.load(args.verify_key.as_deref(), config.as_ref())?;
         // The block of the event's point is read now, not by the dispatch:
         // a corrupted one is a table that does not load, and fails by the
         // mode (the rest of the table is read only where the event goes).
@@ -384,8 +384,12 @@ impl Source {
     /// the source), only a table signed by it. `.hooks` rules, and a
     /// `.hookc/` table whose sources changed since it was compiled, go
     /// through the compiled cache (see [`cached`]).
-    fn load(self, flag: Option<&Path>) -> Result<(Table, Option<String>), String> {
-        let key = verify_key(flag, self.path())?;
+    fn load(
+        self,
+        flag: Option<&Path>,
+        config: Option<&Configured>,
+    ) -> Result<(Table, Option<String>), String> {
+        let key = verify_key(flag, config)?;
         match (self, key) {
             (Source::Table(path), Some(key)) => {
                 let table = load_table(&path, Some(&key))?;
@@ -496,31 +500,51 @@ fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table,
     Ok(table)
 }
 
+/// The `hookc.toml` found from a table or rules directory, read.
+struct Configured {
+    file: PathBuf,
+    config: crate::config::Config,
+    diags: crate::diag::Diagnostics,
+}
+
+impl Configured {
+    fn find(source: &Path) -> Option<Configured> {
+        let file = crate::config::Config::find(source)?;
+        let (config, diags) = crate::config::Config::load(&file);
+        Some(Configured {
+            file,
+            config,
+            diags,
+        })
+    }
+}
+
 /// The public key tables must be signed by: `--verify-key`, else the
-/// `[claude]` `verify-key` of the `hookc.toml` found from `source`. A
+/// `[claude]` `verify-key` of the `hookc.toml` found from the source. A
 /// configuration that cannot be read fails: it may be what asks for
 /// signatures.
 fn verify_key(
     flag: Option<&Path>,
-    source: &Path,
+    config: Option<&Configured>,
 ) -> Result<Option<crate::table::PublicKey>, String> {
     if let Some(path) = flag {
         return super::keygen::read_public_key(path).map(Some);
     }
-    let Some(file) = crate::config::Config::find(source) else {
+    let Some(found) = config else {
         return Ok(None);
     };
-    let (config, diags) = crate::config::Config::load(&file);
-    if diags.has_errors() {
+    if found.diags.has_errors() {
         return Err(format!(
             "the configuration `{}` has errors:\n{}",
-            file.display(),
-            crate::diag::render::human(&diags, false).trim_end()
+            found.file.display(),
+            crate::diag::render::human(&found.diags, false).trim_end()
         ));
     }
-    config
+    found
+        .config
         .verify_key
-        .map(|path| super::keygen::read_public_key(&path))
+        .as_deref()
+        .map(super::keygen::read_public_key)
         .transpose()
 }
 
