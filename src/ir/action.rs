@@ -1,6 +1,6 @@
 //! Actions: what a rule does when its condition holds.
 
-use super::{Expr, FieldPath, RegexId, Template};
+use super::{Expr, FieldPath, RegexId, Root, Template};
 use serde::{Deserialize, Serialize};
 
 /// The timeout of a command, native handler or Lua handler whose rule sets
@@ -169,17 +169,30 @@ impl Action {
         }
     }
 
-    /// True for actions that change the context.
-    pub fn is_edit(&self) -> bool {
-        matches!(
-            self,
-            Action::Replace(_)
-                | Action::Set(..)
-                | Action::Unset(_)
-                | Action::Rewrite(..)
-                | Action::Prepend(..)
-                | Action::Append(..)
-                | Action::Meta(..)
-        )
+    /// The part of the context an edit action writes (`payload` or
+    /// `metadata`); `None` for actions that change no part of it.
+    pub fn edited_root(&self) -> Option<Root> {
+        match self {
+            Action::Replace(_) => Some(Root::Payload),
+            Action::Meta(..) => Some(Root::Metadata),
+            Action::Set(path, _)
+            | Action::Unset(path)
+            | Action::Rewrite(path, ..)
+            | Action::Prepend(path, _)
+            | Action::Append(path, _) => Some(path.root),
+            Action::Continue
+            | Action::Abort(_)
+            | Action::Skip(_)
+            | Action::Log(..)
+            | Action::Ask(_)
+            | Action::Allow
+            | Action::Context(_)
+            | Action::Exec { .. }
+            | Action::Webhook { .. }
+            | Action::Call(_)
+            | Action::Lua(_)
+            | Action::Trace { .. }
+            | Action::Output(..) => None,
+        }
     }
 }

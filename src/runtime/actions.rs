@@ -21,8 +21,8 @@ impl<'a> Run<'a> {
         let regexes = &self.loaded.regexes;
         for (n, action) in rule.actions.iter().enumerate() {
             obs.action(index, n, ctx, self);
-            if action.is_edit() && scratch.backup.is_none() {
-                scratch.backup = Some(ctx.clone());
+            if let Some(root) = action.edited_root() {
+                scratch.backup.save(root, ctx);
             }
             match action {
                 Action::Continue => {}
@@ -134,9 +134,14 @@ impl<'a> Run<'a> {
                 }
                 Action::Meta(key, value) => {
                     match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
-                        Ok(v) => {
-                            ctx.metadata.insert(key.clone(), v);
-                        }
+                        // A key already there is set in place: its name
+                        // is not copied again.
+                        Ok(v) => match ctx.metadata.get_mut(key.as_str()) {
+                            Some(slot) => *slot = v,
+                            None => {
+                                ctx.metadata.insert(key.clone(), v);
+                            }
+                        },
                         Err(e) => scratch
                             .warnings
                             .push(format!("rule `{}`: meta `{key}`: {e}", rule.id)),
@@ -195,9 +200,7 @@ impl<'a> Run<'a> {
         let edits =
             reply.payload.is_some() || reply.updated_input.is_some() || !reply.metadata.is_empty();
         if edits {
-            if scratch.backup.is_none() {
-                scratch.backup = Some(ctx.clone());
-            }
+            scratch.backup.save_all(ctx);
             if let Some(payload) = reply.payload {
                 ctx.payload = payload;
             }
@@ -247,9 +250,7 @@ impl<'a> Run<'a> {
             }
             HookAction::Replace(value) => {
                 if self.point.kind() == PointKind::Post {
-                    if scratch.backup.is_none() {
-                        scratch.backup = Some(ctx.clone());
-                    }
+                    scratch.backup.save(crate::ir::Root::Payload, ctx);
                     ctx.payload = value;
                     self.forget(Written::root(crate::ir::Root::Payload), scratch);
                 } else {

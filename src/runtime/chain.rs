@@ -340,6 +340,9 @@ impl<'a> Run<'a> {
         let Some(before) = before else {
             return;
         };
+        // The host's application may write the payload even where the
+        // rule wrote only metadata.
+        scratch.backup.save(crate::ir::Root::Payload, ctx);
         let point = self.point.name();
         if edits::apply(
             self.point.edits(),
@@ -365,6 +368,13 @@ impl<'a> Run<'a> {
                 }
             }
         }
+        // No atom memoized one by one reads the root written (the usual
+        // `meta` key on a point whose rules read none): none to look at.
+        // Those a field's forgetting took are all on the written root, so
+        // none is left stale in the list either.
+        if scratch.memoized_roots & written.root_bit() == 0 {
+            return;
+        }
         let point = self.point;
         scratch.forget_atoms(|a| point.atom(a).is_ok_and(|atom| written.changes(atom)));
     }
@@ -387,9 +397,7 @@ impl<'a> Run<'a> {
 
     /// Ends the chain early: the context is restored and the kind set.
     pub(super) fn stop(&mut self, stop: Stop, scratch: &mut Scratch, ctx: &mut HookContext) {
-        if let Some(backup) = scratch.backup.take() {
-            *ctx = backup;
-        }
+        scratch.backup.restore(ctx);
         self.kind = match stop {
             Stop::Abort => OutcomeKind::Abort,
             Stop::Skip => OutcomeKind::Skip,

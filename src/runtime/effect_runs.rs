@@ -216,9 +216,7 @@ impl<'a> Run<'a> {
         ) {
             Ok(action) => {
                 if *ctx != before {
-                    if scratch.backup.is_none() {
-                        scratch.backup = Some(before);
-                    }
+                    scratch.backup.keep(before);
                     scratch.invalidate();
                 }
                 self.act(&rule.id, action, scratch, ctx)
@@ -287,9 +285,7 @@ impl<'a> Run<'a> {
         };
         // Matches are memoized: forget them only when the code edited.
         if *ctx != before {
-            if scratch.backup.is_none() {
-                scratch.backup = Some(before);
-            }
+            scratch.backup.keep(before);
             scratch.invalidate();
         }
         self.act(id, action, scratch, ctx)

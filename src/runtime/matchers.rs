@@ -337,17 +337,18 @@ impl<'a> Run<'a> {
             }
             return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
         }
-        let value = match self.point.atom(a) {
+        let (value, reads) = match self.point.atom(a) {
             Ok(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
-                Some(value) => Ok(value),
+                // A count is per dispatch: no edit changes it.
+                Some(value) => (Ok(value), 0),
                 // The store failed: not memoized, so that every rule asking
                 // sees the failure (the rule's loop takes it from `scratch`).
                 None => return Some(false),
             },
-            Ok(_) => self.eval_atom(a, scratch, ctx),
+            Ok(atom) => (self.eval_atom(a, scratch, ctx), reads::roots_read(atom)),
             Err(why) => {
                 self.corrupt(why);
-                Ok(false)
+                (Ok(false), 0)
             }
         };
         if let (Some(g), Some(v)) = (
@@ -357,7 +358,7 @@ impl<'a> Run<'a> {
             *g = scratch.generation;
             *v = value.unwrap_or(false);
         }
-        scratch.memoized(a);
+        scratch.memoized(a, reads);
         match value {
             Ok(v) => Some(v),
             Err(overrun) => {

@@ -98,6 +98,11 @@ impl<'p> Written<'p> {
         key.into_iter().chain(self.segments.iter().map(Step::of))
     }
 
+    /// The root written, as a bit ([`root_bit`]).
+    pub(super) fn root_bit(self) -> u32 {
+        root_bit(self.root)
+    }
+
     /// True when this write can change the value at `path`: same root, and
     /// one path a prefix of the other.
     pub(super) fn touches(self, path: &FieldPath) -> bool {
@@ -158,6 +163,18 @@ impl<'p> Written<'p> {
             TemplatePart::Expr(expr) => self.changes_expr(expr),
         })
     }
+}
+
+/// The roots `atom` may read, one bit per [`Root`] ([`root_bit`]): every
+/// bit for an expression, which may read any. A `rate(…)` atom is handled
+/// by its caller (its count does not change with edits).
+pub(super) fn roots_read(atom: &Atom) -> u32 {
+    atom.field().map_or(u32::MAX, |path| root_bit(path.root))
+}
+
+/// `root`'s bit in a set of roots.
+pub(super) fn root_bit(root: Root) -> u32 {
+    1 << (root as u32 % 32)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The per-thread working memory of dispatch: [`Scratch`].
 
 use super::*;
+use crate::ir::Root;
+use serde_json::Map;
 
 /// Reusable per-thread state for [`Table::dispatch`]: atom results, the fired
 /// list and the outcome's side lists. Make one per thread with
@@ -25,6 +27,9 @@ pub struct Scratch {
     /// Atoms memoized one by one in this generation (each once), so that an
     /// edit forgets those it changes without looking at every atom.
     pub(super) memoized: Vec<u32>,
+    /// The roots those atoms may read, one bit per root (a superset): an
+    /// edit of a root none reads looks at none of them.
+    pub(super) memoized_roots: u32,
     /// Atoms evaluated one by one: the generation they were computed in…
     pub(super) atom_generation: Vec<u32>,
     /// …and their value.
@@ -44,7 +49,8 @@ pub struct Scratch {
     pub(super) additional_context: Vec<String>,
     /// Fields of the host's answer (`output`), in the order set.
     pub(super) outputs: Vec<(String, Value)>,
-    pub(super) backup: Option<HookContext>,
+    /// What an abort or skip puts back.
+    pub(super) backup: Backup,
     /// Bumped per dispatch: a `rate(…)` counter counts an event once.
     pub(super) dispatch: u32,
     /// Rate counters: the dispatch they last counted in…
@@ -68,6 +74,81 @@ pub struct Scratch {
     /// The FQL groups the last component dispatched reached at the last
     /// point: a host dispatches one component many times.
     pub(super) target_groups: TargetGroups,
+}
+
+/// The parts of the context a dispatch edited, each as it was before the
+/// dispatch's first edit of it: an abort or skip puts them back.
+///
+/// An edit saves only the part it writes: a `meta` edit copies the
+/// metadata bag (usually a few keys), not the payload, whose strings are
+/// what an event is made of. A reply or native code, which may change any
+/// part, saves the whole context; a part is never saved after the whole
+/// is, since the whole already holds it as it was.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Backup {
+    whole: Option<HookContext>,
+    payload: Option<Value>,
+    metadata: Option<Map<String, Value>>,
+}
+
+impl Backup {
+    /// Saves the part an edit of `root` writes, unless already saved.
+    pub(super) fn save(&mut self, root: Root, ctx: &HookContext) {
+        if self.whole.is_some() {
+            return;
+        }
+        match root {
+            Root::Payload => {
+                if self.payload.is_none() {
+                    self.payload = Some(ctx.payload.clone());
+                }
+            }
+            Root::Metadata => {
+                if self.metadata.is_none() {
+                    self.metadata = Some(ctx.metadata.clone());
+                }
+            }
+            // Rules edit only the payload and metadata; anything else is
+            // saved whole rather than assumed.
+            _ => self.keep(ctx.clone()),
+        }
+    }
+
+    /// Saves the whole context, unless already saved.
+    pub(super) fn save_all(&mut self, ctx: &HookContext) {
+        if self.whole.is_none() {
+            self.keep(ctx.clone());
+        }
+    }
+
+    /// Keeps `before`, a copy of the whole context taken before something
+    /// edited it, unless the whole is already saved.
+    pub(super) fn keep(&mut self, before: HookContext) {
+        if self.whole.is_none() {
+            self.whole = Some(before);
+        }
+    }
+
+    /// Puts every saved part back into `ctx` and forgets them.
+    pub(super) fn restore(&mut self, ctx: &mut HookContext) {
+        // The whole first: the parts saved before it hold older values.
+        if let Some(whole) = self.whole.take() {
+            *ctx = whole;
+        }
+        if let Some(payload) = self.payload.take() {
+            ctx.payload = payload;
+        }
+        if let Some(metadata) = self.metadata.take() {
+            ctx.metadata = metadata;
+        }
+    }
+
+    /// Forgets what was saved.
+    pub(super) fn clear(&mut self) {
+        self.whole = None;
+        self.payload = None;
+        self.metadata = None;
+    }
 }
 
 /// A component's FQL groups at a point ([`Point::group_ids`]),
@@ -178,7 +259,7 @@ impl Scratch {
         self.additional_context.clear();
         self.outputs.clear();
         self.candidates.clear();
-        self.backup = None;
+        self.backup.clear();
         self.rate_failure = None;
         self.rate_errors.clear();
         self.regex_budget.restart();
@@ -193,6 +274,7 @@ impl Scratch {
         self.edits = self.edits.wrapping_add(1);
         self.forgotten_fields = u64::MAX;
         self.memoized.clear();
+        self.memoized_roots = 0;
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             for g in [
@@ -207,13 +289,15 @@ impl Scratch {
         }
     }
 
-    /// Records that atom `a` was evaluated on its own and memoized in this
-    /// generation (an edit may forget it: see [`forget_atoms`]).
+    /// Records that atom `a`, which reads the roots `reads`, was evaluated
+    /// on its own and memoized in this generation (an edit may forget it:
+    /// see [`forget_atoms`]).
     ///
     /// [`forget_atoms`]: Self::forget_atoms
-    pub(super) fn memoized(&mut self, a: u32) {
+    pub(super) fn memoized(&mut self, a: u32, reads: u32) {
         // At most one entry per atom: capacity for every atom is reserved.
         self.memoized.push(a);
+        self.memoized_roots |= reads;
     }
 
     /// Forgets field `f` (scanned, or decided one by one) and every atom

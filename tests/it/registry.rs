@@ -137,6 +137,33 @@ fn a_native_edit_is_seen_by_the_rules_after_it() {
 }
 
 #[test]
+fn an_abort_after_rule_and_native_edits_restores_every_field() {
+    // A rule edits the metadata; native code then edits the payload, the
+    // metadata and a field rules cannot write; a later rule aborts.
+    let registry = Registry::new(table(
+        r#"
+        hook mark on tool.pre_execute priority 5 { meta marked = true }
+        hook gate on tool.pre_execute priority 50 {
+            when metadata.flag == "on" and metadata.marked == true
+            abort "flag was on"
+        }"#,
+    ));
+    registry.register(native("editor", 10, |c| {
+        c.metadata.insert("flag".into(), json!("on"));
+        c.payload = json!({"replaced": true});
+        c.channel_id = "edited".into();
+        HookAction::Continue
+    }));
+    let mut scratch = registry.scratch();
+    let mut c = ctx(json!({"x": 1}));
+    c.metadata.insert("before".into(), json!(1));
+    let original = c.clone();
+    let v = registry.dispatch(&mut scratch, POINT, &Target::new("builtin::llm"), &mut c);
+    assert_eq!(v.reason.as_deref(), Some("flag was on"));
+    assert_eq!(c, original, "the abort restores the whole context");
+}
+
+#[test]
 fn native_hooks_run_at_points_the_table_has_no_rules_for() {
     let registry = Registry::new(table(ORDERED));
     let mut hook = native("stop", 100, |_| HookAction::Abort {

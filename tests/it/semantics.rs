@@ -196,6 +196,73 @@ fn abort_ends_the_chain_at_every_point_kind_and_drops_edits() {
 }
 
 #[test]
+fn abort_puts_back_each_part_as_it_was_before_its_first_edit() {
+    // The metadata is edited first, then the payload, then the metadata
+    // again (a key set in place, a key removed): the abort puts both back,
+    // keys in their order.
+    let t = table(&[(
+        "test.hooks",
+        r#"
+        hook m1 on tool.pre_execute priority 1 { meta seen = true }
+        hook p on tool.pre_execute priority 2 { set payload.x = 2 }
+        hook m2 on tool.pre_execute priority 3 { meta first = "changed" }
+        hook u on tool.pre_execute priority 4 { unset metadata.keep }
+        hook p2 on tool.pre_execute priority 5 { append payload.s "!" }
+        hook stop on tool.pre_execute priority 6 {
+            when metadata.first == "changed" and payload.x == 2 and payload.s == "a!"
+            abort "stopped"
+        }
+        "#,
+    )]);
+    let mut ctx = HookContext::new(
+        "tool.pre_execute",
+        "builtin::llm",
+        json!({"x": 1, "s": "a"}),
+    );
+    ctx.metadata.insert("first".into(), json!("a"));
+    ctx.metadata.insert("keep".into(), json!(1));
+    let original = ctx.clone();
+    let mut scratch = t.scratch();
+    for round in 0..2 {
+        let outcome = t.dispatch(
+            &mut scratch,
+            "tool.pre_execute",
+            &Target::new("builtin::llm"),
+            &mut ctx,
+        );
+        assert_eq!(outcome.kind(), OutcomeKind::Abort, "round {round}");
+        assert_eq!(outcome.fired().count(), 6, "round {round}");
+        assert_eq!(ctx, original, "round {round}: the context is as it was");
+        let keys: Vec<&String> = ctx.metadata.keys().collect();
+        assert_eq!(keys, ["first", "keep"], "round {round}: key order kept");
+    }
+}
+
+#[test]
+fn a_meta_edit_is_seen_by_tests_evaluated_before_it() {
+    // Each test on the metadata is first evaluated (false) before the
+    // `meta` edit, then asked again after it: a field test, and an
+    // expression reading two roots.
+    for test in ["metadata.level == 2", "metadata.level == payload.want"] {
+        let rules = format!(
+            r#"
+            hook early on tool.pre_execute priority 1 {{ when {test} abort "early" }}
+            hook bump on tool.pre_execute priority 2 {{ meta level = 2 }}
+            hook late on tool.pre_execute priority 3 {{ when {test} abort "late" }}
+            "#
+        );
+        let r = run(
+            &rules,
+            "tool.pre_execute",
+            "builtin::llm",
+            json!({"want": 2}),
+        );
+        assert_eq!(r.reason.as_deref(), Some("late"), "{test}");
+        assert_eq!(fired(&r), ["bump", "late"], "{test}");
+    }
+}
+
+#[test]
 fn deny_is_abort() {
     let r = run(
         r#"hook d on tool.pre_execute { deny "no" }"#,
