@@ -31,6 +31,12 @@
 //!
 //! Groups: `claude/spawn/true`, `claude/{policy,rules_1000}/{event}`.
 //!
+//! The binary timed is the bench profile's `hookc` unless
+//! `HOOKC_BENCH_BIN` names another built from the same source (the
+//! shipped one: `cargo build --profile dist`, then
+//! `HOOKC_BENCH_BIN=target/dist/hookc cargo bench --bench claude`); the
+//! tables are compiled in this process, so both read them.
+//!
 //! **The shipped pack** (`rules/claude-code/`, its rules on the shell view):
 //! `claude/pack/{npm_test,heavy_bash}` run the process as above;
 //! `claude_pack/{event}/{first,warm}` run in process: `first` loads the
@@ -55,6 +61,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 const HOOKC: &str = env!("CARGO_BIN_EXE_hookc");
+
+/// The `hookc` binary timed: `HOOKC_BENCH_BIN`, else the bench profile's.
+fn hookc_bin() -> String {
+    std::env::var("HOOKC_BENCH_BIN").unwrap_or_else(|_| HOOKC.to_string())
+}
 const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude/events");
 const POLICY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -183,7 +194,7 @@ fn event(name: &str) -> Vec<u8> {
 /// Runs one case once and checks its answer before it is measured.
 fn check(table: &Path, event: &[u8], stdout_contains: Option<&str>) {
     let out = spawn(
-        HOOKC,
+        &hookc_bin(),
         &["claude", "--table", table.to_str().unwrap()],
         event,
     );
@@ -198,6 +209,7 @@ fn check(table: &Path, event: &[u8], stdout_contains: Option<&str>) {
 }
 
 fn bench_cold_start(c: &mut Criterion) {
+    let hookc = hookc_bin();
     let generated = write_table("rules_1000", &rules(RULES));
     let policy = write_table(
         "policy",
@@ -227,7 +239,7 @@ fn bench_cold_start(c: &mut Criterion) {
         check(&generated, event, *expected);
         let table = generated.to_str().unwrap().to_string();
         group.bench_function(format!("rules_1000/{name}"), |b| {
-            b.iter(|| spawn(HOOKC, &["claude", "--table", &table], event));
+            b.iter(|| spawn(&hookc, &["claude", "--table", &table], event));
         });
     }
     // The small policy: the cost of the process with a table that loads in
@@ -235,7 +247,7 @@ fn bench_cold_start(c: &mut Criterion) {
     check(&policy, &webfetch, None);
     let table = policy.to_str().unwrap().to_string();
     group.bench_function("policy/webfetch_no_match", |b| {
-        b.iter(|| spawn(HOOKC, &["claude", "--table", &table], &webfetch));
+        b.iter(|| spawn(&hookc, &["claude", "--table", &table], &webfetch));
     });
     group.finish();
 }
@@ -275,6 +287,7 @@ fn heavy_command() -> String {
 }
 
 fn bench_pack(c: &mut Criterion) {
+    let hookc = hookc_bin();
     let table = pack_table();
     let bytes = std::fs::read(&table).unwrap();
     let cases = [
@@ -287,7 +300,7 @@ fn bench_pack(c: &mut Criterion) {
     for (name, event) in &cases {
         check(&table, event, None);
         group.bench_function(format!("pack/{name}"), |b| {
-            b.iter(|| spawn(HOOKC, &["claude", "--table", &path], event));
+            b.iter(|| spawn(&hookc, &["claude", "--table", &path], event));
         });
     }
     group.finish();
