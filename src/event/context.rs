@@ -332,10 +332,18 @@ const LINEAR_MEMBERS: usize = 8;
 #[inline]
 fn member<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
     if map.len() <= LINEAR_MEMBERS {
-        map.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+        map.iter().find(|(k, _)| same_name(k, name)).map(|(_, v)| v)
     } else {
         map.get(name)
     }
+}
+
+/// `a == b`, with the length and the first byte compared inline: names of
+/// one length mostly differ there (`tool`, `args`, `size`), and the call
+/// to `memcmp` a plain `==` makes costs more than the whole test.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// A value read from the context or computed by an expression, borrowed when
@@ -635,6 +643,30 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 mod tests {
     use super::*;
     use crate::ir::{FieldPath, Root, Segment};
+
+    #[test]
+    fn same_name_is_string_equality() {
+        let names = [
+            "", "a", "b", "size", "tool", "args", "sizf", "tize", "é", "e",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same_name(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+        // A member is found whatever its place among same-length names.
+        let map = json_object(&[("tool", 1), ("args", 2), ("size", 3), ("sizf", 4)]);
+        assert_eq!(member(&map, "size"), Some(&Value::from(3)));
+        assert_eq!(member(&map, "sizf"), Some(&Value::from(4)));
+        assert_eq!(member(&map, "sizg"), None);
+    }
+
+    fn json_object(members: &[(&str, i64)]) -> serde_json::Map<String, Value> {
+        members
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), Value::from(*v)))
+            .collect()
+    }
 
     fn payload_path(name: &str) -> FieldPath {
         FieldPath {
