@@ -30,7 +30,7 @@
 
 use super::solve::{Candidates, Solver, Space};
 use crate::fql::FqlPattern;
-use crate::ir::{Action, Atom, Cond, PointProgram, Program, RegexSource, Rule};
+use crate::ir::{Atom, Cond, PointProgram, Program, RegexSource, Rule};
 use crate::{Effects, HookContext, Report, Table};
 use serde::Serialize;
 use serde_json::Value;
@@ -796,19 +796,9 @@ fn label(change: &Change) -> String {
 /// True for a rule whose actions change nothing a later rule reads: no
 /// edit, and no effect whose reply could make one.
 fn inert(rule: &Rule) -> bool {
-    rule.actions.iter().all(|a| {
-        matches!(
-            a,
-            Action::Continue
-                | Action::Abort(_)
-                | Action::Skip(_)
-                | Action::Log(..)
-                | Action::Ask(_)
-                | Action::Allow
-                | Action::Context(_)
-                | Action::Output(..)
-        )
-    })
+    rule.actions
+        .iter()
+        .all(|a| a.edited_root().is_none() && !a.is_effect())
 }
 
 /// False when no component can match both patterns.

@@ -316,28 +316,17 @@ impl<'a> Run<'a> {
 
 /// What an edit action writes; `None` for the others.
 fn written(action: &Action) -> Option<Written<'_>> {
-    match action {
-        Action::Replace(_) => Some(Written::root(crate::ir::Root::Payload)),
+    let root = action.edited_root()?;
+    Some(match action {
         Action::Set(path, _)
         | Action::Rewrite(path, ..)
         | Action::Prepend(path, _)
-        | Action::Append(path, _) => Some(Written::path(path)),
-        Action::Unset(path) => Some(Written::removal(path)),
-        Action::Meta(key, _) => Some(Written::meta(key)),
-        Action::Continue
-        | Action::Abort(_)
-        | Action::Skip(_)
-        | Action::Log(..)
-        | Action::Ask(_)
-        | Action::Allow
-        | Action::Context(_)
-        | Action::Exec { .. }
-        | Action::Webhook { .. }
-        | Action::Call(_)
-        | Action::Lua(_)
-        | Action::Trace { .. }
-        | Action::Output(..) => None,
-    }
+        | Action::Append(path, _) => Written::path(path),
+        Action::Unset(path) => Written::removal(path),
+        Action::Meta(key, _) => Written::meta(key),
+        // `replace`: the whole payload.
+        _ => Written::root(root),
+    })
 }
 
 pub(super) fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {
