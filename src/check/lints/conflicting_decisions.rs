@@ -2,7 +2,7 @@
 //! differently, so that the answer depends on declaration order.
 
 use super::logic::{self, Conjunct, Fact};
-use super::{declare_lint, rule_ref, Cx, Sink};
+use super::{declare_lint, point_list, rule_ref, Cx, Sink};
 use crate::check::CheckedRule;
 use crate::diag::Diagnostic;
 use crate::ir::Action;
@@ -130,11 +130,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let (Some(a), Some(b)) = (cx.rule(ai), cx.rule(bi)) else {
             continue;
         };
-        let at = points
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let at = point_list(&points);
         let on = if shown.is_empty() {
             "every event".to_string()
         } else {

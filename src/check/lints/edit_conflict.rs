@@ -1,7 +1,7 @@
 //! `edit-conflict`: two rules at one priority that edit the same field.
 
 use super::logic::{self, Conjunct};
-use super::{declare_lint, rule_ref, Cx, Sink};
+use super::{declare_lint, point_list, rule_ref, Cx, Sink};
 use crate::check::CheckedRule;
 use crate::diag::Diagnostic;
 use crate::ir::{Action, FieldPath};
@@ -138,11 +138,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let (Some(a), Some(b)) = (cx.rule(ai), cx.rule(bi)) else {
             continue;
         };
-        let at = points
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let at = point_list(&points);
         let here = b.actions.get(ib).map_or(b.span, |x| x.span);
         let mut d = Diagnostic::warning(
             EDIT_CONFLICT.code,

@@ -907,6 +907,15 @@ pub(crate) fn rule_ref(cx: &Cx<'_>, rule: &CheckedRule, here: usize) -> String {
     }
 }
 
+/// Point names in messages: `` `a`, `b` ``.
+pub(crate) fn point_list(points: &[&str]) -> String {
+    points
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 
 use super::edit_conflict::{can_meet, conflicting_edit};
 use super::logic::{self, Conjunct};
-use super::{declare_lint, Cx, Sink};
+use super::{declare_lint, point_list, Cx, Sink};
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
 
@@ -95,11 +95,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let (Some(a), Some(b)) = (cx.rule(ai), cx.rule(bi)) else {
             continue;
         };
-        let at = points
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let at = point_list(&points);
         let first = cx.source(a.file).map_or("?", |s| &*s.name);
         let d = Diagnostic::note(
             PRIORITY_TIE.code,

@@ -1,7 +1,7 @@
 //! `unreachable-rule`: a rule that an earlier rule always stops first.
 
 use super::logic::{self, Conjunct, Fact, Test};
-use super::{declare_lint, rule_ref, Cx, Sink};
+use super::{declare_lint, point_list, rule_ref, Cx, Sink};
 use crate::ir::FieldPath;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -148,14 +148,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let at = if points.len() == b.points.len() {
             String::new()
         } else {
-            format!(
-                " at {}",
-                points
-                    .iter()
-                    .map(|p| format!("`{p}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!(" at {}", point_list(&points))
         };
         let ender = ends
             .get(ai)
