@@ -479,7 +479,12 @@ mod tests {
     use super::*;
 
     fn first(langs: &[Lang]) -> Search {
-        shortest(&mut Automata::default(), langs, 1, |_| true)
+        up_to(langs, 1)
+    }
+
+    /// Up to `most` of the shortest strings in every language of `langs`.
+    fn up_to(langs: &[Lang], most: usize) -> Search {
+        shortest(&mut Automata::default(), langs, most, |_| true)
     }
 
     fn found(text: &str) -> Search {
@@ -505,12 +510,7 @@ mod tests {
         assert!(greek
             .iter()
             .all(|t| t.chars().count() == 1 && !t.is_ascii()));
-        let Search::Found(texts) = shortest(
-            &mut Automata::default(),
-            &[Lang::matching("[^a-z]")],
-            5,
-            |_| true,
-        ) else {
+        let Search::Found(texts) = up_to(&[Lang::matching("[^a-z]")], 5) else {
             panic!("no string");
         };
         assert!(texts.iter().all(|t| t.chars().count() == 1));
@@ -592,12 +592,7 @@ mod tests {
 
     #[test]
     fn more_than_one_string() {
-        let Search::Found(texts) = shortest(
-            &mut Automata::default(),
-            &[Lang::matching("^[xy]z?$")],
-            4,
-            |_| true,
-        ) else {
+        let Search::Found(texts) = up_to(&[Lang::matching("^[xy]z?$")], 4) else {
             panic!("no string");
         };
         assert_eq!(texts, ["x", "y", "xz", "yz"]);
