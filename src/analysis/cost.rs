@@ -70,6 +70,8 @@ pub struct FieldCost {
     /// Regexes kept out of the DFA, each verified by the regex engine
     /// when its literal is found.
     pub regexes_verified: usize,
+    /// Comparisons with a number, decided against the value read once.
+    pub comparisons: usize,
 }
 
 /// An effect a rule can run.
@@ -133,6 +135,7 @@ fn point_cost(table: &Table, program: &Program, point: &PointProgram) -> PointCo
                     .collect::<BTreeSet<_>>()
                     .len()
             }),
+            comparisons: stats.comparisons,
         })
         .collect();
     let mut unbounded = BTreeSet::new();

@@ -194,6 +194,7 @@ fn matcher_json(stats: &FieldStats) -> Value {
             (_, false) => json!("automaton"),
         },
         "ac_bytes": stats.ac_bytes,
+        "comparisons": stats.comparisons,
     })
 }
 
@@ -295,6 +296,12 @@ fn matcher_line(stats: &FieldStats) -> String {
         parts.push(format!(
             "{} in a perfect hash",
             plural(stats.eq_keys, "constant", "constants")
+        ));
+    }
+    if stats.comparisons > 0 {
+        parts.push(format!(
+            "{} with its number",
+            plural(stats.comparisons, "comparison", "comparisons")
         ));
     }
     format!("    {}: {}\n", stats.field, parts.join(", "))

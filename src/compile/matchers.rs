@@ -6,8 +6,10 @@
 //! into one multi-pattern DFA (regex-automata, `MatchKind::All`, so a single
 //! overlapping scan reports every pattern that matches); substrings into one
 //! literal search (built at load from the stored literals, see
-//! [`crate::table::literals`]). Everything else is evaluated one atom at a
-//! time, only when a candidate rule needs it.
+//! [`crate::table::literals`]). Comparisons with a number (`<`, `<=`, `>`,
+//! `>=`) join their field too, so that a dispatch reads the field once and
+//! compares each with what it read. Everything else is evaluated one atom
+//! at a time, only when a candidate rule needs it.
 
 use crate::check::RegexFacts;
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
@@ -158,6 +160,11 @@ pub(super) fn build(
                 }
                 _ => continue,
             },
+            // Decided against the field's number, read once per
+            // generation (see `runtime::matchers`); no automaton.
+            Atom::Cmp(..) => {
+                by_field.entry(path.clone()).or_insert_with(acc);
+            }
             _ => continue,
         }
         if let Some(a) = by_field.get_mut(path) {

@@ -420,6 +420,10 @@ fn necessary(cond: &Cond, out: &mut Vec<u32>) {
 /// Gives each rule a trigger: of the atoms its condition needs, one that a
 /// field matcher computes in bulk, preferring the atom fewest rules need (the
 /// most selective) and then the cheapest matcher. Returns atom → rules.
+///
+/// A comparison with a number is never a trigger: it is decided from its
+/// field's number when a candidate asks, not found by a scan, and a bound
+/// is usually passed by most values (`size > 0`).
 fn choose_triggers(rules: &mut [Rule], atoms: &[Atom], atom_field: &[u32]) -> Vec<Vec<u32>> {
     let needs: Vec<Vec<u32>> = rules
         .iter()
@@ -430,6 +434,7 @@ fn choose_triggers(rules: &mut [Rule], atoms: &[Atom], atom_field: &[u32]) -> Ve
                 atom_field
                     .get(*a as usize)
                     .is_some_and(|f| *f != crate::ir::NO_FIELD)
+                    && !matches!(atoms.get(*a as usize), Some(Atom::Cmp(..)))
             });
             n.sort_unstable();
             n.dedup();

@@ -81,25 +81,36 @@ fn identical_atoms_are_shared_and_triggers_chosen() {
         hook b on tool.pre_execute { when payload.tool == "exec" and payload.args matches /mkfs/ abort }
         hook c on tool.pre_execute { when payload.tool == "exec" abort }
         hook d on tool.pre_execute { when payload.n > 3 abort }
+        hook e on tool.pre_execute { when payload.n < 9 and payload.args contains "x" abort }
         "#,
     )
     .unwrap();
     let point = compiled.table.point("tool.pre_execute").unwrap();
     assert_eq!(
         point.atoms.len(),
-        4,
+        6,
         "`payload.tool == \"exec\"` is one atom"
     );
     // The rarer regex atoms trigger `a` and `b`; `c` only has the shared
-    // equality; `d` has no bulk atom and is a candidate for every event.
+    // equality; `d` has only a comparison, never a trigger, and is a
+    // candidate for every event; `e` is found by its substring, though its
+    // comparison comes first and is as rare.
     let trigger = |i: usize| point.rules[i].trigger.map(|a| &point.atoms[a as usize]);
     assert!(matches!(trigger(0), Some(crate::ir::Atom::Matches(..))));
     assert!(matches!(trigger(1), Some(crate::ir::Atom::Matches(..))));
     assert!(matches!(trigger(2), Some(crate::ir::Atom::Eq(..))));
     assert_eq!(trigger(3), None);
+    assert!(matches!(trigger(4), Some(crate::ir::Atom::Contains(..))));
     assert_eq!(point.index.any.untriggered, [3]);
     let fields: Vec<String> = point.fields.iter().map(|f| f.path.to_string()).collect();
-    assert_eq!(fields, ["payload.args", "payload.tool"]);
+    assert_eq!(
+        fields,
+        ["payload.args", "payload.n", "payload.tool"],
+        "the comparisons' field is read once for all of them"
+    );
+    let n = &point.fields[1];
+    assert_eq!(n.bulk.len(), 2);
+    assert!(n.bulk.iter().all(|&a| point.atom_field[a as usize] == 1));
     assert_eq!(
         point.fields[0].dfa_atoms.len(),
         2,

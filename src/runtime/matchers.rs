@@ -41,13 +41,19 @@ impl<'a> Run<'a> {
         scratch.candidates.dedup();
     }
 
-    /// Field `f`'s atoms are decided one by one (its value is not a string,
-    /// or is a Windows path): marks it so, and with `collect` triggers the
-    /// rules of those that may hold.
-    #[cold]
-    fn scan_direct(&self, f: usize, scratch: &mut Scratch, ctx: &HookContext, collect: bool) {
-        if let Some(d) = scratch.field_direct.get_mut(f) {
-            *d = true;
+    /// Field `f`'s atoms are decided without its matchers (its value is
+    /// not a string, or is a Windows path): marks how, and with `collect`
+    /// triggers the rules of those that may hold.
+    fn scan_unmatched(
+        &self,
+        f: usize,
+        read: FieldRead,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+        collect: bool,
+    ) {
+        if let Some(r) = scratch.field_read.get_mut(f) {
+            *r = read;
         }
         if !collect {
             return;
@@ -93,8 +99,8 @@ impl<'a> Run<'a> {
             // evaluating (or decoding) them, from what the table says of
             // a missing field.
             None => {
-                if let Some(d) = scratch.field_direct.get_mut(f) {
-                    *d = false;
+                if let Some(r) = scratch.field_read.get_mut(f) {
+                    *r = FieldRead::Matched;
                 }
                 for &a in field.absent() {
                     if let Some(h) = scratch.hit_generation.get_mut(a as usize) {
@@ -108,15 +114,24 @@ impl<'a> Run<'a> {
                 }
                 return;
             }
-            Some(_) => return self.scan_direct(f, scratch, ctx, collect),
+            // A number: read once, here, for every comparison of the field.
+            Some(value @ (Val::Int(_) | Val::Float(_))) => {
+                let mut read = FieldRead::Direct;
+                if let (Some(n), Some(slot)) = (value.as_f64(), scratch.field_number.get_mut(f)) {
+                    *slot = n;
+                    read = FieldRead::Number;
+                }
+                return self.scan_unmatched(f, read, scratch, ctx, collect);
+            }
+            Some(_) => return self.scan_unmatched(f, FieldRead::Direct, scratch, ctx, collect),
         };
         // A Windows path matches without case, which the automata (built
         // for exact case) do not: its atoms are decided one by one.
         if path.normalized && crate::paths::is_windows_shaped(&text) {
-            return self.scan_direct(f, scratch, ctx, collect);
+            return self.scan_unmatched(f, FieldRead::Direct, scratch, ctx, collect);
         }
-        if let Some(d) = scratch.field_direct.get_mut(f) {
-            *d = false;
+        if let Some(r) = scratch.field_read.get_mut(f) {
+            *r = FieldRead::Matched;
         }
         let text: &str = &text;
         let hit = |a: u32, scratch: &mut Scratch| {
@@ -313,12 +328,23 @@ impl<'a> Run<'a> {
         if scratch.field_generation.get(f) != Some(&scratch.generation) {
             self.scan(f, scratch, ctx, false);
         }
-        if scratch.field_direct.get(f).copied().unwrap_or(true) {
-            self.direct_value(a, scratch, ctx)
-        } else if self.has_failed(a, scratch) {
-            None
-        } else {
-            Some(scratch.hit_generation.get(a as usize) == Some(&scratch.generation))
+        match scratch
+            .field_read
+            .get(f)
+            .copied()
+            .unwrap_or(FieldRead::Direct)
+        {
+            FieldRead::Matched if self.has_failed(a, scratch) => None,
+            FieldRead::Matched => {
+                Some(scratch.hit_generation.get(a as usize) == Some(&scratch.generation))
+            }
+            // The comparison against the number the scan read; the atom
+            // is decoded once per table, the field not read again.
+            FieldRead::Number => match (self.point.atom(a), scratch.field_number.get(f)) {
+                (Ok(Atom::Cmp(_, op, bound)), Some(&n)) => Some(op.test(n, *bound)),
+                _ => self.direct_value(a, scratch, ctx),
+            },
+            FieldRead::Direct => self.direct_value(a, scratch, ctx),
         }
     }
 

@@ -61,7 +61,7 @@ pub(crate) use native::RegisteredHook;
 pub use outcome::{Decision, LogLine, Outcome, OutcomeKind, Report};
 use reads::Written;
 pub use scratch::Scratch;
-use scratch::RATE_FAILED;
+use scratch::{FieldRead, RATE_FAILED};
 
 use crate::effects::{
     exec, trace, webhook, Cutoff, Deadline, EffectError, Effects, HookAction, Reply,

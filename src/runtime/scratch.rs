@@ -38,9 +38,10 @@ pub struct Scratch {
     pub(super) hit_generation: Vec<u32>,
     /// Fields: the generation they were last scanned in…
     pub(super) field_generation: Vec<u32>,
-    /// …and whether the value was not a string (atoms then evaluated one by
-    /// one).
-    pub(super) field_direct: Vec<bool>,
+    /// …how that scan decides their atoms…
+    pub(super) field_read: Vec<FieldRead>,
+    /// …and the number it read, when [`FieldRead::Number`].
+    pub(super) field_number: Vec<f64>,
     /// Candidate rules of the current dispatch, ascending.
     pub(super) candidates: Vec<u32>,
     pub(super) fired: Vec<u32>,
@@ -74,6 +75,22 @@ pub struct Scratch {
     /// The FQL groups the last component dispatched reached at the last
     /// point: a host dispatches one component many times.
     pub(super) target_groups: TargetGroups,
+}
+
+/// How a field's atoms are decided once the field is scanned, by what its
+/// value was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum FieldRead {
+    /// Text, through the matchers, or no value: an atom holds when the
+    /// scan found it true.
+    #[default]
+    Matched,
+    /// A number (kept in `field_number`): a comparison is decided against
+    /// it, without reading the field again; any other atom of the field on
+    /// its own.
+    Number,
+    /// Another value, or a Windows path: each atom on its own.
+    Direct,
 }
 
 /// The parts of the context a dispatch edited, each as it was before the
@@ -243,7 +260,8 @@ impl Scratch {
         }
         if self.field_generation.len() < fields {
             self.field_generation.resize(fields, 0);
-            self.field_direct.resize(fields, false);
+            self.field_read.resize(fields, FieldRead::Matched);
+            self.field_number.resize(fields, 0.0);
         }
     }
 
@@ -345,6 +363,8 @@ impl Scratch {
 
 #[cfg(test)]
 mod tests {
+    use super::FieldRead;
+
     /// A `meta` edit keeps what does not read metadata (the field scans and
     /// the atoms evaluated one by one); a `set` forgets what reads its field
     /// only, and a later rule sees the new value.
@@ -369,16 +389,19 @@ hook big on tool.pre_execute priority 3 {
         .unwrap()
         .table;
         let point = &table.program().points[0];
-        let atom = |text: &str| {
-            let found = point.atoms.iter().position(|a| match a {
-                crate::ir::Atom::Cmp(path, ..) | crate::ir::Atom::Exists(path) => {
-                    path.to_string() == text
-                }
-                _ => false,
-            });
-            found.unwrap() as u32
+        let seen = point
+            .atoms
+            .iter()
+            .position(|a| matches!(a, crate::ir::Atom::Exists(path) if path.to_string() == "metadata.seen"))
+            .unwrap() as u32;
+        let field = |text: &str| {
+            point
+                .fields
+                .iter()
+                .position(|f| f.path.to_string() == text)
+                .unwrap()
         };
-        let (n, seen) = (atom("payload.n"), atom("metadata.seen"));
+        let (n, tool) = (field("payload.n"), field("payload.tool"));
         let mut scratch = table.scratch();
         let target = crate::Target::new("a::b");
         let mut ctx = crate::HookContext::new(
@@ -392,24 +415,27 @@ hook big on tool.pre_execute priority 3 {
         assert_eq!(outcome.fired().collect::<Vec<_>>(), ["mark", "seen"]);
         assert_eq!(scratch.generation, start + 1, "no edit forgot everything");
         assert_eq!(scratch.edits, edits + 3, "the dispatch and two edits");
-        assert_eq!(scratch.forgotten_fields, 0, "no field was edited");
-        // `payload.tool`'s scan outlived both edits.
-        assert!(scratch
-            .field_generation
-            .iter()
-            .all(|&g| g == scratch.generation));
-        // `payload.n > 1` was forgotten by the `set` and evaluated again
-        // (false); `metadata.seen exists` was evaluated after the `meta`.
-        let memo = |a: u32| {
-            let i = a as usize;
-            (scratch.atom_generation[i] == scratch.generation).then_some(scratch.atom_value[i])
-        };
-        assert_eq!((memo(n), memo(seen)), (Some(false), Some(true)));
-        let mut listed = scratch.memoized.clone();
-        listed.sort_unstable();
-        let mut expected = vec![n, seen];
-        expected.sort_unstable();
-        assert_eq!(listed, expected, "each memoized atom is listed once");
+        assert_eq!(
+            scratch.forgotten_fields,
+            1 << n,
+            "the `set` forgot `payload.n`, the `meta` nothing"
+        );
+        // `payload.tool`'s scan outlived both edits; `payload.n` was read
+        // again after the `set`, and `big` compared with what it read.
+        assert_eq!(scratch.field_generation[tool], scratch.generation);
+        assert_eq!(scratch.field_generation[n], scratch.generation);
+        assert_eq!(scratch.field_read[n], FieldRead::Number);
+        assert_eq!(scratch.field_number[n], 0.0);
+        // `metadata.seen exists` was evaluated after the `meta`, on its
+        // own; the comparisons never were.
+        let i = seen as usize;
+        assert_eq!(scratch.atom_generation[i], scratch.generation);
+        assert!(scratch.atom_value[i]);
+        assert_eq!(
+            scratch.memoized,
+            [seen],
+            "each memoized atom is listed once"
+        );
     }
 
     /// An event that reaches no rule reading a shell view parses nothing;

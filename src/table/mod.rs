@@ -472,6 +472,9 @@ pub struct FieldStats {
     pub literal_anchors: bool,
     /// Heap used by the literal search built at load.
     pub ac_bytes: usize,
+    /// Comparisons with a number (`<`, `<=`, `>`, `>=`), decided against
+    /// the field's value read once.
+    pub comparisons: usize,
 }
 
 impl Table {
@@ -804,6 +807,11 @@ impl Table {
                     literals: f.literal_count(),
                     literal_anchors: search.is_some_and(LiteralSearch::is_anchored),
                     ac_bytes: search.map_or(0, LiteralSearch::memory_usage),
+                    comparisons: f
+                        .bulk()
+                        .iter()
+                        .filter(|&&a| matches!(p.atom(a), Ok(crate::ir::Atom::Cmp(..))))
+                        .count(),
                 }
             })
             .collect()

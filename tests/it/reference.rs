@@ -57,7 +57,13 @@ const PATTERNS: &[&str] = &[
     "plugin::tools",
     "*::tools",
 ];
-const FIELDS: &[&str] = &["tool", "cmd"];
+/// The fields text tests read; `cmd` and `n` are also compared with
+/// numbers, and hold numbers, text or lists by event, so that one field's
+/// matchers decide text tests and comparisons together.
+const FIELDS: &[&str] = &["tool", "cmd", "n"];
+
+/// The comparisons, as written.
+const OPS: &[&str] = &["<", "<=", ">", ">="];
 
 #[derive(Clone, Debug)]
 enum C {
@@ -68,7 +74,9 @@ enum C {
     Starts(usize, String),
     Ends(usize, String),
     Matches(usize, usize),
-    Gt(i64),
+    /// `payload.<field> <op> <bound>` (field `cmd` or `n`, an index into
+    /// [`OPS`]).
+    Cmp(usize, usize, f64),
     Exists(usize),
     /// `metadata.rK exists`: rule `K` fired and marked the event.
     Marked(usize),
@@ -87,7 +95,7 @@ enum A {
     SetCmd(String),
     AppendCmd(String),
     UnsetCmd,
-    SetN(i64),
+    SetN(Value),
 }
 
 #[derive(Clone, Debug)]
@@ -133,7 +141,11 @@ fn leaf() -> impl Strategy<Value = C> {
         (field.clone(), word()).prop_map(|(f, s)| C::Starts(f, s)),
         (field.clone(), word()).prop_map(|(f, s)| C::Ends(f, s)),
         (field.clone(), 0..REGEXES.len()).prop_map(|(f, r)| C::Matches(f, r)),
-        (0i64..10).prop_map(C::Gt),
+        (1usize..3, 0..OPS.len(), -2i32..24).prop_map(|(f, op, half)| C::Cmp(
+            f,
+            op,
+            f64::from(half) / 2.0
+        )),
         field.prop_map(C::Exists),
         (0usize..8).prop_map(C::Marked),
         Just(C::SameFields),
@@ -162,7 +174,8 @@ fn rule() -> impl Strategy<Value = R> {
             1 => prop_oneof![tool(), word()].prop_map(A::SetCmd),
             1 => word().prop_map(A::AppendCmd),
             1 => Just(A::UnsetCmd),
-            1 => (0i64..12).prop_map(A::SetN),
+            1 => prop_oneof![(0i64..12).prop_map(|n| json!(n)), word().prop_map(|w| json!(w))]
+                .prop_map(A::SetN),
         ],
     )
         .prop_map(|(target, priority, cond, action)| R {
@@ -178,10 +191,16 @@ fn event() -> impl Strategy<Value = (usize, Value)> {
         0..COMPONENTS.len(),
         prop::option::weighted(0.9, tool()),
         prop::option::weighted(0.9, prop::collection::vec(any_word(), 0..6)),
-        0i64..12,
+        prop_oneof![
+            3 => (0i64..12).prop_map(|n| Some(json!(n))),
+            1 => (0i64..12).prop_map(|n| Some(json!(n as f64 + 0.5))),
+            1 => word().prop_map(|w| Some(json!(w))),
+            1 => Just(None),
+        ],
         any::<bool>(),
+        prop::option::weighted(0.1, 0i64..12),
     )
-        .prop_map(|(c, tool, cmd, n, cmd_is_list)| {
+        .prop_map(|(c, tool, cmd, n, cmd_is_list, cmd_number)| {
             let mut payload = serde_json::Map::new();
             if let Some(t) = tool {
                 payload.insert("tool".into(), json!(t));
@@ -196,7 +215,12 @@ fn event() -> impl Strategy<Value = (usize, Value)> {
                 };
                 payload.insert("cmd".into(), v);
             }
-            payload.insert("n".into(), json!(n));
+            if let Some(k) = cmd_number {
+                payload.insert("cmd".into(), json!(k));
+            }
+            if let Some(n) = n {
+                payload.insert("n".into(), n);
+            }
             (c, Value::Object(payload))
         })
 }
@@ -222,7 +246,7 @@ fn render(c: &C) -> String {
         C::Starts(i, s) => format!("{} starts_with {}", f(i), lit(s)),
         C::Ends(i, s) => format!("{} ends_with {}", f(i), lit(s)),
         C::Matches(i, r) => format!("{} matches /{}/", f(i), REGEXES[*r]),
-        C::Gt(k) => format!("payload.n > {k}"),
+        C::Cmp(i, op, k) => format!("{} {} {k:?}", f(i), OPS[*op]),
         C::Exists(i) => format!("{} exists", f(i)),
         C::Marked(k) => format!("metadata.r{k} exists"),
         C::SameFields => "payload.tool == payload.cmd".to_string(),
@@ -284,10 +308,14 @@ fn eval(c: &C, payload: &Value, marked: &[usize]) -> bool {
         C::Matches(i, r) => {
             text(get(i)).is_some_and(|t| regex::Regex::new(REGEXES[*r]).unwrap().is_match(t))
         }
-        C::Gt(k) => payload
-            .get("n")
-            .and_then(Value::as_i64)
-            .is_some_and(|n| n > *k),
+        C::Cmp(i, op, k) => get(i)
+            .and_then(Value::as_f64)
+            .is_some_and(|n| match OPS[*op] {
+                "<" => n < *k,
+                "<=" => n <= *k,
+                ">" => n > *k,
+                _ => n >= *k,
+            }),
         C::Exists(i) => get(i).is_some(),
         C::Marked(k) => marked.contains(k),
         // A missing field reads as `null`.
@@ -338,7 +366,7 @@ fn reference(rules: &[R], component: &str, payload: &Value) -> (OutcomeKind, Vec
             A::UnsetCmd => {
                 payload.as_object_mut().unwrap().remove("cmd");
             }
-            A::SetN(n) => payload["n"] = json!(n),
+            A::SetN(n) => payload["n"] = n.clone(),
         }
     }
     (OutcomeKind::Continue, fired, payload)
