@@ -353,6 +353,12 @@ pub enum Root {
 }
 
 impl Root {
+    /// This root's bit in a set of roots (a `u32`, one bit per root).
+    #[inline]
+    pub fn bit(self) -> u32 {
+        1 << (self as u32 % 32)
+    }
+
     /// Every root, in a fixed order.
     pub const ALL: [Root; 11] = [
         Root::Payload,

@@ -361,10 +361,14 @@ impl<'a> Run<'a> {
     /// forgets nothing).
     pub(super) fn forget(&self, written: Written<'_>, scratch: &mut Scratch) {
         scratch.edits = scratch.edits.wrapping_add(1);
-        for f in 0..self.point.field_count() {
-            if let Some(field) = self.point.field(f) {
-                if written.touches(field.path()) {
-                    scratch.forget_field(f, field.bulk());
+        // The usual `meta` key, on a point whose matchers read only the
+        // payload: no field to look at.
+        if self.point.field_roots() & written.root_bit() != 0 {
+            for f in 0..self.point.field_count() {
+                if let Some(field) = self.point.field(f) {
+                    if written.touches(field.path()) {
+                        scratch.forget_field(f, field.bulk());
+                    }
                 }
             }
         }

@@ -98,9 +98,9 @@ impl<'p> Written<'p> {
         key.into_iter().chain(self.segments.iter().map(Step::of))
     }
 
-    /// The root written, as a bit ([`root_bit`]).
+    /// The root written, as a bit ([`Root::bit`]).
     pub(super) fn root_bit(self) -> u32 {
-        root_bit(self.root)
+        self.root.bit()
     }
 
     /// True when this write can change the value at `path`: same root, and
@@ -165,16 +165,11 @@ impl<'p> Written<'p> {
     }
 }
 
-/// The roots `atom` may read, one bit per [`Root`] ([`root_bit`]): every
+/// The roots `atom` may read, one bit per [`Root`] ([`Root::bit`]): every
 /// bit for an expression, which may read any. A `rate(…)` atom is handled
 /// by its caller (its count does not change with edits).
 pub(super) fn roots_read(atom: &Atom) -> u32 {
-    atom.field().map_or(u32::MAX, |path| root_bit(path.root))
-}
-
-/// `root`'s bit in a set of roots.
-pub(super) fn root_bit(root: Root) -> u32 {
-    1 << (root as u32 % 32)
+    atom.field().map_or(u32::MAX, |path| path.root.bit())
 }
 
 #[cfg(test)]

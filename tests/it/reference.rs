@@ -80,6 +80,9 @@ enum C {
     Exists(usize),
     /// `metadata.rK exists`: rule `K` fired and marked the event.
     Marked(usize),
+    /// `metadata.rK == "on"`: the same, through a field matcher on the
+    /// metadata (which a `meta` edit must make it read again).
+    MarkedOn(usize),
     /// `payload.tool == payload.cmd`: an atom that reads two fields.
     SameFields,
     Not(Box<C>),
@@ -148,6 +151,7 @@ fn leaf() -> impl Strategy<Value = C> {
         )),
         field.prop_map(C::Exists),
         (0usize..8).prop_map(C::Marked),
+        (0usize..8).prop_map(C::MarkedOn),
         Just(C::SameFields),
     ]
 }
@@ -249,6 +253,7 @@ fn render(c: &C) -> String {
         C::Cmp(i, op, k) => format!("{} {} {k:?}", f(i), OPS[*op]),
         C::Exists(i) => format!("{} exists", f(i)),
         C::Marked(k) => format!("metadata.r{k} exists"),
+        C::MarkedOn(k) => format!("metadata.r{k} == \"on\""),
         C::SameFields => "payload.tool == payload.cmd".to_string(),
         C::Not(c) => format!("not ({})", render(c)),
         C::And(a, b) => format!("({}) and ({})", render(a), render(b)),
@@ -267,7 +272,7 @@ fn source(rules: &[R]) -> String {
             out += &format!("    when {}\n", render(c));
         }
         out += match &r.action {
-            A::Mark => format!("    meta r{i} = true\n"),
+            A::Mark => format!("    meta r{i} = \"on\"\n"),
             A::Abort => "    abort \"stop\"\n".to_string(),
             A::SetTool(t) => format!("    set payload.tool = {}\n", lit(t)),
             A::SetCmd(t) => format!("    set payload.cmd = {}\n", lit(t)),
@@ -317,7 +322,7 @@ fn eval(c: &C, payload: &Value, marked: &[usize]) -> bool {
                 _ => n >= *k,
             }),
         C::Exists(i) => get(i).is_some(),
-        C::Marked(k) => marked.contains(k),
+        C::Marked(k) | C::MarkedOn(k) => marked.contains(k),
         // A missing field reads as `null`.
         C::SameFields => {
             payload.get("tool").unwrap_or(&Value::Null)

@@ -506,6 +506,8 @@ pub(crate) struct PointSlot {
 pub(crate) struct PointState {
     layout: PointLayout,
     paths: Vec<ir::FieldPath>,
+    /// The roots of those paths, one bit per root ([`ir::Root::bit`]).
+    field_roots: u32,
     rules: Box<[Decoded<ir::Rule>]>,
     atoms: Box<[Decoded<ir::Atom>]>,
     searches: Box<[OnceLock<Option<LiteralSearch>>]>,
@@ -545,6 +547,7 @@ impl PointSlot {
         let _ = slot.state.set(Ok(PointState {
             layout: PointLayout::default(),
             paths: Vec::new(),
+            field_roots: 0,
             rules: Box::new([]),
             atoms: Box::new([]),
             searches: Box::new([]),
@@ -604,6 +607,7 @@ impl PointState {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| fail(format!("a field path: {e}")))?;
         Ok(PointState {
+            field_roots: paths.iter().fold(0, |roots, p| roots | p.root.bit()),
             rules: cells(head.rules as usize),
             atoms: cells(head.atoms as usize),
             searches: cells(head.fields as usize),
@@ -800,6 +804,13 @@ impl<'a> Point<'a> {
     #[inline]
     pub(crate) fn triggers(&self, a: u32) -> &'a [u32] {
         self.triggers.get(a as usize)
+    }
+
+    /// The roots the field matchers' paths are on, one bit per root
+    /// ([`ir::Root::bit`]): an edit of another root forgets no field.
+    #[inline]
+    pub(crate) fn field_roots(&self) -> u32 {
+        self.state.field_roots
     }
 
     /// How many field matchers.
