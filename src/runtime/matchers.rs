@@ -61,8 +61,12 @@ impl<'a> Run<'a> {
         let Some(field) = self.point.field(f) else {
             return;
         };
+        // Only atoms that trigger rules are worth deciding now (never a
+        // comparison); a candidate asks for the others when it needs them.
         for &a in field.bulk() {
-            if self.bulk_value(a, f, scratch, ctx) != Some(false) {
+            if !self.point.triggers(a).is_empty()
+                && self.bulk_value(a, f, scratch, ctx) != Some(false)
+            {
                 self.trigger(a, scratch);
             }
         }
