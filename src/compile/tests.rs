@@ -232,9 +232,9 @@ hook p on tool.pre_execute {
     assert!(!deny(&sparse, "cat claude/settings.json"));
 }
 
-/// `lower(f) == "c"` and its kin compile to a case-insensitive regex on
-/// the field, decided by the field's automaton; they decide as the
-/// lower-cased comparison would.
+/// `lower(f) == "c"` and its kin compile to a regex on the field, decided
+/// by the field's automaton; they decide as the lower-cased comparison
+/// would (`tests/it/bindings.rs` compares the two on generated text).
 #[test]
 fn lower_case_comparisons_compile_into_the_field_automaton() {
     let cases = [
@@ -259,8 +259,12 @@ fn lower_case_comparisons_compile_into_the_field_automaton() {
             vec![("Git push", true), (" git", false)],
         ),
         (
-            r#"upper(payload.x) ends_with ".ENV""#,
-            vec![("a.env", true), ("a.env.x", false)],
+            r#"lower(payload.x) ends_with ".env""#,
+            vec![("a.ENV", true), ("a.env.x", false)],
+        ),
+        (
+            r#"lower(payload.x) in ["less", "kill"]"#,
+            vec![("Less", true), ("le\u{17F}s", false), ("\u{212A}ILL", true)],
         ),
     ];
     for (cond, events) in cases {
@@ -272,8 +276,8 @@ fn lower_case_comparisons_compile_into_the_field_automaton() {
             "{cond}: not in a field automaton"
         );
         assert!(
-            table.program().regexes.iter().all(|r| r.flags == "i"),
-            "{cond}"
+            table.program().regexes.iter().all(|r| r.flags.is_empty()),
+            "{cond}: not a case-insensitive regex (case folding is not lower-casing)"
         );
         for (value, fires) in events {
             let mut ctx = crate::HookContext::new(
@@ -285,14 +289,17 @@ fn lower_case_comparisons_compile_into_the_field_automaton() {
             assert_eq!(report.fired == ["h"], fires, "{cond} on {value:?}");
         }
     }
-    // A constant in the other case can never be equal: left as written.
-    let table = crate::compile_str(
-        "t.hooks",
-        r#"hook h on tool.pre_execute { when lower(payload.x) == "Rm" deny }"#,
-    )
-    .unwrap()
-    .table;
-    assert!(table.program().regexes.is_empty());
+    // Left as written: a constant in the other case (never equal), a
+    // non-ASCII one, and `upper` (`ﬁ` upper-cases to `FI`).
+    for cond in [
+        r#"lower(payload.x) == "Rm""#,
+        r#"lower(payload.x) == "é""#,
+        r#"upper(payload.x) starts_with "FI""#,
+    ] {
+        let text = format!("hook h on tool.pre_execute {{ when {cond} deny }}");
+        let table = crate::compile_str("t.hooks", &text).unwrap().table;
+        assert!(table.program().regexes.is_empty(), "{cond}");
+    }
 }
 
 #[test]

@@ -612,3 +612,118 @@ fn the_word_test_rules_are_rewritten_and_fire() {
     assert!(fired.iter().any(|n| n.starts_with('s')), "{fired:?}");
     assert!(fired.iter().any(|n| n.starts_with('g')), "{fired:?}");
 }
+
+/// The constants of [`case_rules`]: ASCII ones (compiled into a regex on
+/// the field) and others, left as written.
+const CASE_CONSTANTS: [&str; 10] = ["less", "kill", "si", "is", "i", "k", "s", "rm -i", "ß", "σ"];
+
+/// One rule per comparison of `lower(payload.x)` with each of
+/// [`CASE_CONSTANTS`], on the field and on a quantifier's variable, named
+/// by its index in [`case_expected`]; `upper` comparisons last.
+fn case_rules() -> String {
+    let mut rules = String::new();
+    for (i, form) in case_forms().iter().enumerate() {
+        rules.push_str(&format!(
+            "hook c{i} on tool.pre_execute {{ when {form}\n log info \"c\" }}\n"
+        ));
+    }
+    rules
+}
+
+/// Each rule's condition, with `X` for the subject.
+fn case_forms() -> Vec<String> {
+    let mut forms = Vec::new();
+    for subject in ["lower(payload.x)", "any w in [payload.x]: lower(w)"] {
+        for c in CASE_CONSTANTS {
+            for op in ["==", "starts_with", "ends_with", "contains"] {
+                forms.push(format!("{subject} {op} {c:?}"));
+            }
+            forms.push(format!("{subject} in [{c:?}, \"zz\"]"));
+            forms.push(format!("{subject} contains any [{c:?}, \"zz\"]"));
+        }
+    }
+    for c in ["SS", "FI", "K"] {
+        forms.push(format!("upper(payload.x) == {c:?}"));
+        forms.push(format!("upper(payload.x) starts_with {c:?}"));
+    }
+    forms
+}
+
+/// Whether each of [`case_forms`] holds on `x`, computed with Rust's own
+/// `to_lowercase` and `to_uppercase` (what `lower` and `upper` are).
+fn case_expected(x: &str) -> Vec<bool> {
+    let lower = x.to_lowercase();
+    let upper = x.to_uppercase();
+    let mut holds = Vec::new();
+    for _subject in 0..2 {
+        for c in CASE_CONSTANTS {
+            holds.extend([
+                lower == c,
+                lower.starts_with(c),
+                lower.ends_with(c),
+                lower.contains(c),
+                lower == c || lower == "zz",
+                lower.contains(c) || lower.contains("zz"),
+            ]);
+        }
+    }
+    for c in ["SS", "FI", "K"] {
+        holds.extend([upper == c, upper.starts_with(c)]);
+    }
+    holds
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..proptest::prelude::ProptestConfig::default() })]
+
+    /// `lower(x) == "less"` and its kin, compiled into a regex on `x`,
+    /// decide exactly as lower-casing `x` does, on text that mixes the
+    /// characters where lower-casing and case folding part: the long s
+    /// (`ſ`, its own lower case, folded to `s`), the Kelvin sign (lower-
+    /// cased to `k`), the dotted capital I (lower-cased to `i` and a
+    /// combining dot), `ß`, the final sigma.
+    #[test]
+    fn lower_case_comparisons_decide_as_lower_casing_does(
+        chars in proptest::collection::vec(
+            proptest::sample::select(vec![
+                's', 'S', 'ſ', 'k', 'K', '\u{212A}', 'i', 'I', 'İ', 'ı', '\u{307}', 'l', 'L', 'e',
+                'E', 'r', 'M', ' ', '-', 'ß', 'ẞ', 'ﬁ', 'f', 'Σ', 'σ', 'ς', 'z',
+            ]),
+            0..7,
+        ),
+    ) {
+        thread_local! {
+            static TABLE: Table = table(&case_rules());
+        }
+        let x: String = chars.into_iter().collect();
+        let fired = TABLE.with(|t| fired(t, json!({ "x": x })));
+        for (i, (form, holds)) in case_forms().iter().zip(case_expected(&x)).enumerate() {
+            let name = format!("c{i}");
+            proptest::prop_assert_eq!(
+                fired.contains(&name),
+                holds,
+                "{} on {:?} (lower-cased {:?})",
+                form,
+                x,
+                x.to_lowercase()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_long_s_is_not_an_s_to_lower_case() {
+    let rules = r#"hook r on tool.pre_execute {
+    when any c in shell(payload.cmd): lower(c.program) in ["less", "kill"]
+    log info "a reader"
+}"#;
+    assert!(fires(rules, json!({ "cmd": "LESS x" })));
+    // The Kelvin sign lower-cases to `k`.
+    assert!(fires(rules, json!({ "cmd": "\u{212A}ILL 1" })));
+    // The long s is its own lower case: `leſs` is not `less`.
+    assert!(!fires(
+        rules,
+        json!({ "cmd": "le\u{17F}s .hookc/rules.tbl" })
+    ));
+    assert!(!fires(rules, json!({ "cmd": "LE\u{17F}\u{17F} x" })));
+}

@@ -157,14 +157,22 @@ impl<'a> Lowerer<'a, '_> {
             .collect()
     }
 
-    /// A comparison of `lower(x)` (or `upper(x)`) with constants already in
-    /// that case, as a case-insensitive regex on `x`: `lower(f) == "rm"`,
-    /// `lower(f) in ["rm", "rmdir"]`, `contains`, `contains any`,
-    /// `starts_with` and `ends_with`. On a field it is then decided by the
-    /// field's automaton in the same pass as its other patterns, and
-    /// elsewhere (a quantifier's variable) by the regex's own DFA, without
-    /// building the lower-cased string. A constant in the other case (never
-    /// equal) is left as written.
+    /// A comparison of `lower(x)` with lower-case ASCII constants, as a
+    /// regex on `x` that matches exactly the texts whose lower-cased form
+    /// compares true ([`lower_preimage`]): `lower(f) == "rm"`, `lower(f) in
+    /// ["rm", "rmdir"]`, `contains`, `contains any`, `starts_with` and
+    /// `ends_with`. On a field it is then decided by the field's automaton
+    /// in the same pass as its other patterns, and elsewhere (a
+    /// quantifier's variable) by the regex's own DFA, without building the
+    /// lower-cased string.
+    ///
+    /// Not a case-insensitive regex: Unicode case folding and lower-casing
+    /// differ (`ſ`, the long s, folds to `s` but is its own lower case, so
+    /// `(?i)less` matches `leſs`, which `lower(…) == "less"` refuses). Left
+    /// as written: other constants (one in the other case is never equal;
+    /// a non-ASCII one may be reached through context-dependent mappings
+    /// such as the final sigma) and `upper` (whose mappings expand: `ﬁ`
+    /// upper-cases to `FI`, `ß` to `SS`).
     fn fold_case(&mut self, node: Expr) -> Expr {
         let (subject, strings, shape) = match &node {
             Expr::Binary(op, a, b) => {
@@ -197,7 +205,7 @@ impl<'a> Lowerer<'a, '_> {
             }
             _ => return node,
         };
-        let Expr::Call(func @ (Func::Lower | Func::Upper), args) = subject else {
+        let Expr::Call(Func::Lower, args) = subject else {
             return node;
         };
         let [inner] = args.as_slice() else {
@@ -206,14 +214,15 @@ impl<'a> Lowerer<'a, '_> {
         if !matches!(inner, Expr::Path(_) | Expr::Var(..)) {
             return node;
         }
-        let in_case = |s: &&str| match func {
-            Func::Lower => s.to_lowercase() == **s,
-            _ => s.to_uppercase() == **s,
-        };
-        if !strings.iter().all(in_case) {
+        let lower_ascii = |s: &&str| s.is_ascii() && s.to_ascii_lowercase() == **s;
+        if !strings.iter().all(lower_ascii) {
             return node;
         }
-        let alternatives: Vec<String> = strings.iter().map(|s| regex_syntax::escape(s)).collect();
+        let open_end = matches!(shape, Shape::Inside | Shape::Start);
+        let alternatives: Vec<String> = strings
+            .iter()
+            .map(|s| lower_preimage(s, open_end))
+            .collect();
         let body = format!("(?:{})", alternatives.join("|"));
         let pattern = match shape {
             Shape::Whole => format!("^{body}$"),
@@ -223,10 +232,44 @@ impl<'a> Lowerer<'a, '_> {
         };
         let id = self.regexes.intern(RegexSource {
             pattern,
-            flags: "i".to_owned(),
+            flags: String::new(),
         });
         Expr::Matches(Box::new(inner.clone()), id)
     }
+}
+
+/// A regex matching exactly the texts whose lower-cased form
+/// (`str::to_lowercase`, what `lower` computes) is `constant`, an ASCII
+/// string in lower case. A character of the text lower-cases to an ASCII
+/// one only if it is that character, its upper case, or one of two
+/// others: the Kelvin sign `K` (U+212A) becomes `k`, and `İ` (U+0130)
+/// becomes `i` followed by a combining dot (U+0307), which no ASCII
+/// constant holds; so `İ` stands for an `i` only at the constant's end,
+/// and only when the text may go on after it (`open_end`: `contains`,
+/// `starts_with`). The test `lower_preimage_is_every_character_that_lower_cases_to_ascii`
+/// checks this list against every Unicode character.
+fn lower_preimage(constant: &str, open_end: bool) -> String {
+    let last = constant.len().saturating_sub(1);
+    let mut pattern = String::new();
+    for (i, c) in constant.char_indices() {
+        let kelvin = c == 'k';
+        let dotted = c == 'i' && open_end && i == last;
+        if c.is_ascii_lowercase() {
+            pattern.push('[');
+            pattern.push(c);
+            pattern.push(c.to_ascii_uppercase());
+            if kelvin {
+                pattern.push('\u{212A}');
+            }
+            if dotted {
+                pattern.push('\u{130}');
+            }
+            pattern.push(']');
+        } else {
+            pattern.push_str(&regex_syntax::escape(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    pattern
 }
 
 /// Where the constants of a case-folded comparison must sit in the text.
@@ -288,5 +331,71 @@ fn fold_unary(op: UnaryOp, x: Expr) -> Expr {
             Expr::Unary(op, Box::new(x))
         }
         _ => Expr::Unary(op, Box::new(x)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lower_preimage;
+    use regex::Regex;
+
+    /// [`lower_preimage`] against every Unicode character: a character
+    /// matches a one-character constant's pattern exactly when it
+    /// lower-cases to that constant (or, with an open end, to a string
+    /// that starts with it), and no character that lower-cases to anything
+    /// else matches any of them.
+    #[test]
+    fn lower_preimage_is_every_character_that_lower_cases_to_ascii() {
+        let constants: Vec<char> = (0u8..0x80)
+            .map(char::from)
+            .filter(|c| !c.is_ascii_uppercase())
+            .collect();
+        let pattern = |c: char, open_end: bool| {
+            let p = lower_preimage(c.encode_utf8(&mut [0; 4]), open_end);
+            Regex::new(&format!("^(?:{p})$")).unwrap()
+        };
+        let whole: Vec<Regex> = constants.iter().map(|&c| pattern(c, false)).collect();
+        let open: Vec<Regex> = constants.iter().map(|&c| pattern(c, true)).collect();
+        let any_open = Regex::new(&format!(
+            "^(?:{})$",
+            constants
+                .iter()
+                .map(|&c| lower_preimage(c.encode_utf8(&mut [0; 4]), true))
+                .collect::<Vec<_>>()
+                .join("|")
+        ))
+        .unwrap();
+        for x in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let lowered: String = x.to_lowercase().collect();
+            let text = x.to_string();
+            let reaches_ascii = lowered.starts_with(|c: char| c.is_ascii());
+            if !reaches_ascii {
+                assert!(
+                    !any_open.is_match(&text),
+                    "{x:?} lower-cases to {lowered:?}"
+                );
+                continue;
+            }
+            for (i, &c) in constants.iter().enumerate() {
+                let c = c.to_string();
+                assert_eq!(
+                    whole[i].is_match(&text),
+                    lowered == c,
+                    "{x:?} against {c:?}"
+                );
+                assert_eq!(
+                    open[i].is_match(&text),
+                    lowered.starts_with(&c),
+                    "{x:?} against {c:?}, open-ended"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_i_ending_an_open_constant_also_stands_for_a_dotted_capital_i() {
+        assert_eq!(lower_preimage("rm -i", false), "[rR][mM] \\-[iI]");
+        assert_eq!(lower_preimage("rm -i", true), "[rR][mM] \\-[iI\u{130}]");
+        assert_eq!(lower_preimage("ik", true), "[iI][kK\u{212A}]");
     }
 }
