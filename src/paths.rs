@@ -30,8 +30,9 @@
 //! `==`, `in`, `starts_with`, `ends_with`, `contains`, `glob` and `matches`
 //! on `C:\Proj\.CLAUDE\Settings.json` hold as they would on
 //! `c:/proj/.claude/settings.json` (the table's automata are built for
-//! exact case, so such a value is matched atom by atom, with case-folded
-//! text and case-insensitive regexes). A POSIX path keeps exact case, as
+//! exact case, so such a value is matched atom by atom: text and constants
+//! upper-cased as Windows compares file names, [`windows_case`], so that
+//! `ſecret.txt` is `SECRET.TXT`, and regexes without case). A POSIX path keeps exact case, as
 //! Linux does. What a function returns (`normalize(…)`, `basename(…)`) and
 //! what a message quotes keep the case the agent wrote.
 //! A path that is already normal is returned as it is, borrowed: reading
@@ -155,6 +156,28 @@ pub fn dirname(path: &str) -> String {
         Some((dir, _)) if dir.ends_with(':') => format!("{dir}/"),
         Some((dir, _)) => dir.to_owned(),
     }
+}
+
+/// `name` as Windows compares file names: each character in upper case
+/// when its upper case is one character (NTFS's table maps each character
+/// to one: `ſ`, the long s, is `S`, so `ſecret.txt` opens `secret.txt`),
+/// else as it is (`ß` stays `ß`). Lower-casing would keep the long s apart.
+///
+/// ```
+/// use hookc::paths::windows_case;
+/// assert_eq!(windows_case("c:/Proj/\u{17F}ecret.txt"), windows_case("C:/PROJ/SECRET.TXT"));
+/// assert_ne!(windows_case("stra\u{DF}e"), windows_case("STRASSE"));
+/// ```
+pub fn windows_case(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            let mut upper = c.to_uppercase();
+            match (upper.next(), upper.next()) {
+                (Some(u), None) => u,
+                _ => c,
+            }
+        })
+        .collect()
 }
 
 /// True for a path written the Windows way: a drive letter, a UNC start,

@@ -105,11 +105,13 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, m: Matching<'_>) -> Result<bo
 }
 
 /// A field atom on a Windows path, decided without regard to case (see
-/// [`crate::paths`]): the text and each constant compared lower-cased, a
-/// regex or glob matched case-insensitively.
+/// [`crate::paths`]): the text and each constant compared as Windows
+/// compares file names ([`crate::paths::windows_case`]), a regex or glob
+/// matched case-insensitively.
 fn windows_path_atom(atom: &Atom, text: &str, m: Matching<'_>) -> Result<bool, RegexOverrun> {
-    let folded = text.to_lowercase();
-    let fold = |v: &Value| v.as_str().map(str::to_lowercase);
+    use crate::paths::windows_case;
+    let folded = windows_case(text);
+    let fold = |v: &Value| v.as_str().map(windows_case);
     Ok(match atom {
         Atom::Eq(_, value) => fold(value).is_some_and(|v| v == folded),
         Atom::In(_, values) => values.iter().any(|v| fold(v).is_some_and(|v| v == folded)),
@@ -117,8 +119,8 @@ fn windows_path_atom(atom: &Atom, text: &str, m: Matching<'_>) -> Result<bool, R
         Atom::ContainsAny(_, needles) => needles
             .iter()
             .any(|n| fold(n).is_some_and(|n| folded.contains(&n))),
-        Atom::StartsWith(_, prefix) => folded.starts_with(&prefix.to_lowercase()),
-        Atom::EndsWith(_, suffix) => folded.ends_with(&suffix.to_lowercase()),
+        Atom::StartsWith(_, prefix) => folded.starts_with(&windows_case(prefix)),
+        Atom::EndsWith(_, suffix) => folded.ends_with(&windows_case(suffix)),
         Atom::Matches(_, re) => m.is_match_any_case(re.0, text)?,
         Atom::Cmp(..) => false,
         Atom::Exists(_) => true,

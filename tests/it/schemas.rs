@@ -760,6 +760,11 @@ hook keeps-case on PreToolUse at claude-code::Write priority 200 {
     denied(r"C:\tools\deploy.ps1", "prefix");
     denied(r"E:\x\System32\y.dll", "prefix");
     denied(r"C:\app\Node_Modules\left-pad\index.js", "prefix");
+    // Windows opens `secret.txt` for `ſecret.txt`: the long s upper-cases
+    // to `S` (lower-casing keeps it apart).
+    denied("C:\\Proj\\\u{17F}ecret.txt", "exact");
+    denied("c:/PROJ/\u{17F}ECRET.TXT", "exact");
+    denied("E:\\x\\\u{17F}ystem32\\y.dll", "prefix");
     denied(r"C:\x\Mixed.TXT", "functions see the case as written");
     assert_eq!(decide(r"C:\x\mixed.txt"), None);
     assert_eq!(decide(r"C:\Users\Dev\.claudex\settings.json"), None);
