@@ -465,6 +465,7 @@ impl<'a> Val<'a> {
                 "wrappers" => Val::Words(&c.wrappers),
                 "redirects" => Val::Redirects(&c.redirects),
                 "dynamic" => Val::Bool(c.dynamic),
+                "recursive" => Val::Bool(c.recursive),
                 "error" => match &c.error {
                     Some(e) => Val::Str(Cow::Borrowed(e)),
                     None => Val::Null,

@@ -485,6 +485,7 @@ impl Buffers {
             wrappers,
             short_flags: _,
             dynamic: _,
+            recursive: _,
             error,
         } = command;
         self.strings.give(program);

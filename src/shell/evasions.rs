@@ -391,6 +391,7 @@ fn the_json_has_every_field() {
             "assignments": ["FOO=1"],
             "wrappers": ["sudo"],
             "dynamic": false,
+            "recursive": false,
             "error": null,
         }])
     );

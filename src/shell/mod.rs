@@ -174,6 +174,11 @@ pub struct Command {
     pub short_flags: u64,
     /// What runs cannot be known statically (see the module's Limits).
     pub dynamic: bool,
+    /// It runs, inside the body of a function the text defines, that
+    /// function itself by name (`f() { f | f & }; f`): a function that
+    /// calls itself, as a fork bomb does under any name. Calls through
+    /// another function (`a` calling `b` calling `a`) are not followed.
+    pub recursive: bool,
     /// The parse error, only on the pseudo-command that reports it: a short
     /// lower-case message with a byte offset into the input.
     pub error: Option<String>,
@@ -235,6 +240,7 @@ impl Command {
         object.insert("assignments".into(), strings(&self.assignments));
         object.insert("wrappers".into(), strings(&self.wrappers));
         object.insert("dynamic".into(), Value::Bool(self.dynamic));
+        object.insert("recursive".into(), Value::Bool(self.recursive));
         let error = self.error.clone().map_or(Value::Null, Value::String);
         object.insert("error".into(), error);
         Value::Object(object)

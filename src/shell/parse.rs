@@ -510,27 +510,41 @@ impl Parser<'_> {
             self.fail(format_args!("expected a name after `function`"), at);
             return;
         }
-        self.skip();
+        let tok = self.next();
+        let name = tok.kind.word().map(|word| self.b.copy_span(word.text));
+        self.discard(tok);
+        let name = name.unwrap_or_default();
         if self.peek_class() == Class::Op(Op::LParen) {
             self.next();
             if self.peek_class() != Class::Op(Op::RParen) {
                 self.fail(format_args!("expected `)` in a function definition"), at);
+                self.b.recycle_string(name);
                 return;
             }
             self.next();
         }
-        self.parse_function_body(at);
+        self.parse_function_body(at, name);
     }
 
-    /// The body of a function: any compound command, with its redirections.
-    fn parse_function_body(&mut self, at: usize) {
+    /// The body of a function `name`: any compound command, with its
+    /// redirections. The commands in it that run `name` are marked
+    /// [`recursive`](super::Command::recursive).
+    fn parse_function_body(&mut self, at: usize, name: String) {
         self.skip_newlines();
         let start = self.peek_subs();
         if self.parse_compound() {
             self.compound_redirects(start);
+            if !name.is_empty() {
+                for command in self.b.out.get_mut(start..).unwrap_or_default() {
+                    if command.program == name {
+                        command.recursive = true;
+                    }
+                }
+            }
         } else {
             self.fail(format_args!("expected a function body"), at);
         }
+        self.b.recycle_string(name);
     }
 
     /// Redirections after a compound command apply to every command in it
@@ -616,16 +630,19 @@ impl Parser<'_> {
                 Class::Redir => self.parse_redirect(),
                 Class::Op(Op::LParen) if self.b.redirs.len() == pending => {
                     let first = match self.b.words.get(words..) {
-                        Some([word]) if word.is_plain() && !word.assign => Some(word.at),
+                        Some([word]) if word.is_plain() && !word.assign => {
+                            Some((word.at, word.text))
+                        }
                         _ => None,
                     };
-                    let Some(at) = first else {
+                    let Some((at, name)) = first else {
                         break;
                     };
                     self.next();
                     if self.peek_class() == Class::Op(Op::RParen) {
                         self.next();
-                        self.parse_function_body(at);
+                        let name = self.b.copy_span(name);
+                        self.parse_function_body(at, name);
                     } else {
                         self.fail(format_args!("expected `)` in a function definition"), at);
                     }

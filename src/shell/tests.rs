@@ -635,19 +635,53 @@ fn json_has_every_key() {
         {
             "program": "rm", "name": "rm", "args": ["-rf", "/"], "flags": ["-r", "-f"],
             "operands": ["/"], "redirects": [{"op": ">", "target": "log"}],
-            "assignments": ["FOO=1"], "wrappers": ["sudo"], "dynamic": false, "error": null
+            "assignments": ["FOO=1"], "wrappers": ["sudo"], "dynamic": false, "recursive": false, "error": null
         },
         {
             "program": "echo", "name": "echo", "args": ["x"], "flags": [], "operands": ["x"],
-            "redirects": [], "assignments": [], "wrappers": [], "dynamic": false, "error": null
+            "redirects": [], "assignments": [], "wrappers": [], "dynamic": false, "recursive": false, "error": null
         },
         {
             "program": "", "name": "", "args": [], "flags": [], "operands": [], "redirects": [],
-            "assignments": [], "wrappers": [], "dynamic": true,
+            "assignments": [], "wrappers": [], "dynamic": true, "recursive": false,
             "error": "unterminated double quote at byte 32"
         }
     ]);
     assert_eq!(json, expected);
+}
+
+/// The programs of the commands of `text` that call, inside a function's
+/// body, that function.
+fn recursive(text: &str) -> Vec<String> {
+    parse(text)
+        .commands
+        .iter()
+        .filter(|c| c.recursive)
+        .map(|c| c.program.clone())
+        .collect()
+}
+
+#[test]
+fn a_function_that_calls_itself_is_seen_under_any_name() {
+    assert_eq!(recursive(":(){ :|:& };:"), [":", ":"]);
+    assert_eq!(recursive("bomb(){ bomb|bomb& };bomb"), ["bomb", "bomb"]);
+    assert_eq!(recursive("function g { g | g & }; g"), ["g", "g"]);
+    assert_eq!(recursive("function g() { /bin/true; \\g & }; g"), ["g"]);
+    assert_eq!(recursive("sh -c 'f(){ f|f& };f'"), ["f", "f"]);
+    assert_eq!(
+        recursive("walk(){ for d in \"$1\"/*; do [ -d \"$d\" ] && walk \"$d\"; done; }; walk ."),
+        ["walk"]
+    );
+    // Calls outside the body, and other programs inside it, are not.
+    assert!(recursive("f() { ls | grep x; }; f").is_empty());
+    assert!(recursive("g() { f; }; f() { echo; }; g").is_empty());
+    // The name is released for the next parse: no allocation held.
+    let mut buffers = Buffers::default();
+    for _ in 0..3 {
+        let view = buffers.parse("bomb(){ bomb|bomb& };bomb");
+        assert_eq!(view.commands.iter().filter(|c| c.recursive).count(), 2);
+        buffers.recycle(view);
+    }
 }
 
 #[test]

@@ -54,6 +54,7 @@ const COMMAND_FIELDS: &[(&str, Ty)] = &[
     ("assignments", Ty::List),
     ("wrappers", Ty::List),
     ("dynamic", Ty::Bool),
+    ("recursive", Ty::Bool),
     ("error", Ty::Any),
 ];
 
