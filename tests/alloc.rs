@@ -162,8 +162,9 @@ fn registry_dispatch_allocates_nothing() {
 /// The shell views of these tests: realistic Bash commands, each under
 /// 4 KiB. The first is the 1.8 KB pipeline of 72 simple commands of
 /// `benches/claude.rs`; the others exercise wrappers and `-c` scripts,
-/// substitutions, heredocs, `find -exec`, `env -S`, compound commands and
-/// a parse error.
+/// substitutions, heredocs, `find -exec`, `env -S`, compound commands,
+/// function definitions (whose names are held while their bodies are read)
+/// and a parse error.
 fn shell_commands() -> Vec<String> {
     let heavy = (0..12)
         .map(|i| {
@@ -184,6 +185,7 @@ fn shell_commands() -> Vec<String> {
             "for f in $(ls *.log); do gzip -9 \"$f\"; done 2>/dev/null",
             "{ echo a; echo b; } > out.txt && if [[ -f .env ]]; then source .env; fi",
             "timeout 10 nice -n 5 xargs -0 rm -f < <(find /tmp -print0) | tee log",
+            "bomb(){ bomb|bomb& };bomb; function walk { walk \"$1\"/x; }",
             "echo \"unterminated",
         ]
         .map(String::from),
