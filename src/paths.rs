@@ -32,9 +32,10 @@
 //! `c:/proj/.claude/settings.json` (the table's automata are built for
 //! exact case, so such a value is matched atom by atom: text and constants
 //! upper-cased as Windows compares file names, [`windows_case`], so that
-//! `ſecret.txt` is `SECRET.TXT`, and regexes without case). A POSIX path keeps exact case, as
-//! Linux does. What a function returns (`normalize(…)`, `basename(…)`) and
-//! what a message quotes keep the case the agent wrote.
+//! `ſecret.txt` is `SECRET.TXT`, and regexes without case). A POSIX path
+//! keeps exact case, as Linux does. What a function returns
+//! (`normalize(…)`, `basename(…)`) and what a message quotes keep the case
+//! the agent wrote.
 //! A path that is already normal is returned as it is, borrowed: reading
 //! an ordinary path allocates nothing.
 

@@ -276,6 +276,13 @@ impl Quantifier {
     }
 }
 
+/// True when `s` is ASCII without an upper-case letter: `lower` gives it
+/// back unchanged. The runtime returns such a text without copying it, and
+/// the lowering compiles comparisons with such constants into exact regexes.
+pub fn is_lower_ascii(s: &str) -> bool {
+    s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+}
+
 /// The built-in functions: pure, total (a value of the wrong type gives
 /// `null`), and cheap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

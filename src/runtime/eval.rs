@@ -257,11 +257,6 @@ fn quantify(
     Ok(outcome?.unwrap_or(q == Quantifier::All))
 }
 
-/// True when `s` is ASCII without an upper-case letter: its own lower case.
-fn is_lower_ascii(s: &str) -> bool {
-    s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase())
-}
-
 /// A built-in function on its argument; a value of a type it does not take
 /// gives `null`.
 fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
@@ -279,7 +274,7 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         },
         // Words are mostly in lower case already (`npm`, `git`): such a
         // text is its own lower case, and is not copied.
-        Func::Lower if arg.as_str().is_some_and(is_lower_ascii) => arg,
+        Func::Lower if arg.as_str().is_some_and(crate::ir::is_lower_ascii) => arg,
         Func::Lower => text(|s| Val::Str(Cow::Owned(s.to_lowercase()))),
         Func::Upper => text(|s| Val::Str(Cow::Owned(s.to_uppercase()))),
         Func::Trim => text(|s| Val::Str(Cow::Owned(s.trim().to_owned()))),

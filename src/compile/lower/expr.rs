@@ -219,8 +219,7 @@ impl<'a> Lowerer<'a, '_> {
         if !matches!(inner, Expr::Path(_)) {
             return node;
         }
-        let lower_ascii = |s: &&str| s.is_ascii() && s.to_ascii_lowercase() == **s;
-        if !strings.iter().all(lower_ascii) {
+        if !strings.iter().all(|s| crate::ir::is_lower_ascii(s)) {
             return node;
         }
         let open_end = matches!(shape, Shape::Inside | Shape::Start);
