@@ -15,7 +15,6 @@ use crate::check::RegexFacts;
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
 use crate::table::DfaKind;
 use regex_automata::dfa::dense;
-use regex_automata::util::syntax;
 use regex_automata::MatchKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -333,7 +332,8 @@ impl DfaSize {
     }
 
     /// One regex's DFA: stored when it fits the pattern budget, dense or
-    /// sparse. Unicode classes (`[^/]`, `\w`) make dense DFAs several times
+    /// sparse. Unicode classes (`\w`, `(?i)` folds, a `[^/]` that is not
+    /// repeated without bound: see `utf8_text`) make dense DFAs several times
     /// larger than their sparse form, and a hook process validates a
     /// sparse section faster than it compiles the regex; so the dense
     /// form may grow to a few budgets on its way to a sparse one.
@@ -356,6 +356,7 @@ const PATTERN_BUILD_FACTOR: usize = 4;
 /// serialized form fits `size.dense`, sparse (far smaller for patterns
 /// with long counted repetitions or Unicode classes) otherwise.
 fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
+    let nfa = super::utf8_text::nfa(patterns)?;
     let dfa = dense::Builder::new()
         .configure(
             dense::DFA::config()
@@ -365,8 +366,7 @@ fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
                 .dfa_size_limit(Some(size.build))
                 .determinize_size_limit(Some(size.build)),
         )
-        .syntax(syntax::Config::new().utf8(true).unicode(true))
-        .build_many(patterns)
+        .build_from_nfa(&nfa)
         .map_err(|e| e.to_string())?;
     let (bytes, padding) = dfa.to_bytes_native_endian();
     let dense = bytes.get(padding..).unwrap_or(&[]);

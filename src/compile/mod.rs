@@ -13,6 +13,7 @@ mod atoms;
 mod lower;
 pub(crate) mod matchers;
 mod specialize;
+mod utf8_text;
 
 use crate::check::{self, Checked, CheckedRule};
 pub use crate::check::{Level as LintLevel, LintLevels};
