@@ -107,7 +107,20 @@ pub(crate) fn run(args: ClaudeArgs, verbose: u8) -> Result<Status, Failure> {
         FailMode::Open
     };
     let mut entry = decision_log::Entry::now();
-    let mut response = respond(&args, mode, started, &mut entry);
+    // A bug that panics is a policy that cannot be used: it fails by the
+    // mode like one, never with the panic's exit code, which Claude Code
+    // reads as "no decision" even under `--fail-closed`.
+    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        respond(&args, mode, started, &mut entry)
+    }));
+    let mut response = answered.unwrap_or_else(|panic| {
+        let message = format!(
+            "hookc failed on this event: {}",
+            crate::runtime::panic_message(panic.as_ref())
+        );
+        entry.error = Some(message.clone());
+        failure(entry.event.as_deref(), &message, mode)
+    });
     if let Some(file) = decision_log::path(args.log_file.as_deref(), entry.configured.as_deref()) {
         entry.exit_code = response.exit_code;
         entry.took(started.elapsed());
@@ -121,6 +134,16 @@ pub(crate) fn run(args: ClaudeArgs, verbose: u8) -> Result<Status, Failure> {
         }
     }
     Ok(answer(&response))
+}
+
+/// The tests' way to check that a panic fails by the mode (see `run`):
+/// debug builds panic when `HOOKC_TEST_PANIC` is set.
+#[cfg(debug_assertions)]
+#[expect(clippy::panic, reason = "a panic is what the tests ask for")]
+fn panic_when_asked() {
+    if std::env::var_os("HOOKC_TEST_PANIC").is_some() {
+        panic!("HOOKC_TEST_PANIC is set");
+    }
 }
 
 /// Prints a response; its exit code as a status.
@@ -201,6 +224,8 @@ fn respond(
             .map(str::to_owned)
     };
     entry.event = Some(event.name().to_owned());
+    #[cfg(debug_assertions)]
+    panic_when_asked();
     entry.session = field("session_id");
     entry.tool = field("tool_name");
     let located = locate(args, &event).and_then(|source| {

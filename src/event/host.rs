@@ -5,34 +5,58 @@
 //! and the project directory (`CLAUDE_PROJECT_DIR`, else the current one).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The environment and project directory rules may read.
 #[derive(Clone, Debug, Default)]
 pub struct HostFacts {
-    env: Arc<HashMap<String, String>>,
+    env: Arc<Environment>,
     project_dir: Option<Arc<str>>,
+}
+
+/// Where `env(…)` reads.
+#[derive(Debug)]
+enum Environment {
+    /// The variables the host gave.
+    Given(HashMap<String, String>),
+    /// This process's variables, read when a rule first asks for one: a
+    /// hook process whose rules read none (most events) does not copy them.
+    Process(OnceLock<HashMap<String, String>>),
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment::Given(HashMap::new())
+    }
 }
 
 impl HostFacts {
     /// Facts with `env` as the environment and `project_dir` (a path,
     /// normalized as rules read paths) as the project directory.
     pub fn new(env: HashMap<String, String>, project_dir: Option<&str>) -> HostFacts {
+        HostFacts::with(Environment::Given(env), project_dir)
+    }
+
+    /// This process's environment (variables whose name or value is not
+    /// UTF-8 left out: `env(…)` is `null` for them) and `project_dir`.
+    pub fn from_process(project_dir: Option<&str>) -> HostFacts {
+        HostFacts::with(Environment::Process(OnceLock::new()), project_dir)
+    }
+
+    fn with(env: Environment, project_dir: Option<&str>) -> HostFacts {
         HostFacts {
             env: Arc::new(env),
             project_dir: project_dir.map(|d| Arc::from(crate::paths::normalize(d).as_ref())),
         }
     }
 
-    /// This process's environment (variables whose name or value is not
-    /// UTF-8 left out) and `project_dir`.
-    pub fn from_process(project_dir: Option<&str>) -> HostFacts {
-        HostFacts::new(std::env::vars().collect(), project_dir)
-    }
-
     /// The variable `name`, if the host gave it.
     pub fn env(&self, name: &str) -> Option<&str> {
-        self.env.get(name).map(String::as_str)
+        let vars = match &*self.env {
+            Environment::Given(vars) => vars,
+            Environment::Process(vars) => vars.get_or_init(utf8_vars),
+        };
+        vars.get(name).map(String::as_str)
     }
 
     /// The project directory, normalized, if the host gave one.
@@ -61,6 +85,14 @@ impl HostFacts {
         };
         Some(rest.to_owned())
     }
+}
+
+/// This process's variables whose name and value are UTF-8
+/// (`std::env::vars` panics on the others).
+fn utf8_vars() -> HashMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect()
 }
 
 #[cfg(test)]

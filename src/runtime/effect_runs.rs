@@ -264,14 +264,9 @@ impl<'a> Run<'a> {
         let action = match result {
             Err(panic) => {
                 *ctx = before;
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-string panic".to_string());
                 let error = EffectError::Panicked {
                     name: name.to_string(),
-                    message,
+                    message: panic_message(panic.as_ref()),
                 };
                 return self.fail_as(what, id, mode, &error, scratch);
             }
@@ -322,4 +317,13 @@ fn effect_text(action: &Action) -> String {
         Action::Trace { file, .. } => format!("trace {}", quoted(file)),
         _ => String::new(),
     }
+}
+
+/// What a caught panic said (its `&str` or `String` payload).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic".to_string())
 }

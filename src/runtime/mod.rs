@@ -34,6 +34,7 @@ mod chain;
 mod dispatch;
 mod edits;
 mod effect_runs;
+pub(crate) use effect_runs::panic_message;
 mod eval;
 mod explain;
 mod matchers;

@@ -313,11 +313,12 @@ hook ci-only on PreToolUse at claude-code::Bash {
     std::fs::create_dir_all(dir.join("proj/.hookc")).expect("dirs");
     std::fs::write(dir.join("proj/.hookc/rules.hooks"), rules).expect("rules");
     let project = dir.join("proj");
-    let claude = |event: &str, ci: &str| {
+    let claude_with = |event: &str, ci: &str, extra: &[(&str, &std::ffi::OsStr)]| {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hookc"))
             .arg("claude")
             .env("CLAUDE_PROJECT_DIR", &project)
             .env("HOOKC_TEST_CI", ci)
+            .envs(extra.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -332,6 +333,7 @@ hook ci-only on PreToolUse at claude-code::Bash {
         let out = child.wait_with_output().expect("hookc ends");
         String::from_utf8(out.stdout).expect("UTF-8")
     };
+    let claude = |event: &str, ci: &str| claude_with(event, ci, &[]);
     let write = |path: &str| {
         json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": path}})
             .to_string()
@@ -344,6 +346,17 @@ hook ci-only on PreToolUse at claude-code::Bash {
     let git = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git status"}}).to_string();
     assert!(claude(&git, "1").contains("no git in CI"));
     assert_eq!(claude(&git, "0"), "");
+    // A variable that is not UTF-8 (any process may inherit one) is left
+    // out, and the others are still read: it once made `hookc claude`
+    // panic, and a panic answers nothing, so the rules were off.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+        let extra = [("HOOKC_TEST_NOT_UTF8", not_utf8)];
+        assert!(claude_with(&git, "1", &extra).contains("no git in CI"));
+        assert!(claude_with(&write("/etc/passwd"), "0", &extra).contains("outside src/"));
+    }
     // A library host that says nothing: `env` and `relpath` are null.
     let t = table("hook r on tool.pre_execute { when env(\"HOME\") == null and relpath(\"/a\") == null deny }");
     assert_eq!(fired(&t, json!({})), ["r"]);

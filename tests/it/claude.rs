@@ -608,6 +608,45 @@ fn fail_closed_denies_a_permission_request_in_json() {
     assert_eq!(answer["hookSpecificOutput"]["decision"]["behavior"], "deny");
 }
 
+/// A bug that panics fails by the mode, as a policy that cannot be used
+/// does: a panic's own exit code (101) is "no decision" to Claude Code,
+/// even under `--fail-closed`. (Debug builds panic when asked.)
+#[cfg(debug_assertions)]
+#[test]
+fn a_panic_fails_by_the_mode() {
+    let panic = [("HOOKC_TEST_PANIC", OsStr::new("1"))];
+    let with = |extra: &[&str], event: &str| {
+        let mut args = vec![
+            OsStr::new("claude"),
+            OsStr::new("--table"),
+            policy_table().as_os_str(),
+        ];
+        args.extend(extra.iter().map(OsStr::new));
+        hookc(&args, &event_text(event), &panic)
+    };
+    let open = with(&[], "pre_tool_use_bash_rm.json");
+    open.assert_silent_ok();
+    assert!(
+        open.stderr
+            .contains("hookc failed on this event: HOOKC_TEST_PANIC is set")
+            && open.stderr.contains("failing open"),
+        "{open:#?}"
+    );
+    let closed = with(&["--fail-closed"], "pre_tool_use_bash_rm.json");
+    assert_eq!(
+        (closed.code, closed.stdout.as_str()),
+        (Some(2), ""),
+        "{closed:#?}"
+    );
+    assert!(closed.stderr.contains("failing closed"), "{closed:#?}");
+    let permission = with(&["--fail-closed"], "permission_request_bash_rm.json");
+    assert_eq!(permission.code, Some(0), "{permission:#?}");
+    assert_eq!(
+        permission.json()["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
+    );
+}
+
 #[test]
 fn a_missing_table_fails_open() {
     let missing = tmp_dir("missing").join("nope.tbl");
