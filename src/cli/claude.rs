@@ -213,6 +213,15 @@ fn respond(
         Ok(event) => event,
         Err(err) => {
             entry.error = Some(err.to_string());
+            // Past the depth limit the event is one an agent can build (an
+            // MCP tool's input nests as deep as it likes) to switch the
+            // rules off under the default fail mode: it is blocked in both.
+            let mode = match err {
+                crate::systems::claude_code::protocol::EventError::TooDeep { .. } => {
+                    FailMode::Closed
+                }
+                _ => mode,
+            };
             return failure(None, &err.to_string(), mode);
         }
     };

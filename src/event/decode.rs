@@ -18,7 +18,8 @@
 //!   input can go deeper. Events are accepted up to [`MAX_DEPTH`] levels
 //!   of arrays and objects. Past it the event is refused with
 //!   [`DecodeError::TooDeep`] before anything is built, and a host treats
-//!   that as a failure of the policy (`hookc claude` takes its fail mode).
+//!   that as a failure of the policy (`hookc claude` blocks the event in
+//!   either fail mode: an agent chooses how deep its tool input nests).
 //!
 //! # The depth limit
 //!

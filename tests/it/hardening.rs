@@ -288,8 +288,12 @@ fn an_event_at_the_depth_limit_is_dispatched_and_printed() {
     }
 }
 
+/// Past the limit the event is blocked whatever the fail mode: an agent
+/// can nest an MCP tool's input (or any field a tool passes through) as
+/// deep as it likes, and under the default open mode a refused event was
+/// an allowed one, `rm -rf /` included.
 #[test]
-fn past_the_depth_limit_the_event_takes_the_fail_mode() {
+fn past_the_depth_limit_the_event_is_blocked_in_either_mode() {
     let table = compile(&tmp_dir("deep-past"), DENY_RM);
     let event = event_at_depth(MAX_DEPTH + 1);
     let closed = claude(&table, &["--fail-closed"], &event);
@@ -304,14 +308,15 @@ fn past_the_depth_limit_the_event_takes_the_fail_mode() {
     let open = claude(&table, &[], &event);
     assert_eq!(
         (open.code, open.stdout.as_str()),
-        (Some(0), ""),
+        (Some(2), ""),
         "{open:#?}"
     );
     assert!(open.stderr.contains("levels deep"), "{open:#?}");
-    assert!(open.stderr.contains("failing open"), "{open:#?}");
+    assert!(open.stderr.contains("failing closed"), "{open:#?}");
     // Far past it: refused before anything is built, not a crash.
     let absurd = rm_event(&format!(r#""deep": {}"#, "[".repeat(1_000_000)));
     assert_eq!(claude(&table, &["--fail-closed"], &absurd).code, Some(2));
+    assert_eq!(claude(&table, &[], &absurd).code, Some(2));
 }
 
 // ---------------------------------------------------------------- tables that cannot be the policy
