@@ -12,7 +12,12 @@
 //! that is UTF-8, a run of bytes that holds none of the left-out (ASCII)
 //! bytes and starts and ends between characters is a run of characters
 //! the class holds, because every byte of a multi-byte character is `0x80`
-//! or above. The run's ends are between characters whenever the pattern
+//! or above. Two such runs side by side may split a character between
+//! them, and moving the split to the character's edge leaves each a run
+//! of characters; but a run that must hold a character must start with
+//! the first byte of one (`C+` is `FB*`, `F` the class's ASCII bytes and
+//! the bytes that start a multi-byte character), or two such runs would
+//! share the bytes of one character. The run's ends are between characters whenever the pattern
 //! can decide where they are: what comes before and after it (a literal,
 //! a class, the text's ends, a line anchor) matches whole characters or
 //! does not match in the middle of one. A run that starts or stops in the
@@ -69,31 +74,38 @@ fn looks_at_words(hir: &Hir) -> bool {
 }
 
 /// `hir` with every unbounded repetition of a class that leaves out only
-/// ASCII characters matched as bytes: `C*` becomes `B*`, `C+` becomes
-/// `B+`, `C{n,}` becomes `C{n-1}B+`, where `B` is `C`'s ASCII bytes and
-/// every byte from `0x80`.
+/// ASCII characters matched as bytes: `C*` becomes `B*`, `C{n,}` becomes
+/// `C{n-1}FB*`, where `B` is `C`'s ASCII bytes and every byte from `0x80`,
+/// and `F` those of `B` that start a character.
 /// `None` when there is none (the pattern is built as parsed).
 fn as_bytes(hir: &Hir) -> Option<Hir> {
     match hir.kind() {
         HirKind::Repetition(rep) => {
             if let (None, Some(bytes)) = (rep.max, byte_class(&rep.sub)) {
-                // A run of one byte or more between characters holds one
-                // character or more; two bytes may be one character.
                 let run = Hir::repetition(Repetition {
-                    min: rep.min.min(1),
+                    min: 0,
                     max: None,
                     greedy: rep.greedy,
-                    sub: Box::new(Hir::class(Class::Bytes(bytes))),
+                    sub: Box::new(Hir::class(Class::Bytes(bytes.clone()))),
                 });
-                if rep.min <= 1 {
+                if rep.min == 0 {
                     return Some(run);
                 }
-                let first = Hir::repetition(Repetition {
-                    min: rep.min - 1,
-                    max: Some(rep.min - 1),
-                    ..rep.clone()
-                });
-                return Some(Hir::concat(vec![first, run]));
+                // A run that must hold a character starts with the first
+                // byte of one: two runs of `B+` side by side could share
+                // the bytes of one character (`[^/]+[^/]+` would match the
+                // three bytes of `K`).
+                let mut parts = Vec::with_capacity(3);
+                if rep.min > 1 {
+                    parts.push(Hir::repetition(Repetition {
+                        min: rep.min - 1,
+                        max: Some(rep.min - 1),
+                        ..rep.clone()
+                    }));
+                }
+                parts.push(Hir::class(Class::Bytes(first_bytes(&bytes))));
+                parts.push(run);
+                return Some(Hir::concat(parts));
             }
             let sub = as_bytes(&rep.sub)?;
             Some(Hir::repetition(Repetition {
@@ -149,6 +161,17 @@ fn byte_class(hir: &Hir) -> Option<ClassBytes> {
         .collect();
     ranges.push(ClassBytesRange::new(0x80, 0xFF));
     Some(ClassBytes::new(ranges))
+}
+
+/// The bytes of `run` (a class from [`byte_class`]) that start a
+/// character: its ASCII bytes, and the first bytes of multi-byte ones.
+fn first_bytes(run: &ClassBytes) -> ClassBytes {
+    let mut first = run.clone();
+    first.intersect(&ClassBytes::new([
+        ClassBytesRange::new(0x00, 0x7F),
+        ClassBytesRange::new(0xC0, 0xFF),
+    ]));
+    first
 }
 
 /// An ASCII character's byte (`0x7F` for any other: not reached, the
@@ -235,6 +258,22 @@ mod tests {
             "a bounded repetition counts characters"
         );
         assert!(as_bytes(&syntax::parse(r"a(b[^/]*)").unwrap()).is_some());
+    }
+
+    /// Found by the property test: `B+B+` split the three bytes of the
+    /// Kelvin sign into two runs.
+    #[test]
+    fn runs_side_by_side_do_not_share_a_character() {
+        for pattern in ["^(?:[^/]+[^/]+)$", "[^/]+[^/]+", "^[^/]{2,}$"] {
+            let (written, bytes) = (dfa(&[pattern], true), dfa(&[pattern], false));
+            for text in ["\u{212A}", "é", "😀", "ab", "a", "/é"] {
+                assert_eq!(
+                    matching(&bytes, text),
+                    matching(&written, text),
+                    "{pattern} {text}"
+                );
+            }
+        }
     }
 
     #[test]
