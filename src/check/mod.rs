@@ -363,7 +363,15 @@ impl Analysis<'_> {
     /// DFAs above `budgets.pattern_dfa` ([`crate::Options::pattern_dfa_budget`]),
     /// as the `regex-cost` lint reports them, and the wait on effects the
     /// `point-cost` lint allows a point. Their findings follow the check's.
-    pub(crate) fn lint(
+    ///
+    /// `alongside` runs on the checked rules, on this thread, while the
+    /// lints run on another: the compiler builds the table meanwhile (the
+    /// lints only read the rules, and are a quarter of a large compile).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "lint's arguments and the work to run beside it"
+    )]
+    pub(crate) fn lint<R>(
         self,
         loaded: &LoadedSources,
         rules: Vec<CheckedRule>,
@@ -371,7 +379,8 @@ impl Analysis<'_> {
         levels: &LintLevels,
         rate_store: Option<&crate::store::StoreSpec>,
         budgets: lints::Budgets,
-    ) -> Checked {
+        alongside: impl FnOnce(&Checked) -> R,
+    ) -> (Checked, R) {
         let mut checked = Checked {
             schema: self.schema.name.clone(),
             points: self
@@ -391,17 +400,21 @@ impl Analysis<'_> {
             files: self.files,
             diagnostics: self.diagnostics,
         };
-        let found = lints::run(
-            loaded,
-            &self.schema,
-            &self.scopes,
-            &checked,
-            levels,
-            rate_store,
-            budgets,
-        );
+        let (schema, scopes) = (&self.schema, &self.scopes);
+        let (found, result) = std::thread::scope(|scope| {
+            let shared = &checked;
+            let lints = scope.spawn(move || {
+                lints::run(loaded, schema, scopes, shared, levels, rate_store, budgets)
+            });
+            let result = alongside(shared);
+            // A lint that panics panics the compile, as it would inline.
+            let found = lints
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (found, result)
+        });
         checked.diagnostics.extend(found);
-        checked
+        (checked, result)
     }
 }
 

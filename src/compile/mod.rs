@@ -19,13 +19,11 @@ use crate::check::{self, Checked, CheckedRule};
 pub use crate::check::{Level as LintLevel, LintLevels};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::fql::Segment;
-use crate::ir::SchemaPoint;
 use crate::ir::{Atom, Bucket, Cond, FqlIndex, Keyed, PointProgram, Program, Rule};
 use crate::load::{self, LoadedSources};
-use crate::schema::CommandInput;
 use crate::span::SourceFile;
 use crate::table::Table;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Compiler settings: resource limits. Exceeding one is an error that points
@@ -144,7 +142,9 @@ pub(crate) fn compile_loaded(
     // then the lints on the lowered rules.
     let analysis = check::check(&loaded);
     let (rules, regexes) = lower::lower_rules(&loaded, &analysis);
-    let checked = analysis.lint(
+    // The table is built while the lints run; it is thrown away when they
+    // (or the check) find an error.
+    let (checked, built) = analysis.lint(
         &loaded,
         rules,
         regexes,
@@ -154,34 +154,21 @@ pub(crate) fn compile_loaded(
             pattern_dfa: options.pattern_dfa_budget,
             point_timeout_ms: options.point_timeout_budget_ms,
         },
+        |checked| {
+            if checked.diagnostics.has_errors() || diagnostics.has_errors() {
+                return None;
+            }
+            let mut found = Diagnostics::default();
+            let built = lower(checked, &loaded, options, &mut found);
+            Some((built, found))
+        },
     );
-    let Checked {
-        schema,
-        command_input,
-        points: schema_points,
-        rules,
-        regexes,
-        files,
-        diagnostics: found,
-        regex_facts,
-    } = checked;
-    diagnostics.extend(found);
+    diagnostics.extend(checked.diagnostics);
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
-    if diagnostics.has_errors() {
+    let Some(((program, dfas), found)) = built.filter(|_| !diagnostics.has_errors()) else {
         return Err(diagnostics);
-    }
-    let (program, dfas) = lower(
-        schema,
-        command_input,
-        schema_points,
-        rules,
-        regexes,
-        &regex_facts,
-        files,
-        &loaded,
-        options,
-        &mut diagnostics,
-    );
+    };
+    diagnostics.extend(found);
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -202,27 +189,27 @@ pub(crate) fn compile_loaded(
 }
 
 /// Partitions rules by point, orders and indexes them, and builds atoms.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of a checked load, taken apart once by the caller"
-)]
 fn lower(
-    schema: String,
-    command_input: CommandInput,
-    schema_points: Vec<SchemaPoint>,
-    rules: Vec<CheckedRule>,
-    regexes: Vec<crate::ir::RegexSource>,
-    regex_facts: &HashMap<crate::ir::RegexSource, check::RegexFacts>,
-    files: Vec<String>,
+    checked: &Checked,
     loaded: &LoadedSources,
     options: &Options,
     diagnostics: &mut Diagnostics,
 ) -> (Program, Vec<Vec<u8>>) {
+    let Checked {
+        schema,
+        command_input,
+        points: schema_points,
+        rules,
+        regexes,
+        files,
+        diagnostics: _,
+        regex_facts,
+    } = checked;
     // Rules arrive in declaration order; a stable sort by priority keeps
     // declaration order among ties.
     let mut by_point: BTreeMap<String, (crate::schema::PointKind, Vec<&CheckedRule>)> =
         BTreeMap::new();
-    for rule in &rules {
+    for rule in rules {
         for (point, kind) in &rule.points {
             by_point
                 .entry(point.clone())
@@ -279,7 +266,7 @@ fn lower(
         }
         let mut atoms = atoms.into_vec();
         specialize::atoms(&mut atoms);
-        let built = match matchers::build(&atoms, &regexes, regex_facts, &mut dfas, options) {
+        let built = match matchers::build(&atoms, regexes, regex_facts, &mut dfas, options) {
             Ok(built) => built,
             Err(too_large) => {
                 let culprit = list
@@ -327,16 +314,16 @@ fn lower(
         });
     }
     let rates = assign_rate_counters(&mut points);
-    let regex_dfas = matchers::expression_dfas(&points, &regexes, regex_facts, &mut dfas, options);
+    let regex_dfas = matchers::expression_dfas(&points, regexes, regex_facts, &mut dfas, options);
     (
         Program {
-            schema,
-            schema_points,
+            schema: schema.clone(),
+            schema_points: schema_points.clone(),
             points,
-            regexes,
-            files,
+            regexes: regexes.clone(),
+            files: files.clone(),
             rates,
-            command_input,
+            command_input: *command_input,
             source_digest: loaded.digest.clone(),
             regex_dfas,
         },

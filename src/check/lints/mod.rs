@@ -343,42 +343,83 @@ pub(crate) fn run(
     rate_store: Option<&crate::store::StoreSpec>,
     budgets: Budgets,
 ) -> Diagnostics {
-    let mut cx = Cx::new(loaded, schema, scopes, checked);
-    cx.rate_store = rate_store;
-    cx.pattern_dfa_budget = budgets.pattern_dfa;
-    cx.point_timeout_budget_ms = budgets.point_timeout_ms;
-    let mut sink = Sink {
-        levels,
-        loaded,
-        directives: Vec::new(),
-        out: Vec::new(),
-        seen: std::collections::HashSet::new(),
-    };
-    sink.directives = loaded
+    let mut found = Vec::new();
+    let directives: Vec<Vec<Directive>> = loaded
         .files
         .iter()
         .enumerate()
         .map(|(fi, f)| {
             if f.root {
-                directives(fi, &f.source, &mut sink.out)
+                directives(fi, &f.source, &mut found)
             } else {
                 Vec::new()
             }
         })
         .collect();
-    let always = sink.out.len();
-    for lint in LINTS {
-        if levels.level(lint) == Level::Allow && !sink.may_be_raised(lint) {
-            continue;
-        }
-        (lint.check)(&cx, &mut sink);
+    let always = found.len();
+    let active: Vec<&Lint> = LINTS
+        .iter()
+        .copied()
+        .filter(|lint| levels.level(lint) != Level::Allow || may_be_raised(&directives, lint))
+        .collect();
+    // `unreachable-rule` searches string languages, and is most of the
+    // lints' time on a large rule set: it runs on a thread of its own,
+    // with a context of its own (the contexts cache what they compute).
+    let alone = |lint: &&Lint| std::ptr::eq(*lint, &UNREACHABLE_RULE);
+    let (slow, rest): (Vec<&Lint>, Vec<&Lint>) = active.iter().copied().partition(alone);
+    let run_some = |lints: &[&Lint]| -> Vec<Vec<(usize, Diagnostic)>> {
+        let mut cx = Cx::new(loaded, schema, scopes, checked);
+        cx.rate_store = rate_store;
+        cx.pattern_dfa_budget = budgets.pattern_dfa;
+        cx.point_timeout_budget_ms = budgets.point_timeout_ms;
+        let mut sink = Sink {
+            levels,
+            loaded,
+            directives: &directives,
+            out: Vec::new(),
+            seen: std::collections::HashSet::new(),
+        };
+        lints
+            .iter()
+            .map(|lint| {
+                (lint.check)(&cx, &mut sink);
+                std::mem::take(&mut sink.out)
+            })
+            .collect()
+    };
+    let (slow_found, rest_found) = std::thread::scope(|scope| {
+        let slow_run = (!slow.is_empty()).then(|| scope.spawn(|| run_some(&slow)));
+        let rest_found = run_some(&rest);
+        let slow_found = match slow_run {
+            // A lint that panics panics the compile, as it would inline.
+            Some(run) => run.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => Vec::new(),
+        };
+        (slow_found, rest_found)
+    });
+    // In the lints' order, as one run would have found them.
+    let (mut slow_found, mut rest_found) = (slow_found.into_iter(), rest_found.into_iter());
+    for lint in &active {
+        let next = if alone(lint) {
+            slow_found.next()
+        } else {
+            rest_found.next()
+        };
+        found.extend(next.unwrap_or_default());
     }
-    let mut found = sink.out;
-    let rest = found.split_off(always);
-    let mut rest = rest;
+    let mut rest = found.split_off(always);
     rest.sort_by_key(|(file, d)| (*file, d.primary_span().map_or(0, |s| s.start)));
     found.extend(rest);
     Diagnostics(found.into_iter().map(|(_, d)| d).collect())
+}
+
+/// True when an inline comment somewhere raises `lint` above `allow`, so
+/// an allowed lint must still run.
+fn may_be_raised(directives: &[Vec<Directive>], lint: &Lint) -> bool {
+    directives
+        .iter()
+        .flatten()
+        .any(|d| d.level != Level::Allow && d.codes.iter().any(|c| c == lint.code))
 }
 
 /// The budgets the cost lints compare with.
@@ -662,20 +703,12 @@ pub(crate) type Anchor = (usize, Span);
 pub(crate) struct Sink<'a> {
     levels: &'a LintLevels,
     loaded: &'a LoadedSources,
-    directives: Vec<Vec<Directive>>,
+    directives: &'a [Vec<Directive>],
     out: Vec<(usize, Diagnostic)>,
     seen: std::collections::HashSet<(&'static str, usize, u32, u32)>,
 }
 
 impl Sink<'_> {
-    /// True when an inline comment somewhere raises `lint` above `allow`, so
-    /// an allowed lint must still run.
-    fn may_be_raised(&self, lint: &Lint) -> bool {
-        self.directives
-            .iter()
-            .flatten()
-            .any(|d| d.level != Level::Allow && d.codes.iter().any(|c| c == lint.code))
-    }
 
     /// The level of `lint` for a finding anchored at `anchors`: the first
     /// anchor with an inline comment naming the lint decides, then the
