@@ -709,7 +709,6 @@ pub(crate) struct Sink<'a> {
 }
 
 impl Sink<'_> {
-
     /// The level of `lint` for a finding anchored at `anchors`: the first
     /// anchor with an inline comment naming the lint decides, then the
     /// configuration, then the default.
