@@ -96,6 +96,8 @@ fn wrappers_are_set_aside_and_recorded() {
     assert_eq!(picture("exec rm -rf /"), ["^exec rm -r -f /"]);
     assert_eq!(picture("command rm -rf /"), ["^command rm -r -f /"]);
     assert_eq!(picture("busybox rm -rf /"), ["^busybox rm -r -f /"]);
+    // Android's multi-call binary, as busybox.
+    assert_eq!(picture("toybox rm -rf /"), ["^toybox rm -r -f /"]);
     assert_eq!(picture("xargs rm -rf < list"), ["^xargs rm -r -f <list"]);
     assert_eq!(
         picture("xargs -n 1 -I {} rm -rf {}"),

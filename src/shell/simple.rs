@@ -231,6 +231,7 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
         "nohup" => ("nohup", PLAIN),
         "setsid" => ("setsid", PLAIN),
         "busybox" => ("busybox", PLAIN),
+        "toybox" => ("toybox", PLAIN),
         "coproc" => ("coproc", PLAIN),
         "nocorrect" => ("nocorrect", PLAIN),
         "noglob" => ("noglob", PLAIN),
