@@ -136,6 +136,18 @@ impl SourceFile {
         )
     }
 
+    /// The byte offset of 1-based `line` and `col` (in characters, as
+    /// [`line_col`](Self::line_col) counts them); `None` past the line.
+    pub fn offset(&self, line: u32, col: u32) -> Option<usize> {
+        let range = self.line_range(line)?;
+        let text = self.text.get(range.clone())?;
+        let skip = usize::try_from(col.checked_sub(1)?).ok()?;
+        match text.char_indices().nth(skip) {
+            Some((at, _)) => Some(range.start + at),
+            None => (text.chars().count() == skip).then_some(range.end),
+        }
+    }
+
     /// The text a span covers, or `""` when the span is out of range.
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.range()).unwrap_or("")
@@ -173,6 +185,12 @@ mod tests {
         assert_eq!(f.line_col(7), (3, 1));
         assert_eq!(f.line_col(8), (4, 1));
         assert_eq!(f.line_col(99), (4, 2), "past the end clamps");
+        for at in [0, 2, 3, 5, 7, 8] {
+            let (line, col) = f.line_col(at);
+            assert_eq!(f.offset(line, col), Some(at as usize), "{at}");
+        }
+        assert_eq!(f.offset(1, 4), None, "past the line");
+        assert_eq!(f.offset(9, 1), None);
     }
 
     #[test]

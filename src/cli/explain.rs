@@ -6,6 +6,8 @@ use super::eval::{
 };
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
+use crate::runtime::CondExplanation;
+use crate::span::SourceFile;
 use crate::Table;
 use serde_json::Value;
 
@@ -62,8 +64,8 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     }
     let ctx = hook_context(&name, Value::Object(fields))?;
 
-    let table = match load(&args)? {
-        Ok(table) => table,
+    let (table, sources) = match load(&args)? {
+        Ok(loaded) => loaded,
         Err(status) => return Ok(status),
     };
     let builtin = crate::systems::builtin_schema(&table.program().schema).is_some();
@@ -73,7 +75,10 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
 
     let named = crate::event::ContextTarget::of(&ctx);
     let effects = args.input.effects();
-    let explanation = table.explain_with(named.point(), &named.target(), &ctx, &effects);
+    let mut explanation = table.explain_with(named.point(), &named.target(), &ctx, &effects);
+    for rule in &mut explanation.rules {
+        as_written(&mut rule.condition, &sources);
+    }
     match args.format {
         Format::Json => print_stdout(&pretty_json(&explanation)?),
         // Each value is escaped and cut by the explanation; the guard makes
@@ -84,18 +89,48 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     Ok(Status::Ok)
 }
 
-/// The table: loaded from `--table`, or compiled from the paths (warnings
-/// printed). `Err(status)` when the rules do not compile (already reported).
-fn load(args: &ExplainArgs) -> Result<Result<Table, Status>, Failure> {
+/// Each condition shown as the rules write it, where the sources say
+/// (`lower(payload.tool) == "rm"`, not the regex it compiles to), when it
+/// fits on its line; as the table renders it otherwise.
+fn as_written(cond: &mut CondExplanation, sources: &[SourceFile]) {
+    match cond {
+        CondExplanation::Atom {
+            atom, at: Some(at), ..
+        } => {
+            let written = sources
+                .iter()
+                .find(|file| *file.name == at.file)
+                .and_then(|file| {
+                    let offset = file.offset(at.line, at.col)?;
+                    crate::syntax::condition_at(file, offset)
+                });
+            if let Some(written) = written {
+                *atom = written.to_string();
+            }
+        }
+        CondExplanation::Not { operand, .. } => as_written(operand, sources),
+        CondExplanation::All { operands, .. } | CondExplanation::Any { operands, .. } => {
+            for operand in operands {
+                as_written(operand, sources);
+            }
+        }
+        CondExplanation::True | CondExplanation::Atom { at: None, .. } => {}
+    }
+}
+
+/// The table: loaded from `--table` (no sources), or compiled from the
+/// paths (warnings printed), with the sources compiled. `Err(status)` when
+/// the rules do not compile (already reported).
+fn load(args: &ExplainArgs) -> Result<Result<(Table, Vec<SourceFile>), Status>, Failure> {
     if let Some(path) = &args.input.table {
-        return Ok(Ok(super::inspect::load_table(path)?.0));
+        return Ok(Ok((super::inspect::load_table(path)?.0, Vec::new())));
     }
     check_sources(&args.input.paths)?;
     Ok(
         match crate::compile_paths(&args.input.paths, &crate::Options::default()) {
             Ok(compiled) => {
                 emit_diagnostics(&compiled.warnings, Format::Human)?;
-                Ok(compiled.table)
+                Ok((compiled.table, compiled.sources))
             }
             Err(diags) => {
                 emit_diagnostics(&diags, Format::Human)?;

@@ -22,6 +22,7 @@ pub mod pretty;
 mod unescape;
 mod vocab;
 
+pub(crate) use parse::condition_at;
 pub(crate) use unescape::regex_body_offset;
 pub(crate) use vocab::RESERVED;
 

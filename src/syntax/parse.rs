@@ -299,3 +299,24 @@ pub(super) fn unterminated_string(text: &str, start: usize, end: usize) -> Optio
     }
     None
 }
+
+/// The condition written at byte `at` of `file` (a comparison, a test, a
+/// quantifier: one leaf of a `when` line, as diagnostics and `explain`
+/// locate it), as written, when it fits on its line and holds exactly when
+/// the compiled leaf does; `None` otherwise. A negated test (`!=`, `not
+/// in`) is compiled to the positive one under a `not`, and a bare
+/// parenthesized condition may hold more than one leaf: neither is given.
+pub(crate) fn condition_at(file: &SourceFile, at: usize) -> Option<&str> {
+    use pest::Parser as _;
+    let rest = file.text.get(at..)?;
+    let pair = HooksParser::parse(Rule::predicate, rest).ok()?.next()?;
+    let parts: Vec<_> = pair.clone().into_inner().collect();
+    let negated = parts.iter().any(|part| match part.as_rule() {
+        Rule::t_not_in => true,
+        Rule::t_cmp => part.as_str().trim_start().starts_with("!="),
+        _ => false,
+    });
+    let bare_paren = parts.len() == 1 && pair.as_str().starts_with('(');
+    let written = pair.as_str().trim_end();
+    (!written.is_empty() && !written.contains('\n') && !negated && !bare_paren).then_some(written)
+}

@@ -485,3 +485,24 @@ fn explain_shows_the_shell_view_a_condition_read() {
         run.stdout
     );
 }
+
+/// Conditions are shown as the rules write them (`lower(payload.tool) ==
+/// "rm"`, a glob, a list's name), not as they compile (a regex); a negated
+/// test shows the positive test its `not` holds. From a table alone,
+/// without the sources, the compiled form is all there is.
+#[test]
+fn cli_human_conditions_as_written() {
+    let rules = "tests/fixtures/explain/written/rules.hooks";
+    let event = "tests/fixtures/explain/written/event.json";
+    insta::assert_snapshot!(hookc(&["explain", rules, "--event", event], None));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("explain-written");
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("rules.tbl");
+    let table = table.to_str().unwrap();
+    hookc(&["compile", rules, "-o", table], None);
+    let compiled = hookc(&["explain", "--table", table, "--event", event], None);
+    assert!(
+        compiled.contains("✓ payload.tool matches /^(?:[rR][mM])$/ → true"),
+        "{compiled}"
+    );
+}
