@@ -216,12 +216,11 @@ fn respond(
             // Past the depth limit the event is one an agent can build (an
             // MCP tool's input nests as deep as it likes) to switch the
             // rules off under the default fail mode: it is blocked in both.
-            let mode = match err {
-                crate::systems::claude_code::protocol::EventError::TooDeep { .. } => {
-                    FailMode::Closed
-                }
-                _ => mode,
-            };
+            let too_deep = matches!(
+                err,
+                crate::systems::claude_code::protocol::EventError::TooDeep { .. }
+            );
+            let mode = if too_deep { FailMode::Closed } else { mode };
             return failure(None, &err.to_string(), mode);
         }
     };

@@ -12,20 +12,19 @@
 //! that is UTF-8, a run of bytes that holds none of the left-out (ASCII)
 //! bytes and starts and ends between characters is a run of characters
 //! the class holds, because every byte of a multi-byte character is `0x80`
-//! or above. Two such runs side by side may split a character between
-//! them, and moving the split to the character's edge leaves each a run
-//! of characters; but a run that must hold a character must start with
-//! the first byte of one (`C+` is `FB*`, `F` the class's ASCII bytes and
-//! the bytes that start a multi-byte character), or two such runs would
-//! share the bytes of one character. The run's ends are between characters whenever the pattern
-//! can decide where they are: what comes before and after it (a literal,
-//! a class, the text's ends, a line anchor) matches whole characters or
-//! does not match in the middle of one. A run that starts or stops in the
-//! middle of a character only where nothing needs it to can be widened or
-//! narrowed to the character's edge, and the match stays a match. Word
-//! boundaries look at the bytes either side and would see the middle of a
-//! character as a boundary of their own, so a pattern with one is built
-//! as written.
+//! or above. The run's ends are between characters whenever the pattern
+//! decides where they are: what comes before and after it (a literal, a
+//! class, the text's ends, a line anchor) matches whole characters or does
+//! not match in the middle of one. A run that starts or stops inside a
+//! character only where nothing needs it to can be widened or narrowed to
+//! the character's edge, and the match stays a match; two runs side by
+//! side that split a character between them can move the split to its
+//! edge. A run that must hold a character, though, starts with the first
+//! byte of one (`C+` is `FB*`, `F` the class's ASCII bytes and the bytes
+//! that start a multi-byte character): two runs of `B+` would share the
+//! bytes of one character. Word boundaries look at the bytes either side
+//! and would see the middle of a character as a boundary of their own, so
+//! a pattern with one is built as written.
 //!
 //! Whether each pattern matches somewhere in a text (what the DFAs are
 //! asked: [`MatchKind::All`], earliest) is therefore unchanged; where a

@@ -310,13 +310,12 @@ pub(crate) fn condition_at(file: &SourceFile, at: usize) -> Option<&str> {
     use pest::Parser as _;
     let rest = file.text.get(at..)?;
     let pair = HooksParser::parse(Rule::predicate, rest).ok()?.next()?;
-    let parts: Vec<_> = pair.clone().into_inner().collect();
-    let negated = parts.iter().any(|part| match part.as_rule() {
+    let negated = pair.clone().into_inner().any(|part| match part.as_rule() {
         Rule::t_not_in => true,
         Rule::t_cmp => part.as_str().trim_start().starts_with("!="),
         _ => false,
     });
-    let bare_paren = parts.len() == 1 && pair.as_str().starts_with('(');
+    let bare_paren = pair.as_str().starts_with('(') && pair.clone().into_inner().count() == 1;
     let written = pair.as_str().trim_end();
     (!written.is_empty() && !written.contains('\n') && !negated && !bare_paren).then_some(written)
 }
