@@ -19,19 +19,102 @@ use pest::Parser as _;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::span::{SourceFile, Span};
-use crate::syntax::ast::File;
+use crate::syntax::ast::{File, Item};
 use crate::syntax::grammar::{HooksParser, Rule};
 
+/// Files at least this long are parsed on more than one thread: below it,
+/// starting a thread costs more than it saves.
+const PARALLEL_FROM: usize = 256 * 1024;
+
+/// The most threads one file is parsed on.
+const MAX_PARSE_THREADS: usize = 8;
+
 /// Parses a whole file, item by item, recovering after syntax errors.
+///
+/// A large file is cut into parts at lines that start an item, and the
+/// parts are parsed on threads: every item is parsed from where it starts
+/// up to the next such line at most, so a part parses exactly as it would
+/// inside the whole file, and the parts' items and diagnostics, put back
+/// in order, are the whole file's.
 pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
+    let parts = if file.text.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARSE_THREADS))
+    };
+    parse_in_parts(file, parts)
+}
+
+/// [`parse_file`] on `parts` threads (at most; fewer when the file has
+/// fewer items).
+pub(super) fn parse_in_parts(file: &SourceFile, parts: usize) -> (File, Diagnostics) {
     pest::set_call_limit(NonZeroUsize::new(CALL_LIMIT));
+    let cuts = cuts(&file.text, parts);
+    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let parsed: Vec<Part> = match ranges.split_first() {
+        Some((&(from, to), rest)) if !rest.is_empty() => std::thread::scope(|scope| {
+            let others: Vec<_> = rest
+                .iter()
+                .map(|&(from, to)| scope.spawn(move || parse_part(file, from, to)))
+                .collect();
+            let mut parsed = vec![parse_part(file, from, to)];
+            parsed.extend(others.into_iter().map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }));
+            parsed
+        }),
+        _ => vec![parse_part(file, 0, file.text.len())],
+    };
+    let mut items = Vec::new();
+    let mut diags = Diagnostics::new();
+    for part in parsed {
+        items.extend(part.items);
+        diags.extend(part.diags);
+        if part.stopped {
+            break;
+        }
+    }
+    (File { items }, diags)
+}
+
+/// Where the parts of `text` start, and its end: `0`, then for each later
+/// part the first line after its share of the text that starts an item
+/// (see [`parse_file`]; the parse of an item never reads past such a
+/// line), distinct and ascending.
+pub(super) fn cuts(text: &str, parts: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let first = skip_trivia(text, 0);
+    let share = text.len() / parts.max(1);
+    for k in 1..parts {
+        let at = next_item_line(text, (k * share).max(first));
+        if at < text.len() && cuts.last().is_some_and(|&last| at > last) {
+            cuts.push(at);
+        }
+    }
+    cuts.push(text.len());
+    cuts
+}
+
+/// What one part of a file parsed to; `stopped` when parsing ended inside
+/// it (the parts after it are not the file's).
+struct Part {
+    items: Vec<Item>,
+    diags: Diagnostics,
+    stopped: bool,
+}
+
+/// Parses the items that start in `from..to` (`from` is the text's start or
+/// a line that starts an item; `to` is the end or another such line).
+fn parse_part(file: &SourceFile, from: usize, to: usize) -> Part {
     let text: &str = &file.text;
     let mut items = Vec::new();
     let mut diags = Diagnostics::new();
-    let mut pos = 0;
+    let mut stopped = false;
+    let mut pos = from;
     loop {
         let start = skip_trivia(text, pos);
-        if start >= text.len() {
+        if start >= to {
             break;
         }
         let resume = next_item_line(text, start);
@@ -49,7 +132,10 @@ pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
                 let item = pairs
                     .flat_map(|p| p.into_inner())
                     .find(|p| p.as_rule() == Rule::item);
-                let Some(item) = item else { break };
+                let Some(item) = item else {
+                    stopped = true;
+                    break;
+                };
                 let end = start + item.as_span().end();
                 let mut lower = AstBuilder {
                     file,
@@ -93,7 +179,11 @@ pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
             }
         }
     }
-    (File { items }, diags)
+    Part {
+        items,
+        diags,
+        stopped,
+    }
 }
 
 /// The syntax errors of a rule's body after its first one (at `error`, the

@@ -1162,6 +1162,7 @@ fn empty_and_comment_only_files() {
 
 mod props {
     use super::parse_str;
+    use crate::span::SourceFile;
     use proptest::prelude::*;
 
     const TOKENS: &[&str] = &[
@@ -1276,6 +1277,18 @@ mod props {
             let _ = parse_str(&src);
         }
 
+        /// Cut into parts and parsed on threads, a file parses to the same
+        /// items and the same diagnostics, in the same order.
+        #[test]
+        fn parts_parse_as_the_whole(
+            tokens in prop::collection::vec(prop::sample::select(TOKENS), 0..160),
+            parts in 2usize..6,
+        ) {
+            let file = SourceFile::new("t.hooks", tokens.join(" "));
+            let whole = super::parse::parse_in_parts(&file, 1);
+            prop_assert_eq!(super::parse::parse_in_parts(&file, parts), whole);
+        }
+
         #[test]
         fn never_panics_on_token_soup(tokens in prop::collection::vec(prop::sample::select(TOKENS), 0..60)) {
             let src = tokens.join(" ");
@@ -1359,4 +1372,57 @@ fn a_bang_names_not() {
         d.help.as_deref(),
         Some("write `not`: conditions join with `and`, `or` and `not`")
     );
+}
+
+/// Every `.hooks` file of the repository, one after the other in one file
+/// (so that it holds errors where files end mid-item), parses the same cut
+/// into parts on threads as whole.
+#[test]
+fn the_repositorys_rules_parse_the_same_in_parts() {
+    fn hooks_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                hooks_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "hooks") {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["rules", "tests/fixtures", "examples"] {
+        hooks_files(&root.join(dir), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 20, "{files:?}");
+    // Between files, slips a parse recovers from.
+    let slips = [
+        "hook a on p { when payload.a == 1 && payload.b == 2\n    abort \"x\"\n}\n",
+        "hook b on p { when payload.a == \"open\n    abort\n}\n",
+        "hook c on p { when payload.a == 1 abort } junk here\n",
+        "hook d on p { when payload.a == 1 abort } hook e on p { when payload.b abort }\n",
+        "list l = [\"a\", \"b\"\n",
+        "hook f on p { when ((((((((((((((((((((((((((((((((((((((((x abort }\n",
+    ];
+    let text: String = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let text = std::fs::read_to_string(f).expect("readable");
+            format!("{text}\n{}", slips[i % slips.len()])
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = SourceFile::new("all.hooks", text);
+    let whole = parse::parse_in_parts(&file, 1);
+    assert!(whole.0.items.len() > 100, "{}", whole.0.items.len());
+    assert!(!whole.1.is_empty(), "the corpus holds some errors");
+    assert_eq!(parse::cuts(&file.text, 7).len(), 8, "seven parts");
+    for parts in [2, 3, 7, 64] {
+        assert_eq!(parse::parse_in_parts(&file, parts), whole, "{parts} parts");
+    }
 }
