@@ -258,6 +258,12 @@ pub(crate) struct Analysis<'a> {
 /// rules that pass is the compiler's (`compile::lower`); the lints run on
 /// what it lowers ([`Analysis::lint`]).
 pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
+    check_on(loaded, None)
+}
+
+/// [`check`], type-checking on `threads` threads (`None`: as many as the
+/// hooks are worth).
+fn check_on(loaded: &LoadedSources, threads: Option<usize>) -> Analysis<'_> {
     let mut diagnostics = Diagnostics::default();
     let files = loaded
         .files
@@ -267,8 +273,9 @@ pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
     let schema = resolve_schema(loaded, &mut diagnostics);
     let scopes = names::scopes(loaded, &mut diagnostics);
     let extensions = overrides::ListExtensions::new(loaded, &scopes);
-    let mut catalog = RegexCatalog::default();
-    let mut typed = Vec::new();
+    // What is said of files and ids, and the hooks to type-check, in the
+    // order their findings are reported.
+    let mut work: Vec<Work<'_, '_>> = Vec::new();
     let mut ids: HashMap<String, (usize, Span)> = HashMap::new();
     for (fi, file) in loaded.files.iter().enumerate() {
         let hooks = file.ast.items.iter().filter_map(|item| match item {
@@ -277,7 +284,7 @@ pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
         });
         if !file.root {
             if let Some(first) = hooks.clone().next() {
-                diagnostics.push(
+                work.push(Work::Said(
                     Diagnostic::warning(
                         "imported-rules",
                         format!("rules in imported file `{}` are not compiled", file.source.name),
@@ -285,7 +292,7 @@ pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
                     .in_file(&file.source)
                     .with_primary(first.header_span, "this rule is ignored")
                     .with_help("an import brings lists, patterns and macros; name the file on the command line to compile its rules"),
-                );
+                ));
             }
             continue;
         }
@@ -309,28 +316,35 @@ pub(crate) fn check(loaded: &LoadedSources) -> Analysis<'_> {
                         other.source.name
                     ));
                 }
-                diagnostics
-                    .push(d.with_help_if_none("hook ids must be unique across the compiled set"));
+                work.push(Work::Said(d.with_help_if_none(
+                    "hook ids must be unique across the compiled set",
+                )));
             } else {
                 ids.insert(hook.id.name.clone(), (fi, hook.id.span));
             }
-            let mut cx = typeck::TypeChecker {
-                loaded,
+            work.push(Work::Hook {
                 file: fi,
-                scopes: &scopes,
                 scope,
-                extensions: &extensions,
-                schema: &schema,
-                points: Vec::new(),
-                regexes: &mut catalog,
-                diagnostics: &mut diagnostics,
-                macro_stack: Vec::new(),
-                vars: Vec::new(),
-                captures: Vec::new(),
-            };
-            if let Some(rule) = cx.hook(hook) {
-                typed.push(rule);
+                hook,
+            });
+        }
+    }
+    let shared = Shared {
+        loaded,
+        scopes: &scopes,
+        extensions: &extensions,
+        schema: &schema,
+    };
+    let (checked, catalog) = type_check(&shared, &work, threads);
+    let mut typed = Vec::new();
+    for (item, found) in work.into_iter().zip(checked) {
+        match (item, found) {
+            (Work::Said(d), _) => diagnostics.push(d),
+            (Work::Hook { .. }, Some((rule, found))) => {
+                diagnostics.extend(found);
+                typed.extend(rule);
             }
+            (Work::Hook { .. }, None) => {}
         }
     }
     overrides::check_extensions(loaded, &scopes, &mut diagnostics);
@@ -416,6 +430,119 @@ impl Analysis<'_> {
         checked.diagnostics.extend(found);
         (checked, result)
     }
+}
+
+/// One step of [`check`]'s pass over the root files, in report order.
+enum Work<'a, 'r> {
+    /// A finding about a file or an id.
+    Said(Diagnostic),
+    /// A hook to type-check, in its file's scope.
+    Hook {
+        file: usize,
+        scope: &'r names::Scope,
+        hook: &'a ast::Hook,
+    },
+}
+
+/// What every hook's type check reads.
+struct Shared<'a, 'r> {
+    loaded: &'a LoadedSources,
+    scopes: &'r [names::Scope],
+    extensions: &'r overrides::ListExtensions<'a>,
+    schema: &'r Schema,
+}
+
+/// Per item of the work, for a hook: the rule it gives if it checks, and
+/// its findings.
+type HookChecked<'a> = Option<(Option<TypedRule<'a>>, Diagnostics)>;
+
+/// From this many hooks on, hooks are type-checked on more than one
+/// thread: below it, starting one costs more than it saves.
+const PARALLEL_HOOKS: usize = 512;
+
+/// The most threads the type check uses.
+const MAX_CHECK_THREADS: usize = 8;
+
+/// Type-checks the hooks of `work` (on `threads` threads; `None`: as many
+/// as they are worth): per item, for a hook, the rule it
+/// gives (if it checks) and its findings; and the regexes they use.
+///
+/// Each hook is checked on its own (a checker per hook), so many hooks are
+/// split into runs checked on threads, each with its own catalog of
+/// regexes (a cache: the same regex gives the same facts on every thread);
+/// the findings are put back in the hooks' order.
+fn type_check<'a>(
+    shared: &Shared<'a, '_>,
+    work: &[Work<'a, '_>],
+    threads: Option<usize>,
+) -> (Vec<HookChecked<'a>>, RegexCatalog) {
+    let hooks = work
+        .iter()
+        .filter(|w| matches!(w, Work::Hook { .. }))
+        .count();
+    let threads = threads.unwrap_or_else(|| {
+        if hooks < PARALLEL_HOOKS {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CHECK_THREADS))
+        }
+    });
+    let run = work.len().div_ceil(threads).max(1);
+    let mut parts = std::thread::scope(|scope| {
+        let mut runs = work.chunks(run);
+        let first = runs.next().unwrap_or(&[]);
+        let others: Vec<_> = runs
+            .map(|part| scope.spawn(move || check_run(shared, part)))
+            .collect();
+        let mut parts = vec![check_run(shared, first)];
+        parts.extend(others.into_iter().map(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        parts
+    })
+    .into_iter();
+    let (mut checked, mut catalog) = parts.next().unwrap_or_default();
+    for (more, their) in parts {
+        checked.extend(more);
+        catalog.facts.extend(their.facts);
+        catalog.globs.extend(their.globs);
+    }
+    (checked, catalog)
+}
+
+/// [`type_check`] of one run of `work`, on this thread.
+fn check_run<'a>(
+    shared: &Shared<'a, '_>,
+    work: &[Work<'a, '_>],
+) -> (Vec<HookChecked<'a>>, RegexCatalog) {
+    let mut catalog = RegexCatalog::default();
+    let checked = work
+        .iter()
+        .map(|item| {
+            let Work::Hook { file, scope, hook } = *item else {
+                return None;
+            };
+            let mut diagnostics = Diagnostics::default();
+            let mut cx = typeck::TypeChecker {
+                loaded: shared.loaded,
+                file,
+                scopes: shared.scopes,
+                scope,
+                extensions: shared.extensions,
+                schema: shared.schema,
+                points: Vec::new(),
+                regexes: &mut catalog,
+                diagnostics: &mut diagnostics,
+                macro_stack: Vec::new(),
+                vars: Vec::new(),
+                captures: Vec::new(),
+            };
+            let rule = cx.hook(hook);
+            Some((rule, diagnostics))
+        })
+        .collect();
+    (checked, catalog)
 }
 
 /// Drops repeats of an `unknown-field` warning (same message at the same

@@ -650,3 +650,79 @@ fn a_bare_target_is_told_its_scope() {
         Some("a target names a scope and a component: write `at *::llm` for `llm` in any scope, or name the scope (`builtin::llm`)")
     );
 }
+
+/// Type-checked on threads, a large policy gives the same rules, the same
+/// findings in the same order, and the same regexes as on one thread:
+/// the pack, then hundreds of rules that reuse its patterns, lists and
+/// macros, with named groups, globs, bad regexes, unknown names and fields,
+/// and repeated ids.
+#[test]
+fn the_type_check_on_threads_is_the_type_check_on_one() {
+    use crate::span::SourceFile;
+    let pack = include_str!("../../rules/claude-code/guards.hooks");
+    let mut text = pack.to_string();
+    for i in 0..700 {
+        let rule = match i % 10 {
+            0 => format!(
+                "hook r{i} on PreToolUse at claude-code::Bash {{\n    when any c in shell(payload.tool_input.command): lower(normalize(c.operands[0])) matches root_like\n    deny \"no {i}\"\n}}\n"
+            ),
+            1 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.command matches /(?P<verb>rm|mv{i})\\s+(?P<what>\\S+)/\n    deny \"{{verb}} of {{what}}\"\n}}\n"
+            ),
+            2 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.file_path glob \"**/secret{i}/**\"\n    deny \"no\"\n}}\n"
+            ),
+            3 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.command matches /(unclosed{i}/\n    deny \"no\"\n}}\n"
+            ),
+            4 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.nothing_{i} == \"x\" and is_write\n    deny \"no\"\n}}\n"
+            ),
+            5 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.command contains any no_such_list{}\n    deny \"no\"\n}}\n",
+                i % 3
+            ),
+            6 => "hook deny-fork-bomb on PreToolUse { when payload.tool_name == \"Bash\" deny \"again\" }\n".to_string(),
+            7 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.command matches protected\n    ask \"sure {i}?\"\n}}\n"
+            ),
+            8 => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_name in [\"Bash\", {i}]\n    deny \"no\"\n}}\n"
+            ),
+            _ => format!(
+                "hook r{i} on PreToolUse {{\n    when payload.tool_input.command matches /\\w+{i}\\s+\\d{{2,4}}/\n    deny \"no\"\n}}\n"
+            ),
+        };
+        text.push('\n');
+        text.push_str(&rule);
+    }
+    let loaded = crate::load::load_sources(vec![SourceFile::new("big.hooks", text)]);
+    let one = super::check_on(&loaded, Some(1));
+    assert!(one.rules.len() > 400, "{}", one.rules.len());
+    let codes: std::collections::BTreeSet<&str> = one.diagnostics.iter().map(|d| d.code).collect();
+    for code in [
+        "invalid-regex",
+        "unknown-name",
+        "unknown-field",
+        "duplicate-id",
+    ] {
+        assert!(codes.contains(code), "{code} in {codes:?}");
+    }
+    let facts = |a: &super::Analysis<'_>| {
+        let mut facts: Vec<String> = a.catalog.facts.iter().map(|f| format!("{f:?}")).collect();
+        let mut globs: Vec<String> = a.catalog.globs.iter().map(|g| format!("{g:?}")).collect();
+        facts.sort();
+        globs.sort();
+        (facts, globs)
+    };
+    for threads in [2, 3, 8] {
+        let many = super::check_on(&loaded, Some(threads));
+        assert_eq!(
+            format!("{:?}", many.rules),
+            format!("{:?}", one.rules),
+            "{threads} threads"
+        );
+        assert_eq!(many.diagnostics, one.diagnostics, "{threads} threads");
+        assert_eq!(facts(&many), facts(&one), "{threads} threads");
+    }
+}
