@@ -226,7 +226,7 @@ fn product(
     // reaching the same tuple (two branches of an alternation end in one
     // state after their match). Each path: its parent's index and the byte
     // that led to it.
-    let mut seen: HashMap<Vec<StateID>, [usize; 2]> = HashMap::new();
+    let mut seen: HashMap<Vec<StateID>, [usize; 2], Fast> = HashMap::default();
     let mut trail: Vec<(usize, u8)> = Vec::new();
     let mut queue: VecDeque<(Vec<StateID>, usize)> = VecDeque::new();
     let accepting = |states: &[StateID]| {
@@ -243,7 +243,7 @@ fn product(
     // cap` bytes of a class (two counts of `cap` paths each).
     let cap = want + PATHS_SPARE;
     let mut classes: Vec<Vec<u8>> = Vec::new();
-    let mut class_of: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut class_of: HashMap<Vec<u8>, usize, Fast> = HashMap::default();
     let mut ranked: Vec<(u8, usize)> = Vec::new();
     for byte in byte_order() {
         let key: Vec<u8> = dfas
@@ -264,8 +264,11 @@ fn product(
     // Reused at every step: the tuples of this step, each once, and which
     // one each class leads to.
     let mut tuples: Vec<(Vec<StateID>, [usize; 2])> = Vec::new();
-    let mut tuple_of: HashMap<Vec<StateID>, usize> = HashMap::new();
+    let mut tuple_of: HashMap<Vec<StateID>, usize, Fast> = HashMap::default();
     let mut slots: Vec<Option<usize>> = Vec::with_capacity(classes.len());
+    // The tuple a class leads to, built in place (a class usually leads
+    // to a tuple another class of the step reached already).
+    let mut step: Vec<StateID> = Vec::with_capacity(dfas.len());
     let mut found = Vec::new();
     let mut rejected = false;
     let mut partial = false;
@@ -282,8 +285,6 @@ fn product(
                 }
             }
         }
-        // Per class, the tuple its bytes lead to (`None`: a dead end) and
-        // how many paths reach it; then the bytes, in the readable order.
         // Per class, the tuple its bytes lead to (`None`: a dead end);
         // classes that lead to one tuple share its counts.
         tuples.clear();
@@ -294,7 +295,7 @@ fn product(
                 slots.push(None);
                 continue;
             };
-            let mut next = Vec::with_capacity(states.len());
+            step.clear();
             let mut alive = true;
             for ((dfa, negated), &id) in dfas.iter().zip(&states) {
                 let to = dfa.next_state(id, byte);
@@ -307,18 +308,18 @@ fn product(
                     alive = false;
                     break;
                 }
-                next.push(to);
+                step.push(to);
             }
             if !alive {
                 slots.push(None);
                 continue;
             }
-            let slot = match tuple_of.get(next.as_slice()) {
+            let slot = match tuple_of.get(step.as_slice()) {
                 Some(&slot) => slot,
                 None => {
-                    let counts = seen.get(next.as_slice()).copied().unwrap_or_default();
-                    tuples.push((next.clone(), counts));
-                    tuple_of.insert(next, tuples.len() - 1);
+                    let counts = seen.get(step.as_slice()).copied().unwrap_or_default();
+                    tuples.push((step.clone(), counts));
+                    tuple_of.insert(step.clone(), tuples.len() - 1);
                     tuples.len() - 1
                 }
             };
@@ -381,6 +382,13 @@ fn product(
     };
     (search, false)
 }
+
+/// An unkeyed fast hasher for the compiler's own tables: the search's
+/// tables of state tuples are hashed at every step (with the default,
+/// keyed hasher, a third of a large policy's `unreachable-rule` lint).
+/// Their keys come from the policy being compiled, which its author has no
+/// reason to make collide.
+pub(crate) type Fast = std::hash::BuildHasherDefault<rapidhash::fast::RapidHasher<'static>>;
 
 /// The DFAs built so far, by regex and class mode (and the reasons of
 /// those that could not be): the searches of one analysis ask about the

@@ -3,6 +3,7 @@
 use super::logic::{self, Conjunct, Fact, Test};
 use super::{declare_lint, point_list, rule_ref, Cx, Sink};
 use crate::ir::FieldPath;
+use crate::strings::Fast;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -66,8 +67,8 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         // Chain positions of the latest edits: by edited path, and by every
         // path an edit lies under; and of the latest effect that might edit
         // anything.
-        let mut exact: HashMap<FieldPath, usize> = HashMap::new();
-        let mut under: HashMap<FieldPath, usize> = HashMap::new();
+        let mut exact: HashMap<FieldPath, usize, Fast> = HashMap::default();
+        let mut under: HashMap<FieldPath, usize, Fast> = HashMap::default();
         let mut unknown: Option<usize> = None;
         // Enabled rules that always end the chain, by chain position.
         let mut index = Index::default();
@@ -462,14 +463,14 @@ impl RuleKeys {
 /// that `y` pins (`path_rules`).
 #[derive(Default)]
 struct Index {
-    by_key: std::collections::HashMap<Key, Vec<usize>>,
+    by_key: HashMap<Key, Vec<usize>, Fast>,
     /// Positions filed under a key on a field, other than `==`: a later
     /// `==` or `in` on the field can imply any test of it.
-    by_path: std::collections::HashMap<u64, Vec<usize>>,
+    by_path: HashMap<u64, Vec<usize>, Fast>,
     /// Positions of rules without a condition.
     always: Vec<usize>,
     /// Positions by the fields their string tests test.
-    by_text: std::collections::HashMap<u64, Vec<usize>>,
+    by_text: HashMap<u64, Vec<usize>, Fast>,
 }
 
 impl Index {
