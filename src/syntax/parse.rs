@@ -50,7 +50,11 @@ pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
 pub(super) fn parse_in_parts(file: &SourceFile, parts: usize) -> (File, Diagnostics) {
     pest::set_call_limit(NonZeroUsize::new(CALL_LIMIT));
     let cuts = cuts(&file.text, parts);
-    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let ranges: Vec<(usize, usize)> = cuts
+        .iter()
+        .copied()
+        .zip(cuts.iter().copied().skip(1))
+        .collect();
     let parsed: Vec<Part> = match ranges.split_first() {
         Some((&(from, to), rest)) if !rest.is_empty() => std::thread::scope(|scope| {
             let others: Vec<_> = rest
