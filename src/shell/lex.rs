@@ -20,6 +20,7 @@ use super::MAX_DEPTH;
 use std::fmt::{self, Write as _};
 use std::mem;
 
+pub(super) mod braces;
 mod words;
 
 /// Reserved words; recognised only unquoted, where the grammar expects them.

@@ -41,11 +41,17 @@
 //!
 //! # Limits
 //!
-//! - Lexical only: nothing is expanded. `$x` is not resolved, globs are not
-//!   matched, aliases and functions are not followed, `PATH` is not searched.
-//!   A program word that holds an expansion, a glob or a brace expansion
-//!   (`$x`, `${CMD}`, `$(which rm)`, `` `echo rm` ``, `"$@"`, `/bin/r?`,
-//!   `{rm,-rf,/}`) is kept as written and the command is `dynamic`.
+//! - Lexical only: nothing is expanded but braces. `$x` is not resolved,
+//!   globs are not matched, aliases and functions are not followed, `PATH`
+//!   is not searched. A program word that holds an expansion or a glob
+//!   (`$x`, `${CMD}`, `$(which rm)`, `` `echo rm` ``, `"$@"`, `/bin/r?`) is
+//!   kept as written and the command is `dynamic`.
+//! - Brace expansion is done as bash does it first, on the words of a simple
+//!   command that have no quotes and no `$` (not on leading assignments):
+//!   `chmod -R 777 /{etc,usr}` has operands `/etc` and `/usr`, and
+//!   `{rm,-rf,/}` is `rm -rf /`. A word whose braces are left as written
+//!   (quoted in part, `"/"{etc,usr}`, or making more than 64 words) makes
+//!   its command `dynamic`.
 //! - Option arguments are not known per program: `head -n 5` gives flags
 //!   `["-n"]` and operands `["5"]`. Only the wrappers listed above have their
 //!   own options (and option arguments) skipped. The arguments `xargs`

@@ -624,7 +624,7 @@ impl Parser<'_> {
             match self.peek_class() {
                 Class::Word => {
                     if let Kind::Word(word) = self.next().kind {
-                        self.b.words.push(word);
+                        self.push_expanded(word, words);
                     }
                 }
                 Class::Redir => self.parse_redirect(),

@@ -367,6 +367,16 @@ impl Parser<'_> {
         }
         command.wrappers = self.b.copy_names(names);
         let dynamic = command.dynamic;
+        // An argument whose braces were not expanded (quoted in part, or
+        // past the limits): its words are known only when bash runs it.
+        command.dynamic |= program.is_some_and(|index| {
+            self.b
+                .words
+                .get(index + 1..)
+                .unwrap_or_default()
+                .iter()
+                .any(|w| w.brace)
+        });
         let index = self.b.out.len();
         self.b.out.push(command);
         if let (Some(rest), false) = (program, dynamic) {

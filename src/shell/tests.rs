@@ -395,12 +395,39 @@ fn dynamic_commands() {
         ),
         ("\"$@\"", &["$@ !dyn"]),
         ("/bin/r? -rf /", &["r? -r -f : / !dyn"]),
-        ("{rm,-rf,/}", &["{rm,-rf,/} !dyn"]),
+        // Expanded as bash expands it.
+        ("{rm,-rf,/}", &["rm -r -f : /"]),
         ("exec $x", &["$x @exec !dyn"]),
         ("sudo \"$@\"", &["$@ @sudo !dyn"]),
         ("find . | xargs sh", &["find : .", "sh @xargs !dyn"]),
         ("echo rm | sudo -s", &["echo : rm", "sudo -s !dyn"]),
         ("echo rm | su", &["echo : rm", "su !dyn"]),
+    ]);
+}
+
+/// Brace expansion on the words of a simple command (each checked in bash:
+/// `printf '%s\n' WORDS`).
+#[test]
+fn braces_are_expanded() {
+    check(&[
+        ("chmod -R 777 /{etc,usr}", &["chmod -R : 777 /etc /usr"]),
+        ("rm -rf /etc{,}", &["rm -r -f : /etc /etc"]),
+        ("mv /{etc,tmp/e}", &["mv : /etc /tmp/e"]),
+        ("dd if=x of={/dev/sda,y}", &["dd : if=x of=/dev/sda of=y"]),
+        ("touch f{1..3}", &["touch : f1 f2 f3"]),
+        ("sudo rm -rf {/,}", &["rm -r -f : / @sudo"]),
+        // Not expansions: kept as written, nothing dynamic about them.
+        (
+            "find . -exec rm {} +",
+            &["find -e -x -e -c : . rm {} +", "rm : {} @find"],
+        ),
+        ("echo '{a,b}' {x}", &["echo : {a,b} {x}"]),
+        // Braces left as written: the words are known only at run time.
+        ("rm -rf \"/\"{etc,usr}", &["rm -r -f : /{etc,usr} !dyn"]),
+        (
+            "rm -rf /{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}",
+            &["rm -r -f : /{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} !dyn"],
+        ),
     ]);
 }
 
