@@ -115,6 +115,8 @@ pub mod load;
 #[doc(hidden)]
 pub mod output;
 #[cfg(feature = "compiler")]
+mod parallel;
+#[cfg(feature = "compiler")]
 #[doc(hidden)]
 pub mod scenarios;
 #[cfg(feature = "compiler")]

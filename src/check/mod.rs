@@ -480,28 +480,10 @@ fn type_check<'a>(
         .iter()
         .filter(|w| matches!(w, Work::Hook { .. }))
         .count();
-    let threads = threads.unwrap_or_else(|| {
-        if hooks < PARALLEL_HOOKS {
-            1
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CHECK_THREADS))
-        }
-    });
-    let run = work.len().div_ceil(threads).max(1);
-    let mut parts = std::thread::scope(|scope| {
-        let mut runs = work.chunks(run);
-        let first = runs.next().unwrap_or(&[]);
-        let others: Vec<_> = runs
-            .map(|part| scope.spawn(move || check_run(shared, part)))
-            .collect();
-        let mut parts = vec![check_run(shared, first)];
-        parts.extend(others.into_iter().map(|h| {
-            h.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        }));
-        parts
-    })
-    .into_iter();
+    let threads = threads
+        .unwrap_or_else(|| crate::parallel::threads(hooks, PARALLEL_HOOKS, MAX_CHECK_THREADS));
+    let runs: Vec<&[Work<'a, '_>]> = work.chunks(work.len().div_ceil(threads).max(1)).collect();
+    let mut parts = crate::parallel::map_in_order(&runs, |run| check_run(shared, run)).into_iter();
     let (mut checked, mut catalog) = parts.next().unwrap_or_default();
     for (more, their) in parts {
         checked.extend(more);

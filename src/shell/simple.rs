@@ -369,6 +369,8 @@ impl Parser<'_> {
         let dynamic = command.dynamic;
         // An argument whose braces were not expanded (quoted in part, or
         // past the limits): its words are known only when bash runs it.
+        // Set after `dynamic` is read, so that what the program runs in turn
+        // (`sh -c`, `xargs`) is still read.
         command.dynamic |= program.is_some_and(|index| {
             self.b
                 .words

@@ -37,11 +37,7 @@ const MAX_PARSE_THREADS: usize = 8;
 /// inside the whole file, and the parts' items and diagnostics, put back
 /// in order, are the whole file's.
 pub(crate) fn parse_file(file: &SourceFile) -> (File, Diagnostics) {
-    let parts = if file.text.len() < PARALLEL_FROM {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARSE_THREADS))
-    };
+    let parts = crate::parallel::threads(file.text.len(), PARALLEL_FROM, MAX_PARSE_THREADS);
     parse_in_parts(file, parts)
 }
 
@@ -55,21 +51,7 @@ pub(super) fn parse_in_parts(file: &SourceFile, parts: usize) -> (File, Diagnost
         .copied()
         .zip(cuts.iter().copied().skip(1))
         .collect();
-    let parsed: Vec<Part> = match ranges.split_first() {
-        Some((&(from, to), rest)) if !rest.is_empty() => std::thread::scope(|scope| {
-            let others: Vec<_> = rest
-                .iter()
-                .map(|&(from, to)| scope.spawn(move || parse_part(file, from, to)))
-                .collect();
-            let mut parsed = vec![parse_part(file, from, to)];
-            parsed.extend(others.into_iter().map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }));
-            parsed
-        }),
-        _ => vec![parse_part(file, 0, file.text.len())],
-    };
+    let parsed = crate::parallel::map_in_order(&ranges, |&(from, to)| parse_part(file, from, to));
     let mut items = Vec::new();
     let mut diags = Diagnostics::new();
     for part in parsed {

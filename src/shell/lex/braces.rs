@@ -23,15 +23,18 @@ impl Parser<'_> {
     /// word with quotes or a `$` expansion, a leading assignment (bash does
     /// not expand them) and a word past the limits is pushed as written.
     pub(in crate::shell) fn push_expanded(&mut self, word: Word, words: usize) {
-        let assignment = word.assign
-            && self
-                .b
-                .words
-                .get(words..)
-                .unwrap_or_default()
-                .iter()
-                .all(|w| w.assign);
-        let expanded = if !word.brace || word.quoted || word.expansion || assignment {
+        // Most words hold no brace expression: they are pushed at once.
+        let assignment = || {
+            word.assign
+                && self
+                    .b
+                    .words
+                    .get(words..)
+                    .unwrap_or_default()
+                    .iter()
+                    .all(|w| w.assign)
+        };
+        let expanded = if !word.brace || word.quoted || word.expansion || assignment() {
             None
         } else {
             expand(self.text(word.text))

@@ -1,0 +1,58 @@
+//! The compiler's large inputs split into runs on threads: the parse of a
+//! large file and the type check of many hooks. Each run's result comes
+//! back in the runs' order, so the output is the one a single thread gives.
+
+/// The threads worth starting for `size` units of work: one below `from`
+/// (starting a thread would cost more than it saves), else the machine's
+/// cores, at most `max`.
+pub(crate) fn threads(size: usize, from: usize, max: usize) -> usize {
+    if size < from {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(max))
+    }
+}
+
+/// `run` on each of `runs`, the first on this thread and each other on a
+/// thread of its own; the results in the runs' order. A panic on a thread
+/// panics the caller, as it would inline.
+pub(crate) fn map_in_order<P: Sync, R: Send>(runs: &[P], run: impl Fn(&P) -> R + Sync) -> Vec<R> {
+    let Some((first, rest)) = runs.split_first() else {
+        return Vec::new();
+    };
+    let run = &run;
+    std::thread::scope(|scope| {
+        let others: Vec<_> = rest
+            .iter()
+            .map(|part| scope.spawn(move || run(part)))
+            .collect();
+        let mut results = Vec::with_capacity(runs.len());
+        results.push(run(first));
+        results.extend(others.into_iter().map(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        results
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_come_back_in_the_runs_order() {
+        let runs: Vec<usize> = (0..5).collect();
+        let squares = super::map_in_order(&runs, |&n| {
+            // The later runs finish first.
+            std::thread::sleep(std::time::Duration::from_millis(5 * (5 - n as u64)));
+            n * n
+        });
+        assert_eq!(squares, [0, 1, 4, 9, 16]);
+        assert!(super::map_in_order(&[] as &[usize], |&n| n).is_empty());
+    }
+
+    #[test]
+    fn small_work_stays_on_one_thread() {
+        assert_eq!(super::threads(10, 512, 8), 1);
+        assert!((1..=8).contains(&super::threads(512, 512, 8)));
+    }
+}
