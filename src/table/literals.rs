@@ -15,19 +15,29 @@
 //! 2. at each such position, each literal length the anchor's literals
 //!    have is looked up in a hash table of the literals.
 //!
-//! Every anchor has the same width, so at most one anchor starts at a
-//! position, and trying each position after the last hit finds every
-//! occurrence of every literal, overlapping or not, like an overlapping
-//! automaton search. When the anchors are too many, too short or the CPU
-//! has no packed search, the automaton is used as before.
+//! A literal's anchor is its first bytes, up to a width the plan picks;
+//! a shorter literal is its own anchor. No anchor begins another (an
+//! anchor that does is dropped, and its literals take the shorter one),
+//! so at most one anchor starts at a position, and trying each position
+//! after the last hit finds every occurrence of every literal, overlapping
+//! or not, like an overlapping automaton search. When the anchors are too
+//! many, too short or the CPU has no packed search, the automaton is used
+//! as before.
 
 use super::layout::strtable::StrTable;
 use super::layout::{ByteList, Csr};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
+use std::ops::Range;
 
-/// The widest anchor; wider anchors are more selective but more numerous.
-const MAX_ANCHOR: usize = 4;
+/// The widest anchor. Wider anchors are more selective but more numerous.
+/// The packed search fingerprints at most an anchor's first four bytes
+/// and confirms the whole anchor itself; each hit it reports costs a new
+/// search from the next byte and a lookup per literal length, so anchors
+/// wider than the fingerprint pay for themselves on text that shares
+/// the literals' first bytes (`/srv/app` against `/srv/data`, `backups`
+/// against `backup7@`, `--exclude` against `--exfil-to`).
+const MAX_ANCHOR: usize = 8;
 
 /// The narrowest anchor worth a packed search: shorter ones hit too often.
 const MIN_ANCHOR: usize = 3;
@@ -35,10 +45,21 @@ const MIN_ANCHOR: usize = 3;
 /// The most distinct anchors a packed search takes (Teddy's own limit).
 const MAX_ANCHORS: usize = 64;
 
-/// What the compiler stores for the two-stage search: the anchors' width,
-/// the anchors (sorted, distinct), and per anchor the lengths of its
-/// literals (ascending, distinct). The literals themselves are found by
-/// the point block's hash table of them.
+/// The most anchors the packed search takes in its faster form (on AVX2,
+/// Teddy spreads more than 32 patterns over twice the buckets, at about
+/// twice the cost a byte): anchors are lengthened past the fingerprint
+/// only while they stay this few, or as few as they were.
+const FAST_ANCHORS: usize = 32;
+
+/// How many first bytes of an anchor the packed search fingerprints (it
+/// confirms the rest itself): anchors are lengthened up to this width
+/// while they are at most [`MAX_ANCHORS`].
+const FINGERPRINT: usize = 4;
+
+/// What the compiler stores for the two-stage search: the widest
+/// anchor's length, the anchors (sorted, none the beginning of another),
+/// and per anchor the lengths of its literals (ascending, distinct). The
+/// literals themselves are found by the point block's hash table of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AnchorPlan {
     pub(crate) width: usize,
@@ -46,29 +67,25 @@ pub(crate) struct AnchorPlan {
     pub(crate) lengths: Vec<Vec<u32>>,
 }
 
-/// The two-stage search's plan for `literals`: `None` when an anchor
-/// would be shorter than [`MIN_ANCHOR`], the anchors are more than
-/// [`MAX_ANCHORS`] at every width, or a literal repeats (the compiler
-/// stores each literal once; a table that repeats one gets the automaton,
-/// which reports every copy, where a hash table would find one).
+/// The two-stage search's plan for `literals`: `None` when a literal is
+/// shorter than [`MIN_ANCHOR`], their first [`MIN_ANCHOR`] bytes take more
+/// than [`MAX_ANCHORS`] values, or a literal repeats (the compiler stores
+/// each literal once; a table that repeats one gets the automaton, which
+/// reports every copy, where a hash table would find one).
 pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
-    let shortest = literals.iter().map(|l| l.len()).min()?;
-    let widest = shortest.min(MAX_ANCHOR);
-    let (width, anchors) = (MIN_ANCHOR..=widest).rev().find_map(|width| {
-        let mut anchors: Vec<&[u8]> = literals.iter().filter_map(|l| l.get(..width)).collect();
-        anchors.sort_unstable();
-        anchors.dedup();
-        (anchors.len() <= MAX_ANCHORS).then_some((width, anchors))
-    })?;
-    let mut distinct: Vec<&[u8]> = literals.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() != literals.len() {
+    if literals.iter().any(|l| l.len() < MIN_ANCHOR) {
         return None;
     }
+    let mut sorted: Vec<&[u8]> = literals.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.is_empty() || sorted.len() != literals.len() {
+        return None;
+    }
+    let anchors = anchors(&sorted)?;
     let mut lengths = vec![Vec::new(); anchors.len()];
     for literal in literals {
-        let anchor = anchors.binary_search(&literal.get(..width)?).ok()?;
+        let anchor = anchor_of(&anchors, literal)?;
         lengths
             .get_mut(anchor)?
             .push(u32::try_from(literal.len()).ok()?);
@@ -78,10 +95,100 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
         l.dedup();
     }
     Some(AnchorPlan {
-        width,
+        width: anchors.iter().map(|a| a.len()).max()?,
         anchors: anchors.into_iter().map(<[u8]>::to_vec).collect(),
         lengths,
     })
+}
+
+/// The anchors of the `sorted`, distinct literals: sorted, none the
+/// beginning of another, at most [`MAX_ANCHORS`] (`None` when their
+/// first [`MIN_ANCHOR`] bytes already take more values).
+///
+/// The literals that share an anchor form a run of `sorted`. Starting
+/// from the runs of the first [`MIN_ANCHOR`] bytes, each run is made one
+/// byte longer (split by its next byte), widths in turn, while the count
+/// stays within the budget: [`MAX_ANCHORS`] up to the [`FINGERPRINT`]
+/// width, then [`FAST_ANCHORS`] (or the count reached, if more) up to
+/// [`MAX_ANCHOR`]. A run holding a literal as long as its anchor stops
+/// there (the literal is the anchor). A shared stem costs nothing to
+/// lengthen (`/srv/data7`, `/srv/data42`: one anchor `/srv/dat`), so
+/// common beginnings do not make every anchor short.
+fn anchors<'l>(sorted: &[&'l [u8]]) -> Option<Vec<&'l [u8]>> {
+    let mut cut: Vec<(usize, Range<usize>)> = runs(sorted, 0..sorted.len(), MIN_ANCHOR)
+        .map(|run| (MIN_ANCHOR, run))
+        .collect();
+    if cut.len() > MAX_ANCHORS {
+        return None;
+    }
+    for width in MIN_ANCHOR..MAX_ANCHOR {
+        let mut count = cut.len();
+        let budget = if width < FINGERPRINT {
+            MAX_ANCHORS
+        } else {
+            count.max(FAST_ANCHORS)
+        };
+        let mut longer = Vec::with_capacity(cut.len());
+        for (w, run) in cut {
+            let literals = sorted.get(run.clone()).unwrap_or_default();
+            if w == width && literals.iter().all(|l| l.len() > width) {
+                let split: Vec<Range<usize>> = runs(sorted, run.clone(), width + 1).collect();
+                if count + split.len() - 1 <= budget {
+                    count += split.len() - 1;
+                    longer.extend(split.into_iter().map(|run| (width + 1, run)));
+                    continue;
+                }
+            }
+            longer.push((w, run));
+        }
+        cut = longer;
+    }
+    cut.into_iter()
+        .map(|(w, run)| sorted.get(run.start).and_then(|l| l.get(..w)))
+        .collect()
+}
+
+/// The runs of `sorted[range]` that share their first `width` bytes (each
+/// literal has at least that many).
+fn runs<'s>(
+    sorted: &'s [&[u8]],
+    range: Range<usize>,
+    width: usize,
+) -> impl Iterator<Item = Range<usize>> + 's {
+    let end = range.end;
+    let mut at = range.start;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let first = sorted.get(at)?.get(..width);
+        let start = at;
+        at += 1;
+        while at < end && sorted.get(at).and_then(|l| l.get(..width)) == first {
+            at += 1;
+        }
+        Some(start..at)
+    })
+}
+
+/// The index of the anchor `literal` begins with: the greatest anchor not
+/// after it (an anchor between that one and the literal would begin with
+/// it, which [`anchors`] rules out).
+fn anchor_of(anchors: &[&[u8]], literal: &[u8]) -> Option<usize> {
+    let i = anchors.partition_point(|a| *a <= literal).checked_sub(1)?;
+    literal.starts_with(anchors.get(i)?).then_some(i)
+}
+
+/// True when `anchors` can drive the two-stage search: there are some,
+/// none is empty or longer than `width`, and they are sorted with none
+/// the beginning of another (so one at most starts at a position; in
+/// sorted order it is enough to compare neighbours).
+pub(crate) fn searchable(anchors: &[&[u8]], width: usize) -> bool {
+    !anchors.is_empty()
+        && anchors.iter().all(|a| !a.is_empty() && a.len() <= width)
+        && anchors
+            .windows(2)
+            .all(|pair| matches!(pair, [a, b] if a < b && !b.starts_with(a)))
 }
 
 /// A field's literals as its block stores them, read in place: the
@@ -109,16 +216,14 @@ impl<'a> StoredLiterals<'a> {
         self.literals.get(self.section, i)
     }
 
-    /// The anchors as stored, when every one has the stored width (a
-    /// crafted table whose anchors do not gets the automaton, which needs
-    /// none).
-    fn anchors(&self) -> Option<(usize, Vec<&'a [u8]>)> {
-        let width = self.width as usize;
+    /// The anchors as stored, when they can drive the search (see
+    /// [`searchable`]; a crafted table whose anchors cannot gets the
+    /// automaton, which needs none).
+    fn anchors(&self) -> Option<Vec<&'a [u8]>> {
         let anchors: Vec<&[u8]> = (0..self.anchors.len())
             .map(|i| self.anchors.get(self.section, i))
             .collect();
-        (width >= 1 && !anchors.is_empty() && anchors.iter().all(|a| a.len() == width))
-            .then_some((width, anchors))
+        searchable(&anchors, self.width as usize).then_some(anchors)
     }
 }
 
@@ -138,8 +243,6 @@ pub(crate) enum LiteralSearch {
 pub(crate) struct Anchored {
     /// The anchors, pattern id = anchor index.
     anchors: packed::Searcher,
-    /// The anchors' width in bytes.
-    width: usize,
 }
 
 impl LiteralSearch {
@@ -150,16 +253,13 @@ impl LiteralSearch {
     ///
     /// The automaton's message when it cannot be built.
     pub(crate) fn new(stored: &StoredLiterals<'_>) -> Result<LiteralSearch, String> {
-        if let Some((width, anchors)) = stored.anchors() {
+        if let Some(anchors) = stored.anchors() {
             let mut builder = packed::Config::new()
                 .match_kind(packed::MatchKind::LeftmostFirst)
                 .builder();
             builder.extend(anchors);
             if let Some(searcher) = builder.build() {
-                return Ok(LiteralSearch::Anchored(Anchored {
-                    anchors: searcher,
-                    width,
-                }));
+                return Ok(LiteralSearch::Anchored(Anchored { anchors: searcher }));
             }
         }
         AhoCorasick::builder()
@@ -210,7 +310,7 @@ impl Anchored {
         let lengths = stored.lengths.view(stored.section);
         let literals = stored.table.view(stored.section, stored.literals);
         let mut at = 0;
-        while at + self.width <= text.len() {
+        while at < text.len() {
             let Some(m) = self.anchors.find_in(text, Span::from(at..text.len())) else {
                 return;
             };

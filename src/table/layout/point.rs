@@ -102,10 +102,12 @@ mod field {
     pub(super) const LITERAL_ATOMS: u32 = 9;
     /// L lists: the atoms to verify when it does.
     pub(super) const LITERAL_CHECKS: u32 = 10;
-    /// One word: the anchors' width in bytes; 0 when the literals take
-    /// the automaton (see `table::literals`).
+    /// One word: the longest anchor's length in bytes; 0 when the
+    /// literals take the automaton (see `table::literals`). Tables written
+    /// before anchors could differ in length have anchors all this long,
+    /// which still read as they did.
     pub(super) const ANCHOR_WIDTH: u32 = 11;
-    /// N strings: the anchors, sorted.
+    /// N strings: the anchors, sorted, none the beginning of another.
     pub(super) const ANCHORS: u32 = 12;
     /// N lists: the lengths of each anchor's literals, ascending.
     pub(super) const ANCHOR_LENGTHS: u32 = 13;

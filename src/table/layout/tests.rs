@@ -5,7 +5,8 @@
 use super::point::FieldLayout;
 use super::strtable::StrTable;
 use super::{at, Block, BlockWriter};
-use crate::table::literals::{plan, LiteralSearch, StoredLiterals};
+use crate::table::literals::{plan, searchable, LiteralSearch, StoredLiterals};
+use proptest::prelude::*;
 
 /// A block with one slot of each kind, and where each is.
 fn sample_block() -> Vec<u32> {
@@ -194,14 +195,14 @@ fn occurrences(literals: &[String], text: &str) -> Vec<usize> {
     Stored::new(literals).occurrences(text)
 }
 
-/// Anchors of another width than the stored one (a crafted table) get
-/// the automaton, which finds the same.
+/// Anchors longer than the stored width (a crafted table) get the
+/// automaton, which finds the same.
 #[test]
 fn anchors_of_the_wrong_width_take_the_automaton() {
     let literals: Vec<String> = (0..20).map(|i| format!("curl http://evil{i}")).collect();
     let stored = Stored::new(&literals);
     let mut crafted = stored.literals();
-    let wrong = crafted.width + 1;
+    let wrong = crafted.width - 1;
     crafted.width = wrong;
     let search = LiteralSearch::new(&crafted).unwrap();
     assert!(!search.is_anchored());
@@ -291,4 +292,131 @@ fn non_ascii_text_and_literals() {
     let literals = strings(&["héllo wörld", "héllo", "日本語のテキスト", "日本人"]);
     let text = "say héllo wörld in 日本語のテキスト, not 日本人 or héll";
     assert_eq!(occurrences(&literals, text), expected(&literals, text));
+}
+
+fn bytes(literals: &[String]) -> Vec<&[u8]> {
+    literals.iter().map(|l| l.as_bytes()).collect()
+}
+
+/// Each literal's anchor is as wide as the anchors' count allows (eight
+/// bytes at most), a short literal its own anchor: text that shares only
+/// the first bytes of the literals (`/srv/app`, `backups`) holds no anchor.
+#[test]
+fn anchors_are_as_wide_as_their_count_allows() {
+    let literals = strings(&[
+        "rel-1",
+        "/srv/data42",
+        "/srv/data7",
+        "backup7@",
+        "backup12@",
+    ]);
+    let plan = plan(&bytes(&literals)).unwrap();
+    let anchors: Vec<&[u8]> = plan.anchors.iter().map(Vec::as_slice).collect();
+    assert_eq!(
+        anchors,
+        [&b"/srv/dat"[..], b"backup12", b"backup7@", b"rel-1"]
+    );
+    assert_eq!(plan.width, 8);
+    assert_eq!(plan.lengths, [vec![10, 11], vec![9], vec![8], vec![5]]);
+    let text = "cd /srv/app && tar -czf /var/backups/app.tar.gz; rsync /var/backups/ m:/";
+    assert!(anchors
+        .iter()
+        .all(|a| !text.as_bytes().windows(a.len()).any(|w| w == *a)));
+    let text = "rm -rf /srv/data42; scp x backup12@host: rel-1";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
+    // A hundred `rel-N` literals: `rel-1` is a literal, so its own
+    // anchor; `rel-2`..`rel-9` lengthen (ten anchors for one) while the
+    // count stays within the packed search's faster form (32), the
+    // others are lengthened as before.
+    let mut many = literals.clone();
+    many.extend((10..110).map(|i| format!("rel-{i}")));
+    let wide = crate::table::literals::plan(&bytes(&many)).unwrap();
+    let anchors: Vec<&[u8]> = wide.anchors.iter().map(Vec::as_slice).collect();
+    assert_eq!(
+        anchors[..4],
+        [&b"/srv/dat"[..], b"backup12", b"backup7@", b"rel-1"]
+    );
+    assert_eq!(anchors[4..6], [&b"rel-20"[..], b"rel-21"]);
+    assert!(anchors.contains(&&b"rel-9"[..]), "{anchors:?}");
+    assert_eq!(anchors.len(), 4 + 10 * 2 + 6);
+    let text = "rel-17 rel-1 rel-109 /srv/data7";
+    assert_eq!(occurrences(&many, text), expected(&many, text));
+}
+
+/// Up to the packed search's fingerprint (four bytes), anchors lengthen
+/// while they are at most 64; past it, only while they stay within its
+/// faster form's 32, or as they are (a literal alone under its anchor
+/// lengthens for nothing).
+#[test]
+fn anchors_reach_the_fingerprint_first() {
+    let literals: Vec<String> = ["rm ", "cp "]
+        .iter()
+        .flat_map(|p| ('a'..='t').map(move |c| format!("{p}{c}-target-{c}")))
+        .collect();
+    let plan = plan(&bytes(&literals)).unwrap();
+    assert_eq!(plan.anchors.len(), 40);
+    assert!(
+        plan.anchors.iter().all(|a| a.len() == 8),
+        "{:?}",
+        plan.anchors
+    );
+    let more: Vec<String> = ["rm ", "cp "]
+        .iter()
+        .flat_map(|p| ('a'..='t').flat_map(move |c| ["x", "y"].map(|s| format!("{p}{c}-{s}"))))
+        .collect();
+    let plan = crate::table::literals::plan(&bytes(&more)).unwrap();
+    assert_eq!(plan.anchors.len(), 40, "{:?}", plan.anchors);
+    assert!(
+        plan.anchors.iter().all(|a| a.len() == 5),
+        "{:?}",
+        plan.anchors
+    );
+    let text = "rm a-x; cp t-y rm q-xx";
+    assert_eq!(occurrences(&more, text), expected(&more, text));
+}
+
+/// An anchor that would begin another is kept alone: its literals and
+/// the longer ones share it, so one anchor at most starts at a position.
+#[test]
+fn an_anchor_that_begins_another_takes_its_literals() {
+    let literals = strings(&["abc", "abcdefgh", "abcdxyz", "abd"]);
+    let plan = plan(&bytes(&literals)).unwrap();
+    assert_eq!(plan.anchors, [b"abc".to_vec(), b"abd".to_vec()]);
+    assert_eq!(plan.lengths, [vec![3, 7, 8], vec![3]]);
+    let text = "abcdefgh abcdxyz abdabc";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
+}
+
+/// Stored anchors drive the search only when it can find every literal
+/// with them: none empty or past the stored width, sorted, and none the
+/// beginning of another (two at one position would hide one).
+#[test]
+fn stored_anchors_that_cannot_drive_the_search_are_refused() {
+    assert!(searchable(&[b"abc", b"abd"], 3));
+    assert!(searchable(&[b"ab", b"acde"], 4));
+    assert!(!searchable(&[], 4));
+    assert!(!searchable(&[b"ab", b"abc"], 4), "one begins another");
+    assert!(!searchable(&[b"abd", b"abc"], 4), "not sorted");
+    assert!(!searchable(&[b"abc", b"abc"], 4), "repeated");
+    assert!(!searchable(&[b"abcde"], 4), "past the width");
+    assert!(!searchable(&[b"", b"a"], 4), "empty");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// On a three-letter alphabet (anchors begin one another, literals
+    /// overlap and repeat in the text), the search reports each place each
+    /// literal starts, as a brute-force scan does.
+    #[test]
+    fn the_search_finds_every_occurrence(
+        literals in proptest::collection::btree_set("[abc]{3,11}", 1..40),
+        texts in proptest::collection::vec("[abc ]{0,80}", 1..4),
+    ) {
+        let literals: Vec<String> = literals.into_iter().collect();
+        let stored = Stored::new(&literals);
+        for text in &texts {
+            prop_assert_eq!(stored.occurrences(text), expected(&literals, text));
+        }
+    }
 }
