@@ -15,14 +15,14 @@
 //! 2. at each such position, each literal length the anchor's literals
 //!    have is looked up in a hash table of the literals.
 //!
-//! A literal's anchor is its first bytes, up to a width the plan picks;
-//! a shorter literal is its own anchor. No anchor begins another (an
-//! anchor that does is dropped, and its literals take the shorter one),
-//! so at most one anchor starts at a position, and trying each position
-//! after the last hit finds every occurrence of every literal, overlapping
-//! or not, like an overlapping automaton search. When the anchors are too
-//! many, too short or the CPU has no packed search, the automaton is used
-//! as before.
+//! A literal's anchor is its first bytes, up to eight, as many as the
+//! plan can afford for it (see [`plan`]); a literal no longer than its
+//! anchor would be is the anchor of every literal that begins with it.
+//! No anchor begins another, so at most one starts at a position, and
+//! trying each position after the last hit finds every occurrence of
+//! every literal, overlapping or not, like an overlapping automaton
+//! search. When the anchors are too many, too short or the CPU has no
+//! packed search, the automaton is used as before.
 
 use super::layout::strtable::StrTable;
 use super::layout::{ByteList, Csr};
