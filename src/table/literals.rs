@@ -28,7 +28,6 @@ use super::layout::strtable::StrTable;
 use super::layout::{ByteList, Csr};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
-use std::ops::Range;
 
 /// The widest anchor. Wider anchors are more selective but more numerous.
 /// The packed search fingerprints at most an anchor's first four bytes
@@ -115,7 +114,9 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
 /// lengthen (`/srv/data7`, `/srv/data42`: one anchor `/srv/dat`), so
 /// common beginnings do not make every anchor short.
 fn anchors<'l>(sorted: &[&'l [u8]]) -> Option<Vec<&'l [u8]>> {
-    let mut cut: Vec<(usize, Range<usize>)> = runs(sorted, 0..sorted.len(), MIN_ANCHOR)
+    // Each run with its anchor's width; a run shares its first `width`
+    // bytes, and every literal has at least `MIN_ANCHOR`.
+    let mut cut: Vec<(usize, &[&[u8]])> = runs(sorted, MIN_ANCHOR)
         .map(|run| (MIN_ANCHOR, run))
         .collect();
     if cut.len() > MAX_ANCHORS {
@@ -130,9 +131,8 @@ fn anchors<'l>(sorted: &[&'l [u8]]) -> Option<Vec<&'l [u8]>> {
         };
         let mut longer = Vec::with_capacity(cut.len());
         for (w, run) in cut {
-            let literals = sorted.get(run.clone()).unwrap_or_default();
-            if w == width && literals.iter().all(|l| l.len() > width) {
-                let split: Vec<Range<usize>> = runs(sorted, run.clone(), width + 1).collect();
+            if w == width && run.iter().all(|l| l.len() > width) {
+                let split: Vec<&[&[u8]]> = runs(run, width + 1).collect();
                 if count + split.len() - 1 <= budget {
                     count += split.len() - 1;
                     longer.extend(split.into_iter().map(|run| (width + 1, run)));
@@ -144,31 +144,13 @@ fn anchors<'l>(sorted: &[&'l [u8]]) -> Option<Vec<&'l [u8]>> {
         cut = longer;
     }
     cut.into_iter()
-        .map(|(w, run)| sorted.get(run.start).and_then(|l| l.get(..w)))
+        .map(|(w, run)| run.first().and_then(|l| l.get(..w)))
         .collect()
 }
 
-/// The runs of `sorted[range]` that share their first `width` bytes (each
-/// literal has at least that many).
-fn runs<'s>(
-    sorted: &'s [&[u8]],
-    range: Range<usize>,
-    width: usize,
-) -> impl Iterator<Item = Range<usize>> + 's {
-    let end = range.end;
-    let mut at = range.start;
-    std::iter::from_fn(move || {
-        if at >= end {
-            return None;
-        }
-        let first = sorted.get(at)?.get(..width);
-        let start = at;
-        at += 1;
-        while at < end && sorted.get(at).and_then(|l| l.get(..width)) == first {
-            at += 1;
-        }
-        Some(start..at)
-    })
+/// The runs of `sorted` literals that share their first `width` bytes.
+fn runs<'s, 'l>(sorted: &'s [&'l [u8]], width: usize) -> impl Iterator<Item = &'s [&'l [u8]]> {
+    sorted.chunk_by(move |a, b| a.get(..width) == b.get(..width))
 }
 
 /// The index of the anchor `literal` begins with: the greatest anchor not
@@ -243,6 +225,8 @@ pub(crate) enum LiteralSearch {
 pub(crate) struct Anchored {
     /// The anchors, pattern id = anchor index.
     anchors: packed::Searcher,
+    /// The shortest anchor's length: no anchor starts closer to the end.
+    shortest: usize,
 }
 
 impl LiteralSearch {
@@ -254,12 +238,17 @@ impl LiteralSearch {
     /// The automaton's message when it cannot be built.
     pub(crate) fn new(stored: &StoredLiterals<'_>) -> Result<LiteralSearch, String> {
         if let Some(anchors) = stored.anchors() {
+            // Anchors are not empty (see `searchable`).
+            let shortest = anchors.iter().map(|a| a.len()).min().unwrap_or(1);
             let mut builder = packed::Config::new()
                 .match_kind(packed::MatchKind::LeftmostFirst)
                 .builder();
             builder.extend(anchors);
             if let Some(searcher) = builder.build() {
-                return Ok(LiteralSearch::Anchored(Anchored { anchors: searcher }));
+                return Ok(LiteralSearch::Anchored(Anchored {
+                    anchors: searcher,
+                    shortest,
+                }));
             }
         }
         AhoCorasick::builder()
@@ -310,7 +299,7 @@ impl Anchored {
         let lengths = stored.lengths.view(stored.section);
         let literals = stored.table.view(stored.section, stored.literals);
         let mut at = 0;
-        while at < text.len() {
+        while at + self.shortest <= text.len() {
             let Some(m) = self.anchors.find_in(text, Span::from(at..text.len())) else {
                 return;
             };
