@@ -14,7 +14,7 @@
 use crate::check::RegexFacts;
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
 use crate::table::DfaKind;
-use regex_automata::dfa::dense;
+use regex_automata::dfa::{dense, StartKind};
 use regex_automata::MatchKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -361,6 +361,9 @@ fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
+                // The runtime's searches are all unanchored: anchored
+                // start states would only be validated and stored.
+                .start_kind(StartKind::Unanchored)
                 .unicode_word_boundary(true)
                 .minimize(true)
                 .dfa_size_limit(Some(size.build))
@@ -506,5 +509,34 @@ mod tests {
             costly += usize::from(full);
         }
         assert!(costly > 0, "no pattern of the test is costly");
+    }
+
+    /// Every search of a field's or an expression's DFA is unanchored, so
+    /// a section holds no anchored start states: a pattern that does not
+    /// begin with `^` would otherwise bring a second set of states, each
+    /// stored, and validated by every hook process that searches it.
+    #[test]
+    fn dfa_sections_hold_only_unanchored_starts() {
+        use regex_automata::dfa::{dense, Automaton, StartKind};
+        use regex_automata::{Anchored, Input};
+        let patterns = vec![r"(^|[/=])\.hookc(/|$)".to_string(), r"rm\s+-rf".to_string()];
+        let section = super::build_dfa(
+            &patterns,
+            super::DfaSize::pattern(&crate::Options::default()),
+        )
+        .unwrap();
+        let (kind, body) = section.split_at(4);
+        assert_eq!(kind, (crate::table::DfaKind::Dense as u32).to_le_bytes());
+        let words: Vec<u32> = body
+            .chunks_exact(4)
+            .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let (dfa, _) = dense::DFA::from_bytes(bytemuck::cast_slice(&words)).unwrap();
+        assert_eq!(dfa.start_kind(), StartKind::Unanchored);
+        let text = "cd x && rm  -rf .hookc/";
+        let found = dfa.try_search_fwd(&Input::new(text)).unwrap();
+        assert!(found.is_some(), "an unanchored search finds the patterns");
+        let anchored = dfa.try_search_fwd(&Input::new(text).anchored(Anchored::Yes));
+        assert!(anchored.is_err(), "an anchored search has no start state");
     }
 }

@@ -723,11 +723,13 @@ pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
     if !long_repetition(&hir) {
         return false;
     }
-    use regex_automata::dfa::dense;
+    use regex_automata::dfa::{dense, StartKind};
+    // As the compiler builds a field's DFA (`compile::matchers`).
     dense::Builder::new()
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
+                .start_kind(StartKind::Unanchored)
                 .unicode_word_boundary(true)
                 .dfa_size_limit(Some(budget))
                 .determinize_size_limit(Some(budget)),
