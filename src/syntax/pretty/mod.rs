@@ -28,9 +28,11 @@
 //!   c)`). `not (x in l)` is written `x not in l`; a field written
 //!   `payload["name"]` is written `payload.name` when `name` is a plain name.
 //! - Strings are re-escaped canonically: `\"`, `\\`, `\n`, `\t`, `\r`, `\b`,
-//!   `\f`, other control characters (C0, DEL, C1) and the bidirectional
-//!   controls (U+202A–U+202E, U+2066–U+2069) as `\uXXXX`, everything else
-//!   (`/`, non ASCII) as itself. Regexes keep their text; only `/` is
+//!   `\f`, other control characters (C0, DEL, C1), the bidirectional
+//!   controls (U+202A–U+202E, U+2066–U+2069) and the characters that show
+//!   as a space or as nothing (a no-break space, U+2028, a zero-width space,
+//!   a soft hyphen, a byte-order mark) as `\uXXXX`, everything else (`/`,
+//!   non ASCII) as itself. Regexes keep their text; only `/` is
 //!   escaped (the parser already turned a raw control or bidi character in
 //!   a regex into `\x{…}`, so none is written raw either).
 //! - Arrays and objects are `[1, 2]` and `{"k": v, "l": w}` on one line.
@@ -167,7 +169,7 @@ pub fn quote(s: &str) -> String {
             // Control characters (C0, DEL, C1) and bidirectional controls
             // are never written raw: a terminal or an editor would act on
             // them (or reorder the line) instead of showing them.
-            c if crate::diag::escape::is_unsafe(c) => {
+            c if crate::diag::escape::is_unsafe(c) || looks_blank(c) => {
                 out.push_str(&format!("\\u{:04x}", u32::from(c)));
             }
             c => out.push(c),
@@ -175,6 +177,18 @@ pub fn quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// A character a reader cannot tell from a space, or cannot see: Unicode
+/// white space other than the ASCII space, and the zero-width and
+/// invisible format characters. Written raw, `":\u00a0()"` would read as
+/// `": ()"`.
+fn looks_blank(c: char) -> bool {
+    (c.is_whitespace() && !c.is_ascii())
+        || matches!(
+            c,
+            '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        )
 }
 
 /// An expression in canonical form, on one line (comments are not known
@@ -282,5 +296,25 @@ mod tests {
         assert_eq!(fmt(&out), out);
         let plain = "hook x on p {\n    webhook \"https://h.example\"\n}\n";
         assert_eq!(fmt(plain), plain);
+    }
+
+    /// A string holding a character that shows as a space, or not at all,
+    /// keeps it escaped; other non-ASCII text is written as itself.
+    #[test]
+    fn invisible_characters_stay_escaped() {
+        for (c, escaped) in [
+            ('\u{a0}', "\\u00a0"),
+            ('\u{2009}', "\\u2009"),
+            ('\u{3000}', "\\u3000"),
+            ('\u{2028}', "\\u2028"),
+            ('\u{200b}', "\\u200b"),
+            ('\u{ad}', "\\u00ad"),
+            ('\u{feff}', "\\ufeff"),
+        ] {
+            assert_eq!(quote(&format!(":{c}()")), format!("\":{escaped}()\""));
+        }
+        assert_eq!(quote("é ü"), "\"é ü\"");
+        let written = "hook x on p {\n    when payload.a == \":\\u00a0()\"\n}\n";
+        assert_eq!(fmt(written), written);
     }
 }
