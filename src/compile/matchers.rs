@@ -471,10 +471,19 @@ pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
         return StrMap::default();
     }
     let (keys, values): (Vec<String>, Vec<Vec<u32>>) = entries.into_iter().unzip();
-    let state = phf_generator::generate_hash(&keys.iter().map(String::as_str).collect::<Vec<_>>());
+    let hash = hash_over(&keys);
     StrMap {
         keys,
         values,
+        ..hash
+    }
+}
+
+/// A perfect hash over `keys` (distinct), which it does not hold: its
+/// slots give indexes into `keys` ([`StrMap::index_in`]).
+pub(super) fn hash_over(keys: &[String]) -> StrMap {
+    let state = phf_generator::generate_hash(&keys.iter().map(String::as_str).collect::<Vec<_>>());
+    StrMap {
         hash_key: state.key,
         disps: state.disps,
         map: state
@@ -482,6 +491,7 @@ pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
             .into_iter()
             .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
             .collect(),
+        ..StrMap::default()
     }
 }
 

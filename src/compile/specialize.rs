@@ -68,11 +68,16 @@ fn words_test(e: &Expr, commands: &[bool]) -> Option<Expr> {
             let Expr::Const(Value::Array(items)) = needles.as_ref() else {
                 return None;
             };
-            let strings: Option<Vec<String>> = items
-                .iter()
-                .map(|i| i.as_str().map(str::to_owned))
-                .collect();
-            (list.as_ref(), strings?, WordsForm::ContainsAny)
+            // Each string once, in the order written: they are the keys
+            // of the test's hash.
+            let mut strings: Vec<String> = Vec::with_capacity(items.len());
+            for item in items {
+                let s = item.as_str()?;
+                if !strings.iter().any(|t| t == s) {
+                    strings.push(s.to_owned());
+                }
+            }
+            (list.as_ref(), strings, WordsForm::ContainsAny)
         }
         _ => return None,
     };
@@ -117,10 +122,10 @@ fn string(e: &Expr) -> Option<String> {
     }
 }
 
-/// A perfect hash of the distinct strings (no atoms attached).
+/// A perfect hash over the strings, which are its keys: a table holds
+/// them once.
 fn hash(strings: &[String]) -> StrMap {
-    let entries = strings.iter().map(|s| (s.clone(), Vec::new())).collect();
-    super::matchers::str_map(entries)
+    super::matchers::hash_over(strings)
 }
 
 #[cfg(test)]
@@ -194,9 +199,51 @@ mod tests {
         let Expr::WordsAny(_, test) = body(&e) else {
             panic!("not rewritten: {e:?}")
         };
-        assert_eq!(test.hash.keys.len(), 20);
+        // The hash is over the strings, which it does not copy.
+        assert!(test.hash.keys.is_empty() && test.hash.values.is_empty());
+        assert_eq!(test.hash.map.len(), 20);
         assert!((0..20).all(|i| test.has(&format!("w{i}"))));
         assert!(!test.has("w20") && !test.has(""));
+    }
+
+    /// A string written twice is one key (the hash needs distinct ones);
+    /// the others keep the order they were written in.
+    #[test]
+    fn a_repeated_string_is_tested_once() {
+        let mut strings: Vec<Value> = (0..12)
+            .rev()
+            .map(|i| Value::String(format!("w{i}")))
+            .collect();
+        strings.push(Value::String("w3".into()));
+        let e = rewritten(over_shell(Expr::ContainsAny(
+            var(0, "operands"),
+            Box::new(Expr::Const(Value::Array(strings))),
+        )));
+        let Expr::WordsAny(_, test) = body(&e) else {
+            panic!("not rewritten: {e:?}")
+        };
+        let expected: Vec<String> = (0..12).rev().map(|i| format!("w{i}")).collect();
+        assert_eq!(test.strings, expected);
+        assert!((0..12).all(|i| test.has(&format!("w{i}"))));
+        assert!(!test.has("w12"));
+    }
+
+    /// A table written before holds the strings again, sorted, as the
+    /// hash's own keys: it still finds them.
+    #[test]
+    fn a_hash_with_keys_of_its_own_still_finds_the_strings() {
+        let strings: Vec<String> = (0..20).rev().map(|i| format!("w{i}")).collect();
+        let entries = strings.iter().map(|s| (s.clone(), Vec::new())).collect();
+        let test = WordsTest {
+            list: WordList::Operands,
+            form: WordsForm::ContainsAny,
+            strings,
+            short_flags: 0,
+            hash: crate::compile::matchers::str_map(entries),
+        };
+        assert_eq!(test.hash.keys.len(), 20);
+        assert!((0..20).all(|i| test.has(&format!("w{i}"))));
+        assert!(!test.has("w20"));
     }
 
     #[test]

@@ -156,7 +156,9 @@ pub struct WordsTest {
     /// ([`crate::shell::short_flag_bit`]).
     pub short_flags: u64,
     /// A perfect hash of the strings when there are more than
-    /// [`WordsTest::LINEAR`] of them; empty otherwise.
+    /// [`WordsTest::LINEAR`] of them, over the strings themselves (it holds
+    /// no keys of its own); empty otherwise. A table written before holds
+    /// the strings again, sorted, as the hash's keys.
     pub hash: StrMap,
 }
 
@@ -167,8 +169,10 @@ impl WordsTest {
 
     /// Whether `word` is one of the strings.
     pub fn has(&self, word: &str) -> bool {
-        if self.hash.keys.is_empty() {
+        if self.hash.disps.is_empty() {
             self.strings.iter().any(|s| s == word)
+        } else if self.hash.keys.is_empty() {
+            self.hash.index_in(&self.strings, word).is_some()
         } else {
             self.hash.index(word).is_some()
         }

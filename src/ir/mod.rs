@@ -220,16 +220,23 @@ impl StrMap {
 
     /// The index of `key` in `keys`, when it is one.
     pub fn index(&self, key: &str) -> Option<usize> {
+        self.index_in(&self.keys, key)
+    }
+
+    /// The index of `key` in `keys`, found through this map's hash: the
+    /// map's own keys, or the keys it was built over and does not hold (a
+    /// word test's hash finds the test's strings).
+    pub fn index_in(&self, keys: &[String], key: &str) -> Option<usize> {
         if self.disps.is_empty() && self.map.is_empty() {
-            return self.keys.iter().position(|k| k == key);
+            return keys.iter().position(|k| k == key);
         }
-        if self.keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
+        if keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
             return None;
         }
         let hashes = phf_shared::hash(key, &self.hash_key);
         let slot = phf_shared::get_index(&hashes, &self.disps, self.map.len());
         let k = *self.map.get(slot as usize)? as usize;
-        (self.keys.get(k)? == key).then_some(k)
+        (keys.get(k)? == key).then_some(k)
     }
 }
 

@@ -380,8 +380,9 @@ fn inconsistent_programs_are_rejected() {
     bad_output.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(2))];
     assert!(Table::from_program(bad_output).is_err());
 
-    // A word set whose hash points past its keys.
-    let words = |map: Vec<u32>| {
+    // A word set whose hash points past its keys: its own (a table written
+    // before), or the test's strings (one written now holds none).
+    let words_keyed = |keys: Vec<String>, map: Vec<u32>| {
         crate::ir::Atom::Expr(crate::ir::Expr::Quantifier(
             crate::ir::Quantifier::Any,
             Box::new(crate::ir::Expr::Const(serde_json::json!([]))),
@@ -393,8 +394,8 @@ fn inconsistent_programs_are_rejected() {
                     strings: vec!["-r".into()],
                     short_flags: 0,
                     hash: crate::ir::StrMap {
-                        keys: vec!["-r".into()],
-                        values: vec![Vec::new()],
+                        values: vec![Vec::new(); keys.len()],
+                        keys,
                         hash_key: 0,
                         disps: vec![(0, 0)],
                         map,
@@ -403,15 +404,20 @@ fn inconsistent_programs_are_rejected() {
             )),
         ))
     };
-    let mut good_words = sample();
-    good_words.points[0].atoms[0] = words(vec![0]);
-    assert!(Table::from_program(good_words).is_ok());
-    let mut bad_words = sample();
-    bad_words.points[0].atoms[0] = words(vec![3]);
-    assert!(matches!(
-        Table::from_program(bad_words).unwrap_err().kind(),
-        LoadErrorKind::Invalid(m) if m.contains("word set")
-    ));
+    for keys in [vec!["-r".to_string()], Vec::new()] {
+        let words = |map| words_keyed(keys.clone(), map);
+        let mut good_words = sample();
+        good_words.points[0].atoms[0] = words(vec![0]);
+        assert!(Table::from_program(good_words).is_ok());
+        for bad in [vec![3], vec![0, 0]] {
+            let mut bad_words = sample();
+            bad_words.points[0].atoms[0] = words(bad);
+            assert!(matches!(
+                Table::from_program(bad_words).unwrap_err().kind(),
+                LoadErrorKind::Invalid(m) if m.contains("word set")
+            ));
+        }
+    }
     let mut good_call = sample();
     good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
     assert!(Table::from_program(good_call).is_ok());

@@ -370,10 +370,19 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
         }
         Expr::WordsAny(command, test) => {
             let hashed = &test.hash;
-            let consistent = if hashed.keys.is_empty() {
-                hashed.disps.is_empty() && hashed.map.is_empty()
-            } else {
-                !hashed.disps.is_empty() && hash_fits(hashed)
+            let consistent = match (hashed.keys.is_empty(), hashed.disps.is_empty()) {
+                // No hash: the strings are compared one by one.
+                (true, true) => hashed.map.is_empty(),
+                // A hash over the test's strings.
+                (true, false) => {
+                    hashed.map.len() == test.strings.len()
+                        && hashed
+                            .map
+                            .iter()
+                            .all(|&k| (k as usize) < test.strings.len())
+                }
+                // A table written before: the strings again, as its keys.
+                (false, _) => !hashed.disps.is_empty() && hash_fits(hashed),
             };
             if !consistent {
                 return Err(LoadError::invalid(
