@@ -196,6 +196,9 @@ pub(crate) fn is_claude_command(args: &[std::ffi::OsString]) -> bool {
         .is_some_and(|a| a == "claude")
 }
 
+/// The bytes read for an event before the buffer grows.
+const EVENT_CAPACITY: usize = 16 * 1024;
+
 /// The whole exchange, with every failure turned into a response.
 fn respond(
     args: &ClaudeArgs,
@@ -203,7 +206,9 @@ fn respond(
     started: Instant,
     entry: &mut decision_log::Entry,
 ) -> Response {
-    let mut text = String::new();
+    // Room for most events at once: from an empty string, the read grows
+    // from 32 bytes, a system call per doubling.
+    let mut text = String::with_capacity(EVENT_CAPACITY);
     if let Err(err) = std::io::stdin().read_to_string(&mut text) {
         let message = format!("cannot read the event on stdin: {}", io_reason(&err));
         entry.error = Some(message.clone());
