@@ -537,10 +537,8 @@ mod tests {
         .unwrap();
         let (kind, body) = section.split_at(4);
         assert_eq!(kind, (crate::table::DfaKind::Dense as u32).to_le_bytes());
-        let words: Vec<u32> = body
-            .chunks_exact(4)
-            .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+        let mut words = vec![0u32; body.len() / 4];
+        bytemuck::cast_slice_mut::<u32, u8>(&mut words).copy_from_slice(body);
         let (dfa, _) = dense::DFA::from_bytes(bytemuck::cast_slice(&words)).unwrap();
         assert_eq!(dfa.start_kind(), StartKind::Unanchored);
         let text = "cd x && rm  -rf .hookc/";

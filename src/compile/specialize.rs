@@ -99,7 +99,7 @@ fn words_test(e: &Expr, commands: &[bool]) -> Option<Expr> {
         .filter_map(|s| crate::shell::short_flag_bit(s))
         .fold(0, |bits, bit| bits | bit);
     let hash = if strings.len() > WordsTest::LINEAR {
-        hash(&strings)
+        super::matchers::hash_over(&strings)
     } else {
         StrMap::default()
     };
@@ -120,12 +120,6 @@ fn string(e: &Expr) -> Option<String> {
         Expr::Const(Value::String(s)) => Some(s.clone()),
         _ => None,
     }
-}
-
-/// A perfect hash over the strings, which are its keys: a table holds
-/// them once.
-fn hash(strings: &[String]) -> StrMap {
-    super::matchers::hash_over(strings)
 }
 
 #[cfg(test)]

@@ -55,6 +55,18 @@ pub fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
+/// True for a character a reader cannot tell from a space, or cannot see:
+/// Unicode white space other than the ASCII space, and the zero-width and
+/// invisible format characters. Quoted raw, `":\u00a0()"` would read as
+/// `": ()"`.
+pub fn looks_blank(c: char) -> bool {
+    (c.is_whitespace() && !c.is_ascii())
+        || matches!(
+            c,
+            '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        )
+}
+
 /// Appends `c` as its escape, `\u{1b}` (lowercase hex, no padding).
 pub fn push_escape(out: &mut String, c: char) {
     let _ = write!(out, "\\u{{{:x}}}", u32::from(c));

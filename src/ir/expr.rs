@@ -169,12 +169,16 @@ impl WordsTest {
 
     /// Whether `word` is one of the strings.
     pub fn has(&self, word: &str) -> bool {
-        if self.hash.disps.is_empty() {
-            self.strings.iter().any(|s| s == word)
-        } else if self.hash.keys.is_empty() {
-            self.hash.index_in(&self.strings, word).is_some()
+        self.hash.index_in(self.keys(), word).is_some()
+    }
+
+    /// The keys `hash` finds: the strings, or in a table written before,
+    /// the hash's own.
+    pub(crate) fn keys(&self) -> &[String] {
+        if self.hash.keys.is_empty() {
+            &self.strings
         } else {
-            self.hash.index(word).is_some()
+            &self.hash.keys
         }
     }
 

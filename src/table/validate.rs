@@ -369,22 +369,7 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             expr(subject, regexes, d, bound)
         }
         Expr::WordsAny(command, test) => {
-            let hashed = &test.hash;
-            let consistent = match (hashed.keys.is_empty(), hashed.disps.is_empty()) {
-                // No hash: the strings are compared one by one.
-                (true, true) => hashed.map.is_empty(),
-                // A hash over the test's strings.
-                (true, false) => {
-                    hashed.map.len() == test.strings.len()
-                        && hashed
-                            .map
-                            .iter()
-                            .all(|&k| (k as usize) < test.strings.len())
-                }
-                // A table written before: the strings again, as its keys.
-                (false, _) => !hashed.disps.is_empty() && hash_fits(hashed),
-            };
-            if !consistent {
+            if !hash_fits_keys(&test.hash, test.keys().len()) {
                 return Err(LoadError::invalid(
                     "a word set's hash does not fit its keys",
                 ));
@@ -409,12 +394,18 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
 ///
 /// [`StrMap`]: crate::ir::StrMap
 fn hash_fits(map: &crate::ir::StrMap) -> bool {
+    hash_fits_keys(map, map.keys.len())
+}
+
+/// A map's perfect hash, when it has one, gives a slot to each of `keys`
+/// keys, its own or those it was built over ([`StrMap::index_in`]).
+///
+/// [`StrMap::index_in`]: crate::ir::StrMap::index_in
+fn hash_fits_keys(map: &crate::ir::StrMap, keys: usize) -> bool {
     if map.disps.is_empty() && map.map.is_empty() {
         return true;
     }
-    !map.disps.is_empty()
-        && map.map.len() == map.keys.len()
-        && map.map.iter().all(|&k| (k as usize) < map.keys.len())
+    !map.disps.is_empty() && map.map.len() == keys && map.map.iter().all(|&k| (k as usize) < keys)
 }
 
 /// Records that a matcher expects DFA section `d` to have `n` patterns:

@@ -169,7 +169,7 @@ pub fn quote(s: &str) -> String {
             // Control characters (C0, DEL, C1) and bidirectional controls
             // are never written raw: a terminal or an editor would act on
             // them (or reorder the line) instead of showing them.
-            c if crate::diag::escape::is_unsafe(c) || looks_blank(c) => {
+            c if crate::diag::escape::is_unsafe(c) || crate::diag::escape::looks_blank(c) => {
                 out.push_str(&format!("\\u{:04x}", u32::from(c)));
             }
             c => out.push(c),
@@ -177,18 +177,6 @@ pub fn quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A character a reader cannot tell from a space, or cannot see: Unicode
-/// white space other than the ASCII space, and the zero-width and
-/// invisible format characters. Written raw, `":\u00a0()"` would read as
-/// `": ()"`.
-fn looks_blank(c: char) -> bool {
-    (c.is_whitespace() && !c.is_ascii())
-        || matches!(
-            c,
-            '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
-        )
 }
 
 /// An expression in canonical form, on one line (comments are not known
