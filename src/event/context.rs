@@ -338,6 +338,21 @@ fn member<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a
     }
 }
 
+/// The member `name` of an object, to write (as [`member`] finds it).
+#[inline]
+pub(crate) fn member_mut<'a>(
+    map: &'a mut serde_json::Map<String, Value>,
+    name: &str,
+) -> Option<&'a mut Value> {
+    if map.len() <= LINEAR_MEMBERS {
+        map.iter_mut()
+            .find(|(k, _)| same_name(k, name))
+            .map(|(_, v)| v)
+    } else {
+        map.get_mut(name)
+    }
+}
+
 /// `a == b`, with the length and the first byte compared inline: names of
 /// one length mostly differ there (`tool`, `args`, `size`), and the call
 /// to `memcmp` a plain `==` makes costs more than the whole test.
@@ -695,6 +710,29 @@ mod tests {
             }
             assert!(ctx.get(&payload_path("missing")).is_none());
             assert!(ctx.get(&payload_path("k")).is_none());
+        }
+    }
+
+    /// A member found to be written is the one of that name, in small
+    /// objects (compared name by name) and large ones (hashed) alike.
+    #[test]
+    fn members_to_write_of_small_and_large_objects() {
+        for members in [1, LINEAR_MEMBERS, LINEAR_MEMBERS + 1, 40] {
+            let mut map: serde_json::Map<String, Value> = (0..members)
+                .map(|i| (format!("k{i}"), Value::from(i)))
+                .collect();
+            for i in 0..members {
+                let slot = member_mut(&mut map, &format!("k{i}"));
+                assert_eq!(slot.as_deref(), Some(&Value::from(i)), "{members}, k{i}");
+                if let Some(slot) = slot {
+                    *slot = Value::from(-(i as i64));
+                }
+            }
+            for i in 0..members {
+                assert_eq!(map.get(&format!("k{i}")), Some(&Value::from(-(i as i64))));
+            }
+            assert!(member_mut(&mut map, "missing").is_none());
+            assert!(member_mut(&mut map, "k").is_none());
         }
     }
 }

@@ -14,8 +14,8 @@ mod decode;
 mod host;
 mod target;
 
-pub(crate) use context::walk;
 pub use context::{json_eq, HookContext, Principal, Val};
+pub(crate) use context::{member_mut, walk};
 pub use decode::{check_depth, context, parse, DecodeError, MAX_DEPTH};
 pub use host::HostFacts;
 pub(crate) use target::ContextTarget;

@@ -32,8 +32,8 @@ impl<'a> Run<'a> {
                     return Some(Stop::Abort);
                 }
                 Action::Skip(value) => {
-                    match eval::eval(value, ctx, self.matching(scratch)) {
-                        Ok(v) => self.value = Some(v.to_json()),
+                    match eval::json(value, ctx, self.matching(scratch)) {
+                        Ok(v) => self.value = Some(v),
                         Err(e) => {
                             scratch
                                 .warnings
@@ -53,7 +53,7 @@ impl<'a> Run<'a> {
                         ));
                         continue;
                     }
-                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
+                    match eval::json(value, ctx, self.matching(scratch)) {
                         Ok(v) => ctx.payload = v,
                         Err(e) => scratch
                             .warnings
@@ -61,8 +61,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Set(path, value) => {
-                    let result =
-                        eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json());
+                    let result = eval::json(value, ctx, self.matching(scratch));
                     match result {
                         Ok(v) => {
                             if let Err(e) = ctx.set(path, v) {
@@ -133,10 +132,10 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Meta(key, value) => {
-                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
+                    match eval::json(value, ctx, self.matching(scratch)) {
                         // A key already there is set in place: its name
                         // is not copied again.
-                        Ok(v) => match ctx.metadata.get_mut(key.as_str()) {
+                        Ok(v) => match crate::event::member_mut(&mut ctx.metadata, key) {
                             Some(slot) => *slot = v,
                             None => {
                                 ctx.metadata.insert(key.clone(), v);
@@ -169,7 +168,7 @@ impl<'a> Run<'a> {
                     scratch.additional_context.push(text);
                 }
                 Action::Output(name, value) => {
-                    match eval::eval(value, ctx, self.matching(scratch)).map(|v| v.to_json()) {
+                    match eval::json(value, ctx, self.matching(scratch)) {
                         Ok(v) => scratch.outputs.push((name.clone(), v)),
                         Err(e) => scratch
                             .warnings

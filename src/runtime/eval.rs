@@ -165,6 +165,16 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
     }
 }
 
+/// Evaluates an expression to the JSON value an edit, a skip or an output
+/// writes. A constant (`meta audited = true`, the usual edit) is copied as
+/// it is, without a trip through [`Val`].
+pub(crate) fn json(expr: &Expr, ctx: &HookContext, m: Matching<'_>) -> Result<Value, EvalError> {
+    match expr {
+        Expr::Const(value) => Ok(value.clone()),
+        _ => eval(expr, ctx, m).map(|v| v.to_json()),
+    }
+}
+
 /// Evaluates an expression to a value.
 pub(crate) fn eval<'a>(
     expr: &'a Expr,

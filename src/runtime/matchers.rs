@@ -322,6 +322,11 @@ impl<'a> Run<'a> {
 
     /// The value of a bulk atom of field `f`, scanning the field if needed;
     /// `None` when its regex was over the budget.
+    ///
+    /// Always inlined: a candidate's condition asks for a few memoized
+    /// values, and a call that saves and restores registers for each costs
+    /// more than the lookup itself.
+    #[inline(always)]
     pub(super) fn bulk_value(
         &self,
         a: u32,
@@ -505,6 +510,15 @@ impl<'a> Run<'a> {
         self.fail(rule, &EffectError::RateStore(error), scratch)
     }
 
+    /// Atom `a`'s value, from its field's matchers or on its own.
+    #[inline(always)]
+    fn atom_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
+        match self.point.atom_field(a) {
+            NO_FIELD => self.direct_value(a, scratch, ctx),
+            f => self.bulk_value(a, f as usize, scratch, ctx),
+        }
+    }
+
     /// A condition's value; `None` when it depends on an atom whose regex
     /// was over the budget (three-valued: `false and unknown` is false,
     /// `true or unknown` is true, `not unknown` is unknown).
@@ -516,17 +530,20 @@ impl<'a> Run<'a> {
     ) -> Option<bool> {
         match cond {
             Cond::True => Some(true),
-            Cond::Atom(a) => match self.point.atom_field(*a) {
-                NO_FIELD => self.direct_value(*a, scratch, ctx),
-                f => self.bulk_value(*a, f as usize, scratch, ctx),
-            },
+            Cond::Atom(a) => self.atom_value(*a, scratch, ctx),
             Cond::Not(c) => self.cond(c, scratch, ctx).map(|v| !v),
             Cond::All(cs) | Cond::Any(cs) => {
                 // `all` stops at a false operand, `any` at a true one.
                 let decisive = matches!(cond, Cond::Any(_));
                 let mut unknown = false;
                 for c in cs {
-                    match self.cond(c, scratch, ctx) {
+                    // An atom operand (the usual one) is read here rather
+                    // than through another call of `cond`.
+                    let value = match c {
+                        Cond::Atom(a) => self.atom_value(*a, scratch, ctx),
+                        c => self.cond(c, scratch, ctx),
+                    };
+                    match value {
                         Some(v) if v == decisive => return Some(decisive),
                         Some(_) => {}
                         None => unknown = true,
