@@ -46,6 +46,22 @@ impl Table {
         outcome.report(ctx)
     }
 
+    /// [`dispatch_context_with`](Self::dispatch_context_with) of a context
+    /// the caller hands over, named by `point` and `target` as it was
+    /// received: the report takes the edited context as it is, with no copy
+    /// (a hook process answers one event and reads only the report).
+    pub(crate) fn dispatch_owned(
+        &self,
+        mut ctx: HookContext,
+        point: &str,
+        target: &Target<'_>,
+        effects: &Effects,
+    ) -> Report {
+        let mut scratch = self.scratch();
+        let outcome = self.dispatch_with(&mut scratch, point, target, &mut ctx, effects);
+        outcome.report_of(ctx)
+    }
+
     /// Runs the rules of `point` that `target` reaches on `ctx`, in order, and
     /// says what the host should do. Edits are applied to `ctx` in place
     /// (and undone when the chain aborts or skips).

@@ -753,4 +753,35 @@ mod tests {
         );
         assert!(outcome.is_abort());
     }
+
+    /// A constant edit writes its number as the language reads it: an
+    /// integer within `i64` exactly (both ends), a float as written, and an
+    /// integer beyond `i64` as the float nearest to it (the language's
+    /// integers are 64-bit signed), through a compiled table.
+    #[test]
+    fn constant_edits_write_numbers_as_read() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook a on tool.pre_execute {
+    meta high = 9223372036854775807
+    meta low = -9223372036854775808
+    meta half = 0.5
+    meta past = 18446744073709551615
+    set payload.n = -9223372036854775807
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let mut ctx = HookContext::new("tool.pre_execute", "builtin::llm", json!({}));
+        let report = table.dispatch_context(&mut ctx);
+        assert_eq!(report.fired, ["a"]);
+        let meta = &report.context.metadata;
+        assert_eq!(meta["high"].as_i64(), Some(i64::MAX));
+        assert_eq!(meta["low"].as_i64(), Some(i64::MIN));
+        assert_eq!(meta["half"].as_f64(), Some(0.5));
+        assert!(meta["past"].is_f64(), "{meta:?}");
+        assert_eq!(meta["past"].as_f64(), Some(18_446_744_073_709_551_615.0));
+        assert_eq!(report.context.payload["n"].as_i64(), Some(-i64::MAX));
+    }
 }

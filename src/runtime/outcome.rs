@@ -136,12 +136,17 @@ impl<'a> Outcome<'a> {
     /// An owned report: the outcome JSON of `hookc eval`, with the final
     /// context.
     pub fn report(&self, ctx: &HookContext) -> Report {
+        self.report_of(ctx.clone())
+    }
+
+    /// [`report`](Self::report) that takes the final context as it is.
+    pub(crate) fn report_of(&self, context: HookContext) -> Report {
         Report {
             outcome: self.kind,
             reason: self.reason.as_ref().map(|r| r.to_string()),
             value: self.value.clone(),
             decision: self.decision,
-            context: ctx.clone(),
+            context,
             fired: self.fired().map(str::to_string).collect(),
             warnings: self.scratch.warnings.clone(),
             logs: self.scratch.logs.clone(),

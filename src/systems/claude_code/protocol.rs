@@ -268,8 +268,13 @@ impl Event {
     /// (the project directory, the deadline, the webhook pool, where
     /// `rate(…)` counts live).
     pub fn dispatch_with(&self, table: &Table, effects: &crate::Effects) -> Report {
-        let mut context = self.context.clone();
-        table.dispatch_context_with(&mut context, effects)
+        let received = &self.context;
+        let target = Target {
+            component: &received.component_id,
+            child: received.child_id.as_deref(),
+            instance: received.instance.as_deref(),
+        };
+        table.dispatch_owned(received.clone(), &received.hook_point, &target, effects)
     }
 
     /// The answer to Claude Code for the rules' report, per the table in the

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// `#[serde(with = "json_text")]`: a JSON constant as its text.
-mod json_text {
+pub(in crate::table::wire) mod json_text {
     use serde::{Deserialize, Deserializer, Serializer};
     use serde_json::Value;
     use std::borrow::Cow;
@@ -22,10 +22,37 @@ mod json_text {
         s.serialize_str(&value.to_string())
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    pub(in crate::table::wire) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Value, D::Error> {
         let text = <Cow<'de, str>>::deserialize(d)?;
+        if let Some(value) = plain(&text) {
+            return Ok(value);
+        }
         serde_json::from_str(&text)
             .map_err(|e| super::super::depth::custom(format!("a JSON constant: {e}")))
+    }
+
+    /// The constants most rules hold, read without the JSON parser (a hook
+    /// process decodes each atom it evaluates, and the parser's set-up
+    /// costs more than these take): a string with nothing to unescape,
+    /// `true`, `false`, `null`. `None` for anything else, which the parser
+    /// reads (or rejects) as always; a string with a control character or
+    /// a quote inside is not plain, so the parser rejects it as before.
+    pub(in crate::table::wire) fn plain(text: &str) -> Option<Value> {
+        match text {
+            "true" => return Some(Value::Bool(true)),
+            "false" => return Some(Value::Bool(false)),
+            "null" => return Some(Value::Null),
+            _ => {}
+        }
+        let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+        let is_plain = |b: &u8| *b >= 0x20 && *b != b'"' && *b != b'\\';
+        inner
+            .as_bytes()
+            .iter()
+            .all(is_plain)
+            .then(|| Value::String(inner.to_string()))
     }
 }
 

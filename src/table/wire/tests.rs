@@ -152,3 +152,68 @@ fn deep_expressions_are_an_error_not_a_crash() {
     assert_eq!(e, ir::Expr::Var(0, vec![]));
     assert_eq!(depth, depth::MAX_DEPTH);
 }
+
+/// A constant read without the JSON parser is the value the parser reads;
+/// what the fast path does not take (escapes, numbers, lists, white space,
+/// a quote or a control character inside) is left to the parser, which
+/// still rejects what is not JSON.
+#[test]
+fn plain_constants_read_as_the_parser_reads_them() {
+    let plain = |text: &str| expr::json_text::plain(text);
+    for text in [
+        "\"rm\"",
+        "\"\"",
+        "\"-rf /\"",
+        "\"é ſ K\"",
+        "\"a\u{7f}b\"",
+        "true",
+        "false",
+        "null",
+    ] {
+        let parsed: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(plain(text), Some(parsed), "{text}");
+    }
+    for text in [
+        "\"a\\nb\"",
+        "\"a\\\"b\"",
+        "\"a\"b\"",
+        "\"a\nb\"",
+        "\"a\u{1}b\"",
+        "\"",
+        "\"abc",
+        " true",
+        "True",
+        "42",
+        "[\"a\"]",
+        "{}",
+    ] {
+        assert_eq!(plain(text), None, "{text}");
+    }
+    // Left to the parser: the unescaped string as before, and an error for
+    // a raw control character, as JSON says.
+    assert_eq!(
+        read_constant("\"a\\nb\""),
+        Ok(json!("a\nb")),
+        "an escape is the parser's"
+    );
+    assert!(read_constant("\"a\nb\"").is_err());
+    assert_eq!(read_constant("\"rm\""), Ok(json!("rm")));
+}
+
+/// `text` as a table's constant, through the decoder.
+fn read_constant(text: &str) -> Result<serde_json::Value, String> {
+    let bytes = postcard::to_allocvec(text).map_err(|e| e.to_string())?;
+    let mut decoder = postcard::Deserializer::from_bytes(&bytes);
+    expr::json_text::deserialize(&mut decoder).map_err(|e| e.to_string())
+}
+
+proptest::proptest! {
+    /// Any text: the fast path says nothing, or what the parser says.
+    #[test]
+    fn plain_constants_agree_with_the_parser(text in "\"[ -~\\x00-\\x1f\\\\\"é]{0,12}\"?|true|null|.{0,6}") {
+        if let Some(value) = expr::json_text::plain(&text) {
+            let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(value, parsed);
+        }
+    }
+}
