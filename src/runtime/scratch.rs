@@ -162,9 +162,17 @@ impl Backup {
 
     /// Forgets what was saved.
     pub(super) fn clear(&mut self) {
-        self.whole = None;
-        self.payload = None;
-        self.metadata = None;
+        // Tested first: most dispatches save nothing, and dropping a `None`
+        // is still a call per field.
+        if self.whole.is_some() {
+            self.whole = None;
+        }
+        if self.payload.is_some() {
+            self.payload = None;
+        }
+        if self.metadata.is_some() {
+            self.metadata = None;
+        }
     }
 }
 
@@ -242,7 +250,22 @@ impl Scratch {
         self
     }
 
+    #[inline]
     pub(super) fn reserve(&mut self, atoms: usize, fields: usize, rates: usize) {
+        // Sized once, by the first dispatch of each point: the rest only
+        // compare.
+        if self.rate_dispatch.len() < rates
+            || self.atom_generation.len() < atoms
+            || self.memoized.capacity() < atoms
+            || self.field_generation.len() < fields
+        {
+            self.grow(atoms, fields, rates);
+        }
+    }
+
+    /// Makes room for `atoms`, `fields` and `rates` (see [`Scratch::reserve`]).
+    #[cold]
+    fn grow(&mut self, atoms: usize, fields: usize, rates: usize) {
         if self.rate_dispatch.len() < rates {
             self.rate_dispatch.resize(rates, 0);
             self.rate_count.resize(rates, 0);

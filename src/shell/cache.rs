@@ -74,7 +74,19 @@ impl Views {
 
     /// Forgets every view (a new dispatch starts), keeping their memory for
     /// the next ones unless it holds more than `RETAINED` (4 MiB) bytes.
+    #[inline]
     pub fn clear(&mut self) {
+        // Slots fill in order (`get` takes the first free one): an empty
+        // first slot means no view since the last clear, as in most
+        // dispatches, which read no shell view.
+        if self.slots.first().is_some_and(|slot| slot.get().is_some()) {
+            self.recycle();
+        }
+    }
+
+    /// [`clear`](Self::clear) of a cache that holds views.
+    #[cold]
+    fn recycle(&mut self) {
         let buffers = self.buffers.get_mut();
         for slot in &mut self.slots {
             if let Some((key, view)) = slot.take() {
@@ -109,6 +121,14 @@ mod tests {
         }
         let overflow = views.get("ls -la").cloned();
         assert_eq!(overflow, Err(super::super::parse("ls -la")));
+        // A clear empties every slot, and the next text takes the first.
+        let mut views = views;
+        views.clear();
+        assert!(views.is_empty());
+        assert!(views.get("ls -la").is_ok());
+        assert!(!views.is_empty());
+        views.clear();
+        assert!(views.is_empty());
     }
 
     #[test]
