@@ -98,6 +98,7 @@ fn default_levels() {
         "empty-list",
         "regex-matches-empty",
         "glob-never-matches",
+        "inexact-integer",
         "bidi-control",
         "regex-cost",
     ] {

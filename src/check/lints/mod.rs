@@ -26,6 +26,7 @@
 //! | `empty-list` | warn | `list x = []` |
 //! | `regex-matches-empty` | warn | a `matches` regex that matches every string |
 //! | `glob-never-matches` | warn | a `glob` on a field that is not a string |
+//! | `inexact-integer` | warn | an integer literal beyond 64 bits, read as the nearest float |
 //! | `insecure-webhook` | deny | a webhook that is not https or names an internal host |
 //! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
 //! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
@@ -77,6 +78,7 @@ mod duplicate_condition;
 mod edit_conflict;
 mod empty_list;
 mod glob_never_matches;
+mod inexact_integer;
 mod insecure_webhook;
 mod point_cost;
 mod priority_tie;
@@ -96,6 +98,7 @@ pub use duplicate_condition::DUPLICATE_CONDITION;
 pub use edit_conflict::EDIT_CONFLICT;
 pub use empty_list::EMPTY_LIST;
 pub use glob_never_matches::GLOB_NEVER_MATCHES;
+pub use inexact_integer::INEXACT_INTEGER;
 pub use insecure_webhook::INSECURE_WEBHOOK;
 pub use point_cost::POINT_COST;
 pub use priority_tie::PRIORITY_TIE;
@@ -122,6 +125,7 @@ pub static LINTS: &[&Lint] = &[
     &REGEX_MATCHES_EMPTY,
     &GLOB_NEVER_MATCHES,
     &TEMPLATE_IN_CONDITION,
+    &INEXACT_INTEGER,
     &QUADRATIC_QUANTIFIER,
     &INSECURE_WEBHOOK,
     &RATE_WITHOUT_STORE,
