@@ -49,21 +49,18 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 ast::Item::Macro(mac) => (vec![&mac.body], mac.span),
                 _ => continue,
             };
-            let mut found: Vec<Span> = Vec::new();
+            let mut found: Vec<(Span, &str)> = Vec::new();
             for e in exprs {
                 walk::exprs(e, &mut |x| {
                     if let ast::ExprKind::Literal(serde_json::Value::Number(n)) = &x.kind {
                         let written = text.get(x.span.start as usize..x.span.end as usize);
-                        if n.is_f64() && written.is_some_and(is_integer) {
-                            found.push(x.span);
+                        if let Some(written) = written.filter(|w| n.is_f64() && is_integer(w)) {
+                            found.push((x.span, written));
                         }
                     }
                 });
             }
-            for span in found {
-                let written = text
-                    .get(span.start as usize..span.end as usize)
-                    .unwrap_or_default();
+            for (span, written) in found {
                 let read = text_of(written);
                 let d = Diagnostic::warning(
                     INEXACT_INTEGER.code,
