@@ -152,13 +152,17 @@ impl<'a> Run<'a> {
         live: Live<'_>,
         obs: &mut O,
     ) {
-        let (scope, name) = split_component(target.component);
+        // Split on first need: a target whose groups are cached and that
+        // has no candidate never reads its parts.
+        let parts = std::cell::OnceCell::new();
+        let split = || *parts.get_or_init(|| split_component(target.component));
         let groups = match scratch
             .target_groups
             .get(self.point.key(), target.component)
         {
             Some(groups) => groups,
             None => {
+                let (scope, name) = split();
                 let groups = self.point.group_ids(target.component, scope, name);
                 scratch
                     .target_groups
@@ -236,12 +240,12 @@ impl<'a> Run<'a> {
                     return;
                 }
             };
-            if !rule.enabled
-                || live.is_disabled(i)
-                || !rule
+            if !rule.enabled || live.is_disabled(i) || {
+                let (scope, name) = split();
+                !rule
                     .target
                     .matches_parts(scope, name, target.child, target.instance)
-            {
+            } {
                 continue;
             }
             if O::ACTIVE {
