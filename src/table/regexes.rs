@@ -739,6 +739,28 @@ pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
         .is_err()
 }
 
+/// The bytes of the dense DFA of `pattern` alone, built as a field's DFA
+/// is (every match, unanchored, UTF-8 text), without minimizing: what the
+/// `unicode-class-cost` lint compares. `None` when it does not build
+/// within `limit` bytes.
+#[cfg(feature = "compiler")]
+pub(crate) fn dfa_bytes(pattern: &str, limit: usize) -> Option<usize> {
+    use regex_automata::dfa::{dense, StartKind};
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::DFA::config()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Unanchored)
+                .unicode_word_boundary(true)
+                .dfa_size_limit(Some(limit))
+                .determinize_size_limit(Some(limit)),
+        )
+        .syntax(syntax::Config::new().utf8(true).unicode(true))
+        .build(pattern)
+        .ok()?;
+    Some(dfa.memory_usage())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,6 +101,7 @@ fn default_levels() {
         "inexact-integer",
         "bidi-control",
         "regex-cost",
+        "unicode-class-cost",
     ] {
         assert_eq!(level(code), Level::Warn, "{code}");
     }

@@ -31,6 +31,7 @@
 //! | `rate-without-store` | warn | a `rate(…)` for a host of one process per event, counted in memory |
 //! | `bidi-control` | warn | a raw bidirectional control character in a string or regex ("Trojan Source") |
 //! | `regex-cost` | warn | a `matches` regex too large for the field's DFA, with its cost per byte |
+//! | `unicode-class-cost` | warn | a `matches` regex whose Unicode `\w`, `\s`, `\d` or `\b` makes its automaton several times larger than ASCII ones would |
 //! | `point-cost` | allow | a point where one event can wait longer on commands and handlers than the budget |
 //!
 //! # Levels
@@ -87,6 +88,7 @@ mod rate_without_store;
 mod regex_cost;
 mod regex_matches_empty;
 mod template_in_condition;
+mod unicode_class_cost;
 mod unreachable_rule;
 mod unused_definition;
 mod unused_import;
@@ -107,6 +109,7 @@ pub use rate_without_store::RATE_WITHOUT_STORE;
 pub use regex_cost::REGEX_COST;
 pub use regex_matches_empty::REGEX_MATCHES_EMPTY;
 pub use template_in_condition::TEMPLATE_IN_CONDITION;
+pub use unicode_class_cost::UNICODE_CLASS_COST;
 pub use unreachable_rule::UNREACHABLE_RULE;
 pub use unused_definition::UNUSED_DEFINITION;
 pub use unused_import::UNUSED_IMPORT;
@@ -131,6 +134,7 @@ pub static LINTS: &[&Lint] = &[
     &RATE_WITHOUT_STORE,
     &BIDI_CONTROL,
     &REGEX_COST,
+    &UNICODE_CLASS_COST,
     &POINT_COST,
 ];
 

@@ -163,7 +163,7 @@ fn too_costly(pattern: &str, long_repetition: Option<bool>, budget: usize) -> bo
 const MAX_QUIET_STATES: u64 = RegexBudget::DEFAULT.0 / (256 << 10);
 
 /// `31649` as `31,649`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

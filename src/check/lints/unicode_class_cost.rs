@@ -1,0 +1,316 @@
+//! `unicode-class-cost`: a `matches` regex whose Unicode `\w`, `\s`, `\d`
+//! or `\b` makes its automaton several times larger than the same regex
+//! with ASCII classes.
+
+use super::regex_cost::thousands;
+use super::regex_matches_empty::resolve;
+use super::walk;
+use super::{declare_lint, Cx, Sink};
+use crate::diag::Diagnostic;
+use crate::ir::RegexSource;
+use crate::span::Span;
+use crate::syntax::ast;
+use regex_syntax::ast::{
+    self as re, Assertion, AssertionKind, ClassSet, ClassSetItem, Flag, Flags, FlagsItem,
+    FlagsItemKind, Group, GroupKind,
+};
+use std::collections::HashSet;
+
+declare_lint! {
+    /// ## What it does
+    /// Finds `matches` regexes whose Unicode classes make their automaton
+    /// at least twice as large, and at least 4 KiB larger, than the same
+    /// regex with ASCII classes. `\w`, `\s`, `\d` and `\b` are
+    /// Unicode-aware: `\w` is every letter, mark and digit of every script,
+    /// `\s` the 25 Unicode spaces, and the DFA that matches them tells
+    /// apart the UTF-8 bytes of each. The lint builds the regex both ways
+    /// (each `\w`, `\s`, `\d` and `\b`, and each bracketed class of ASCII
+    /// characters that holds one, as `(?-u:…)`) and gives both sizes, with
+    /// the ASCII form.
+    ///
+    /// ## Why is this bad?
+    /// The automaton is in every table, and a hook process checks the part
+    /// of the table an event reaches before it searches it, in time
+    /// proportional to its size. `/\w+@\w+\.com/` needs about 340 KB, its
+    /// ASCII form 2 KB. Where the text is ASCII by intent (shell syntax,
+    /// identifiers, keywords, host names), the Unicode classes cost that
+    /// size for nothing.
+    ///
+    /// Where Unicode is meant, keep the classes and allow the lint on the
+    /// rule: a JavaScript program's blanks include the no-break space, so a
+    /// rule reading code an interpreter runs should match them.
+    ///
+    /// ## Example
+    /// ```text
+    /// hook no-mail on tool.pre_execute {
+    ///     when payload.args matches /\w+@\w+\.com/
+    ///     abort "an e-mail address"
+    /// }
+    /// ```
+    ///
+    /// If ASCII is meant, write `/(?-u:\w)+@(?-u:\w)+\.com/` (or
+    /// `[A-Za-z0-9_]`); if not, `# hookc: allow(unicode-class-cost)` above
+    /// the rule.
+    pub static UNICODE_CLASS_COST = "unicode-class-cost", Warn, check;
+}
+
+/// The automata are compared up to this size; a regex whose Unicode form
+/// is larger is `regex-cost`'s concern.
+const BUILD_LIMIT: usize = 1 << 20;
+
+/// The smallest difference reported, in bytes.
+const MIN_SAVING: usize = 4 << 10;
+
+/// The fewest NFA states the Unicode classes must add before the automata
+/// are built and compared.
+const MIN_EXTRA_STATES: u64 = 64;
+
+/// NFA states are counted up to this many.
+const STATES_LIMIT: u64 = 1 << 16;
+
+fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    // Each regex once, where it is first used.
+    let mut seen: HashSet<RegexSource> = HashSet::new();
+    for (fi, file) in cx.roots() {
+        for item in &file.ast.items {
+            let (roots, anchor): (Vec<&ast::Expr>, Span) = match item {
+                ast::Item::Hook(h) => (
+                    h.conditions.iter().map(|c| &c.expr).collect(),
+                    h.header_span,
+                ),
+                ast::Item::Macro(m) => (vec![&m.body], m.span),
+                _ => continue,
+            };
+            let mut found = Vec::new();
+            for root in roots {
+                walk::exprs(root, &mut |e| {
+                    if let ast::ExprKind::Matches(_, re) = &e.kind {
+                        found.push(re);
+                    }
+                });
+            }
+            for re in found {
+                let Some((source, span, named)) = resolve(cx, fi, re) else {
+                    continue;
+                };
+                if !seen.insert(source.clone()) {
+                    continue;
+                }
+                let inline = source.to_inline();
+                let Some(cost) = UnicodeCost::of(&inline) else {
+                    continue;
+                };
+                let shown = format!("/{}/{}", source.pattern, source.flags);
+                let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
+                let (unicode, ascii) =
+                    (thousands(cost.unicode as u64), thousands(cost.ascii as u64));
+                let d = Diagnostic::warning(
+                    UNICODE_CLASS_COST.code,
+                    format!(
+                        "regex `{shown}`{name} needs a {unicode}-byte automaton for its Unicode classes, {ascii} bytes with ASCII ones"
+                    ),
+                )
+                .with_primary(span, format!("{unicode} bytes; {ascii} in ASCII"))
+                .with_help(format!(
+                    "`\\w`, `\\s`, `\\d` and `\\b` match every Unicode letter, space or digit; if the text is ASCII by intent, write `/{}/`; if Unicode is meant, `# hookc: allow(unicode-class-cost)` above the rule",
+                    cost.ascii_pattern
+                ));
+                sink.report(&UNICODE_CLASS_COST, fi, &[(fi, anchor)], d);
+            }
+        }
+    }
+}
+
+/// A regex's automaton with its Unicode classes and with ASCII ones.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct UnicodeCost {
+    /// Bytes of the regex's DFA as written.
+    pub(super) unicode: usize,
+    /// Bytes with its classes in ASCII.
+    pub(super) ascii: usize,
+    /// The regex with its classes in ASCII.
+    pub(super) ascii_pattern: String,
+}
+
+impl UnicodeCost {
+    /// The cost of `pattern`'s Unicode classes, when it is worth a
+    /// finding: `None` when it has none, when ASCII ones would not change
+    /// what it matches as parsed (a `(?-u)` already in force), or when the
+    /// saving is under the thresholds.
+    pub(super) fn of(pattern: &str) -> Option<UnicodeCost> {
+        // The cheap test first: a regex without a backslash has no Perl
+        // class (a bracketed class holds one only as `\w`).
+        if !pattern.contains('\\') {
+            return None;
+        }
+        let mut tree = re::parse::Parser::new().parse(pattern).ok()?;
+        if !to_ascii(&mut tree) {
+            return None;
+        }
+        let mut ascii_pattern = String::new();
+        re::print::Printer::new()
+            .print(&tree, &mut ascii_pattern)
+            .ok()?;
+        // `(?-u)` written earlier makes the same classes ASCII already.
+        let config = regex_automata::util::syntax::Config::new()
+            .utf8(true)
+            .unicode(true);
+        let parsed = regex_automata::util::syntax::parse_with(pattern, &config).ok()?;
+        let ascii_parsed =
+            regex_automata::util::syntax::parse_with(&ascii_pattern, &config).ok()?;
+        // Building DFAs costs about a millisecond a regex: only a regex
+        // whose Unicode classes add many NFA states (a Unicode `\s` adds
+        // about 22, a `\w` hundreds) is worth it. Two `\s` around a
+        // literal, as in `rm\s+-rf\s+/srv`, stay under the thresholds.
+        let bound =
+            |hir| crate::table::regexes::states_bound(hir, STATES_LIMIT).unwrap_or(STATES_LIMIT);
+        if bound(&parsed) < bound(&ascii_parsed).saturating_add(MIN_EXTRA_STATES) {
+            return None;
+        }
+        let ascii = crate::table::regexes::dfa_bytes(&ascii_pattern, BUILD_LIMIT)?;
+        // Built only as far as it could be worth reporting: larger than
+        // the limit, it is `regex-cost`'s; under the thresholds, quiet.
+        let unicode = crate::table::regexes::dfa_bytes(pattern, BUILD_LIMIT)?;
+        (unicode >= ascii.saturating_mul(2) && unicode >= ascii.saturating_add(MIN_SAVING))
+            .then_some(UnicodeCost {
+                unicode,
+                ascii,
+                ascii_pattern,
+            })
+    }
+}
+
+/// Wraps each Unicode-aware `\w`, `\s`, `\d` and `\b` of `tree`, and each
+/// bracketed class of ASCII characters that holds one, in `(?-u:…)`.
+/// Negated classes (`\S`, `[^\w]`) and `\B` stay: in ASCII they would match
+/// bytes that are not UTF-8. True when it wrapped any.
+fn to_ascii(tree: &mut re::Ast) -> bool {
+    let wrap = match tree {
+        re::Ast::ClassPerl(class) => !class.negated,
+        re::Ast::Assertion(assertion) => matches!(
+            **assertion,
+            Assertion {
+                kind: AssertionKind::WordBoundary,
+                ..
+            }
+        ),
+        re::Ast::ClassBracketed(class) => {
+            !class.negated && ascii_set(&class.kind) && holds_perl(&class.kind)
+        }
+        re::Ast::Repetition(r) => return to_ascii(&mut r.ast),
+        re::Ast::Group(g) => return to_ascii(&mut g.ast),
+        re::Ast::Alternation(a) => return a.asts.iter_mut().fold(false, |w, t| to_ascii(t) | w),
+        re::Ast::Concat(c) => return c.asts.iter_mut().fold(false, |w, t| to_ascii(t) | w),
+        re::Ast::Empty(_)
+        | re::Ast::Flags(_)
+        | re::Ast::Literal(_)
+        | re::Ast::Dot(_)
+        | re::Ast::ClassUnicode(_) => false,
+    };
+    if wrap {
+        let span = *tree.span();
+        let inner = std::mem::replace(tree, re::Ast::empty(span));
+        let item = |kind| FlagsItem { span, kind };
+        *tree = re::Ast::group(Group {
+            span,
+            kind: GroupKind::NonCapturing(Flags {
+                span,
+                items: vec![
+                    item(FlagsItemKind::Negation),
+                    item(FlagsItemKind::Flag(Flag::Unicode)),
+                ],
+            }),
+            ast: Box::new(inner),
+        });
+    }
+    wrap
+}
+
+/// True when every member of a bracketed class is ASCII, so that the class
+/// reads the same in ASCII but for its Perl classes.
+fn ascii_set(set: &ClassSet) -> bool {
+    match set {
+        ClassSet::Item(item) => ascii_item(item),
+        ClassSet::BinaryOp(_) => false,
+    }
+}
+
+fn ascii_item(item: &ClassSetItem) -> bool {
+    match item {
+        ClassSetItem::Empty(_) => true,
+        ClassSetItem::Literal(lit) => lit.c.is_ascii(),
+        ClassSetItem::Range(range) => range.start.c.is_ascii() && range.end.c.is_ascii(),
+        ClassSetItem::Ascii(class) => !class.negated,
+        ClassSetItem::Perl(class) => !class.negated,
+        ClassSetItem::Bracketed(inner) => !inner.negated && ascii_set(&inner.kind),
+        ClassSetItem::Union(union) => union.items.iter().all(ascii_item),
+        ClassSetItem::Unicode(_) => false,
+    }
+}
+
+/// True when a bracketed class holds a Perl class (`[\w.-]`).
+fn holds_perl(set: &ClassSet) -> bool {
+    fn item(i: &ClassSetItem) -> bool {
+        match i {
+            ClassSetItem::Perl(_) => true,
+            ClassSetItem::Bracketed(inner) => holds_perl(&inner.kind),
+            ClassSetItem::Union(union) => union.items.iter().any(item),
+            _ => false,
+        }
+    }
+    match set {
+        ClassSet::Item(i) => item(i),
+        ClassSet::BinaryOp(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UnicodeCost;
+
+    fn ascii(pattern: &str) -> Option<String> {
+        let mut tree = regex_syntax::ast::parse::Parser::new()
+            .parse(pattern)
+            .unwrap();
+        if !super::to_ascii(&mut tree) {
+            return None;
+        }
+        let mut out = String::new();
+        regex_syntax::ast::print::Printer::new()
+            .print(&tree, &mut out)
+            .unwrap();
+        Some(out)
+    }
+
+    #[test]
+    fn each_unicode_class_is_written_in_ascii() {
+        assert_eq!(ascii(r"\w+@\w+").as_deref(), Some(r"(?-u:\w)+@(?-u:\w)+"));
+        assert_eq!(
+            ascii(r"\bword\s\d").as_deref(),
+            Some(r"(?-u:\b)word(?-u:\s)(?-u:\d)")
+        );
+        assert_eq!(ascii(r"[\w.-]+").as_deref(), Some(r"(?-u:[\w.-])+"));
+        assert_eq!(ascii(r"(a|\s)").as_deref(), Some(r"(a|(?-u:\s))"));
+        // Negated classes and `\B` would match bytes that are not UTF-8.
+        assert_eq!(ascii(r"\S+\W\D\B"), None);
+        assert_eq!(ascii(r"[^\s]"), None);
+        // A bracketed class with a non-ASCII member keeps its `\w`.
+        assert_eq!(ascii(r"[\wé]"), None);
+        assert_eq!(ascii(r"[a-z]\p{Greek}."), None);
+    }
+
+    #[test]
+    fn reports_a_saving_and_only_a_large_one() {
+        let cost = UnicodeCost::of(r"\w+@\w+\.com").expect("a large saving");
+        assert_eq!(cost.ascii_pattern, r"(?-u:\w)+@(?-u:\w)+\.com");
+        assert!(cost.unicode > 20 * cost.ascii, "{cost:?}");
+        // The fork bomb's blanks: the shipped pack's lesson.
+        assert!(UnicodeCost::of(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:").is_some());
+        // Small either way.
+        assert_eq!(UnicodeCost::of(r"^rm\s"), None);
+        assert_eq!(UnicodeCost::of(r"token"), None);
+        // Already ASCII: the flag written before, or the group.
+        assert_eq!(UnicodeCost::of(r"(?-u)\w+@\w+\.com"), None);
+        assert_eq!(UnicodeCost::of(r"(?-u:\w)+@(?-u:\w)+\.com"), None);
+    }
+}
