@@ -123,13 +123,13 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 
 /// A regex's automaton with its Unicode classes and with ASCII ones.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct UnicodeCost {
+struct UnicodeCost {
     /// Bytes of the regex's DFA as written.
-    pub(super) unicode: usize,
+    unicode: usize,
     /// Bytes with its classes in ASCII.
-    pub(super) ascii: usize,
+    ascii: usize,
     /// The regex with its classes in ASCII.
-    pub(super) ascii_pattern: String,
+    ascii_pattern: String,
 }
 
 impl UnicodeCost {
@@ -137,7 +137,7 @@ impl UnicodeCost {
     /// finding: `None` when it has none, when ASCII ones would not change
     /// what it matches as parsed (a `(?-u)` already in force), or when the
     /// saving is under the thresholds.
-    pub(super) fn of(pattern: &str) -> Option<UnicodeCost> {
+    fn of(pattern: &str) -> Option<UnicodeCost> {
         // The cheap test first: a regex without a backslash has no Perl
         // class (a bracketed class holds one only as `\w`).
         if !pattern.contains('\\') {
@@ -151,7 +151,9 @@ impl UnicodeCost {
         re::print::Printer::new()
             .print(&tree, &mut ascii_pattern)
             .ok()?;
-        // `(?-u)` written earlier makes the same classes ASCII already.
+        // Both parsed as the DFAs parse them. Under a `(?-u)` written
+        // earlier the classes are ASCII already: the two are the same, and
+        // the bound below finds no difference.
         let config = regex_automata::util::syntax::Config::new()
             .utf8(true)
             .unicode(true);
@@ -168,8 +170,8 @@ impl UnicodeCost {
             return None;
         }
         let ascii = crate::table::regexes::dfa_bytes(&ascii_pattern, BUILD_LIMIT)?;
-        // Built only as far as it could be worth reporting: larger than
-        // the limit, it is `regex-cost`'s; under the thresholds, quiet.
+        // A regex whose Unicode form does not build within the limit is
+        // `regex-cost`'s concern, not reported here.
         let unicode = crate::table::regexes::dfa_bytes(pattern, BUILD_LIMIT)?;
         (unicode >= ascii.saturating_mul(2) && unicode >= ascii.saturating_add(MIN_SAVING))
             .then_some(UnicodeCost {
