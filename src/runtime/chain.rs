@@ -240,12 +240,14 @@ impl<'a> Run<'a> {
                     return;
                 }
             };
-            if !rule.enabled || live.is_disabled(i) || {
-                let (scope, name) = split();
-                !rule
-                    .target
-                    .matches_parts(scope, name, target.child, target.instance)
-            } {
+            if !rule.enabled || live.is_disabled(i) {
+                continue;
+            }
+            let (scope, name) = split();
+            if !rule
+                .target
+                .matches_parts(scope, name, target.child, target.instance)
+            {
                 continue;
             }
             if O::ACTIVE {
