@@ -723,20 +723,7 @@ pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
     if !long_repetition(&hir) {
         return false;
     }
-    use regex_automata::dfa::{dense, StartKind};
-    // As the compiler builds a field's DFA (`compile::matchers`).
-    dense::Builder::new()
-        .configure(
-            dense::DFA::config()
-                .match_kind(MatchKind::All)
-                .start_kind(StartKind::Unanchored)
-                .unicode_word_boundary(true)
-                .dfa_size_limit(Some(budget))
-                .determinize_size_limit(Some(budget)),
-        )
-        .syntax(syntax::Config::new().utf8(true).unicode(true))
-        .build(pattern)
-        .is_err()
+    field_dfa_builder(budget).build(pattern).is_err()
 }
 
 /// The bytes of the dense DFA of `pattern` alone, built as a field's DFA
@@ -745,8 +732,17 @@ pub(crate) fn too_costly(pattern: &str, budget: usize) -> bool {
 /// within `limit` bytes.
 #[cfg(feature = "compiler")]
 pub(crate) fn dfa_bytes(pattern: &str, limit: usize) -> Option<usize> {
+    let dfa = field_dfa_builder(limit).build(pattern).ok()?;
+    Some(dfa.memory_usage())
+}
+
+/// A builder of one pattern's dense DFA as the compiler builds a field's
+/// (`compile::matchers`, before minimizing), up to `limit` bytes.
+#[cfg(feature = "compiler")]
+fn field_dfa_builder(limit: usize) -> regex_automata::dfa::dense::Builder {
     use regex_automata::dfa::{dense, StartKind};
-    let dfa = dense::Builder::new()
+    let mut builder = dense::Builder::new();
+    builder
         .configure(
             dense::DFA::config()
                 .match_kind(MatchKind::All)
@@ -755,10 +751,8 @@ pub(crate) fn dfa_bytes(pattern: &str, limit: usize) -> Option<usize> {
                 .dfa_size_limit(Some(limit))
                 .determinize_size_limit(Some(limit)),
         )
-        .syntax(syntax::Config::new().utf8(true).unicode(true))
-        .build(pattern)
-        .ok()?;
-    Some(dfa.memory_usage())
+        .syntax(syntax::Config::new().utf8(true).unicode(true));
+    builder
 }
 
 #[cfg(test)]

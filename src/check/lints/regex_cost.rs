@@ -1,16 +1,11 @@
 //! `regex-cost`: a `matches` regex too large for the field's DFA, matched on
 //! its own at a cost per byte of the field.
 
-use super::regex_matches_empty::resolve;
-use super::walk;
+use super::regex_matches_empty::first_uses;
 use super::{declare_lint, Cx, Sink};
 use crate::check::NfaStates;
 use crate::diag::Diagnostic;
-use crate::ir::RegexSource;
 use crate::runtime::RegexBudget;
-use crate::span::Span;
-use crate::syntax::ast;
-use std::collections::HashSet;
 
 declare_lint! {
     /// ## What it does
@@ -59,79 +54,53 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    // Each regex once, where it is first used.
-    let mut seen: HashSet<RegexSource> = HashSet::new();
-    for (fi, file) in cx.roots() {
-        for item in &file.ast.items {
-            let (roots, anchor): (Vec<&ast::Expr>, Span) = match item {
-                ast::Item::Hook(h) => (
-                    h.conditions.iter().map(|c| &c.expr).collect(),
-                    h.header_span,
-                ),
-                ast::Item::Macro(m) => (vec![&m.body], m.span),
-                _ => continue,
-            };
-            let mut found = Vec::new();
-            for root in roots {
-                walk::exprs(root, &mut |e| {
-                    if let ast::ExprKind::Matches(_, re) = &e.kind {
-                        found.push(re);
-                    }
-                });
-            }
-            for re in found {
-                let Some((source, span, named)) = resolve(cx, fi, re) else {
-                    continue;
-                };
-                if !seen.insert(source.clone()) {
-                    continue;
-                }
-                let inline = source.to_inline();
-                // What the checker found parsing it (every regex written in
-                // a rule); then the cheap test (most regexes have no Unicode
-                // `\b` and no long counted repetition); only then, for what
-                // is left, (milliseconds) building NFAs and DFAs.
-                let (boundary, states, long_repetition) = match cx.regex_facts.get(&source) {
-                    Some(facts) => (
-                        facts.unicode_boundary,
-                        facts.nfa_states,
-                        Some(facts.long_repetition),
-                    ),
-                    // A regex no rule lowered (its rule has other errors).
-                    None => match crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES) {
-                        Some((boundary, _)) => (boundary, NfaStates::AtMost(u64::MAX), None),
-                        None => continue,
-                    },
-                };
-                // The unanchored start adds a few states.
-                if matches!(states, NfaStates::AtMost(n) if n.saturating_add(8) <= MAX_QUIET_STATES)
-                {
-                    continue;
-                }
-                if !boundary && !too_costly(&inline, long_repetition, cx.pattern_dfa_budget) {
-                    continue;
-                }
-                let states = match states {
-                    NfaStates::Exactly(n) => n,
-                    NfaStates::AtMost(_) => match crate::table::regexes::nfa_states(&inline) {
-                        Some(n) => n,
-                        None => continue,
-                    },
-                };
-                if states <= MAX_QUIET_STATES {
-                    continue;
-                }
-                let why = if boundary {
-                    "on non-ASCII text the DFAs cannot decide its Unicode `\\b`"
-                } else if !crate::table::regexes::fits_lazy_dfa(&inline) {
-                    "it is too large for the field's DFA, and its lazy DFA can give up on text that visits many of its states"
-                } else {
-                    continue;
-                };
-                let shown = format!("/{}/{}", source.pattern, source.flags);
-                let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
-                let shown_states = thousands(states);
-                let d = Diagnostic::warning(
+    for used in first_uses(cx) {
+        let (source, span, named) = (&used.source, used.span, used.named);
+        let inline = source.to_inline();
+        // What the checker found parsing it (every regex written in
+        // a rule); then the cheap test (most regexes have no Unicode
+        // `\b` and no long counted repetition); only then, for what
+        // is left, (milliseconds) building NFAs and DFAs.
+        let (boundary, states, long_repetition) = match cx.regex_facts.get(source) {
+            Some(facts) => (
+                facts.unicode_boundary,
+                facts.nfa_states,
+                Some(facts.long_repetition),
+            ),
+            // A regex no rule lowered (its rule has other errors).
+            None => match crate::table::regexes::parse_facts(&inline, MAX_QUIET_STATES) {
+                Some((boundary, _)) => (boundary, NfaStates::AtMost(u64::MAX), None),
+                None => continue,
+            },
+        };
+        // The unanchored start adds a few states.
+        if matches!(states, NfaStates::AtMost(n) if n.saturating_add(8) <= MAX_QUIET_STATES) {
+            continue;
+        }
+        if !boundary && !too_costly(&inline, long_repetition, cx.pattern_dfa_budget) {
+            continue;
+        }
+        let states = match states {
+            NfaStates::Exactly(n) => n,
+            NfaStates::AtMost(_) => match crate::table::regexes::nfa_states(&inline) {
+                Some(n) => n,
+                None => continue,
+            },
+        };
+        if states <= MAX_QUIET_STATES {
+            continue;
+        }
+        let why = if boundary {
+            "on non-ASCII text the DFAs cannot decide its Unicode `\\b`"
+        } else if !crate::table::regexes::fits_lazy_dfa(&inline) {
+            "it is too large for the field's DFA, and its lazy DFA can give up on text that visits many of its states"
+        } else {
+            continue;
+        };
+        let shown = format!("/{}/{}", source.pattern, source.flags);
+        let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
+        let shown_states = thousands(states);
+        let d = Diagnostic::warning(
                     REGEX_COST.code,
                     format!(
                         "regex `{shown}`{name} may be matched by the Pike VM, at up to {shown_states} steps per byte"
@@ -143,9 +112,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                     thousands(RegexBudget::DEFAULT.0),
                     thousands(RegexBudget::DEFAULT.0 / states.max(1)),
                 ));
-                sink.report(&REGEX_COST, fi, &[(fi, anchor)], d);
-            }
-        }
+        sink.report(&REGEX_COST, used.file, &[(used.file, used.anchor)], d);
     }
 }
 

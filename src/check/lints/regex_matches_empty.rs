@@ -37,6 +37,50 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for used in matched_regexes(cx) {
+        if !matches_every_string(cx, &used.source) {
+            continue;
+        }
+        let source = &used.source;
+        let shown = format!("/{}/{}", source.pattern, source.flags);
+        let mut d = Diagnostic::warning(
+            REGEX_MATCHES_EMPTY.code,
+            format!("regex `{shown}` matches the empty string, so it matches every string"),
+        )
+        .with_primary(used.span, "matches every string");
+        let help = "require at least one character (`+` rather than `*`, no empty alternative); to test that the field is there, use `exists`";
+        d = match used.named {
+            Some(name) => d.with_help(format!("`{name}` is this regex; {help}")),
+            None => d.with_help(help),
+        };
+        sink.report(
+            &REGEX_MATCHES_EMPTY,
+            used.file,
+            &[(used.file, used.anchor)],
+            d,
+        );
+    }
+}
+
+/// A regex a `matches` tests, where it is used.
+pub(super) struct MatchedRegex<'a> {
+    /// The file it is used in.
+    pub(super) file: usize,
+    /// The header of the rule or macro using it, where a lint comment
+    /// applies.
+    pub(super) anchor: Span,
+    /// The regex.
+    pub(super) source: RegexSource,
+    /// Where to point: the regex, or the name of its `pattern`.
+    pub(super) span: Span,
+    /// The `pattern`'s name, when it is named.
+    pub(super) named: Option<&'a str>,
+}
+
+/// Every regex a `matches` tests in the rules' conditions and the macros'
+/// bodies, in the order they are written (a regex used twice, twice).
+pub(super) fn matched_regexes<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
+    let mut out = Vec::new();
     for (fi, file) in cx.roots() {
         for item in &file.ast.items {
             let (roots, anchor): (Vec<&ast::Expr>, Span) = match item {
@@ -48,42 +92,38 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 _ => continue,
             };
             for root in roots {
-                let mut found = Vec::new();
                 walk::exprs(root, &mut |e| {
-                    if let ast::ExprKind::Matches(_, re) = &e.kind {
-                        found.push(re);
+                    let ast::ExprKind::Matches(_, re) = &e.kind else {
+                        return;
+                    };
+                    if let Some((source, span, named)) = resolve(cx, fi, re) {
+                        out.push(MatchedRegex {
+                            file: fi,
+                            anchor,
+                            source,
+                            span,
+                            named,
+                        });
                     }
                 });
-                for re in found {
-                    let Some((source, span, named)) = resolve(cx, fi, re) else {
-                        continue;
-                    };
-                    if !matches_every_string(cx, &source) {
-                        continue;
-                    }
-                    let shown = format!("/{}/{}", source.pattern, source.flags);
-                    let mut d = Diagnostic::warning(
-                        REGEX_MATCHES_EMPTY.code,
-                        format!(
-                            "regex `{shown}` matches the empty string, so it matches every string"
-                        ),
-                    )
-                    .with_primary(span, "matches every string");
-                    let help = "require at least one character (`+` rather than `*`, no empty alternative); to test that the field is there, use `exists`";
-                    d = match named {
-                        Some(name) => d.with_help(format!("`{name}` is this regex; {help}")),
-                        None => d.with_help(help),
-                    };
-                    sink.report(&REGEX_MATCHES_EMPTY, fi, &[(fi, anchor)], d);
-                }
             }
         }
     }
+    out
+}
+
+/// [`matched_regexes`], each regex once, where it is first used.
+pub(super) fn first_uses<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
+    let mut seen = std::collections::HashSet::new();
+    matched_regexes(cx)
+        .into_iter()
+        .filter(|used| seen.insert(used.source.clone()))
+        .collect()
 }
 
 /// The regex a `matches` operand stands for, where to point, and the
 /// pattern's name when it is named.
-pub(super) fn resolve<'a>(
+fn resolve<'a>(
     cx: &Cx<'a>,
     file: usize,
     re: &'a ast::RegexRef,

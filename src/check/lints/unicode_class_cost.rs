@@ -3,18 +3,13 @@
 //! with ASCII classes.
 
 use super::regex_cost::thousands;
-use super::regex_matches_empty::resolve;
-use super::walk;
+use super::regex_matches_empty::first_uses;
 use super::{declare_lint, Cx, Sink};
 use crate::diag::Diagnostic;
-use crate::ir::RegexSource;
-use crate::span::Span;
-use crate::syntax::ast;
 use regex_syntax::ast::{
     self as re, Assertion, AssertionKind, ClassSet, ClassSetItem, Flag, Flags, FlagsItem,
     FlagsItemKind, Group, GroupKind,
 };
-use std::collections::HashSet;
 
 declare_lint! {
     /// ## What it does
@@ -69,42 +64,16 @@ const MIN_EXTRA_STATES: u64 = 64;
 const STATES_LIMIT: u64 = 1 << 16;
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    // Each regex once, where it is first used.
-    let mut seen: HashSet<RegexSource> = HashSet::new();
-    for (fi, file) in cx.roots() {
-        for item in &file.ast.items {
-            let (roots, anchor): (Vec<&ast::Expr>, Span) = match item {
-                ast::Item::Hook(h) => (
-                    h.conditions.iter().map(|c| &c.expr).collect(),
-                    h.header_span,
-                ),
-                ast::Item::Macro(m) => (vec![&m.body], m.span),
-                _ => continue,
-            };
-            let mut found = Vec::new();
-            for root in roots {
-                walk::exprs(root, &mut |e| {
-                    if let ast::ExprKind::Matches(_, re) = &e.kind {
-                        found.push(re);
-                    }
-                });
-            }
-            for re in found {
-                let Some((source, span, named)) = resolve(cx, fi, re) else {
-                    continue;
-                };
-                if !seen.insert(source.clone()) {
-                    continue;
-                }
-                let inline = source.to_inline();
-                let Some(cost) = UnicodeCost::of(&inline) else {
-                    continue;
-                };
-                let shown = format!("/{}/{}", source.pattern, source.flags);
-                let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
-                let (unicode, ascii) =
-                    (thousands(cost.unicode as u64), thousands(cost.ascii as u64));
-                let d = Diagnostic::warning(
+    for used in first_uses(cx) {
+        let (source, span, named) = (&used.source, used.span, used.named);
+        let inline = source.to_inline();
+        let Some(cost) = UnicodeCost::of(&inline) else {
+            continue;
+        };
+        let shown = format!("/{}/{}", source.pattern, source.flags);
+        let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
+        let (unicode, ascii) = (thousands(cost.unicode as u64), thousands(cost.ascii as u64));
+        let d = Diagnostic::warning(
                     UNICODE_CLASS_COST.code,
                     format!(
                         "regex `{shown}`{name} needs a {unicode}-byte automaton for its Unicode classes, {ascii} bytes with ASCII ones"
@@ -115,9 +84,12 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                     "`\\w`, `\\s`, `\\d` and `\\b` match every Unicode letter, space or digit; if the text is ASCII by intent, write `/{}/`; if Unicode is meant, `# hookc: allow(unicode-class-cost)` above the rule",
                     cost.ascii_pattern
                 ));
-                sink.report(&UNICODE_CLASS_COST, fi, &[(fi, anchor)], d);
-            }
-        }
+        sink.report(
+            &UNICODE_CLASS_COST,
+            used.file,
+            &[(used.file, used.anchor)],
+            d,
+        );
     }
 }
 
