@@ -34,6 +34,8 @@ mod chain;
 mod dispatch;
 mod edits;
 mod effect_runs;
+// The Claude Code hook reports a native handler's panic the same way.
+#[cfg(feature = "cli")]
 pub(crate) use effect_runs::panic_message;
 mod eval;
 mod explain;
