@@ -1,7 +1,7 @@
 //! `regex-cost`: a `matches` regex too large for the field's DFA, matched on
 //! its own at a cost per byte of the field.
 
-use super::regex_matches_empty::first_uses;
+use super::walk::first_uses;
 use super::{declare_lint, Cx, Sink};
 use crate::check::NfaStates;
 use crate::diag::Diagnostic;

@@ -1,12 +1,9 @@
 //! `regex-matches-empty`: a `matches` regex that matches every string.
 
-use super::walk;
+use super::walk::matched_regexes;
 use super::{declare_lint, Cx, Sink};
-use crate::check::names::DefKind;
 use crate::diag::Diagnostic;
 use crate::ir::RegexSource;
-use crate::span::Span;
-use crate::syntax::ast;
 
 declare_lint! {
     /// ## What it does
@@ -59,103 +56,6 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             &[(used.file, used.anchor)],
             d,
         );
-    }
-}
-
-/// A regex a `matches` tests, where it is used.
-pub(super) struct MatchedRegex<'a> {
-    /// The file it is used in.
-    pub(super) file: usize,
-    /// The header of the rule or macro using it, where a lint comment
-    /// applies.
-    pub(super) anchor: Span,
-    /// The regex.
-    pub(super) source: RegexSource,
-    /// Where to point: the regex, or the name of its `pattern`.
-    pub(super) span: Span,
-    /// The `pattern`'s name, when it is named.
-    pub(super) named: Option<&'a str>,
-}
-
-/// Every regex a `matches` tests in the rules' conditions and the macros'
-/// bodies, in the order they are written (a regex used twice, twice).
-pub(super) fn matched_regexes<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
-    let mut out = Vec::new();
-    for (fi, file) in cx.roots() {
-        for item in &file.ast.items {
-            let (roots, anchor): (Vec<&ast::Expr>, Span) = match item {
-                ast::Item::Hook(h) => (
-                    h.conditions.iter().map(|c| &c.expr).collect(),
-                    h.header_span,
-                ),
-                ast::Item::Macro(m) => (vec![&m.body], m.span),
-                _ => continue,
-            };
-            for root in roots {
-                walk::exprs(root, &mut |e| {
-                    let ast::ExprKind::Matches(_, re) = &e.kind else {
-                        return;
-                    };
-                    if let Some((source, span, named)) = resolve(cx, fi, re) {
-                        out.push(MatchedRegex {
-                            file: fi,
-                            anchor,
-                            source,
-                            span,
-                            named,
-                        });
-                    }
-                });
-            }
-        }
-    }
-    out
-}
-
-/// [`matched_regexes`], each regex once, where it is first used.
-pub(super) fn first_uses<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
-    let mut seen = std::collections::HashSet::new();
-    matched_regexes(cx)
-        .into_iter()
-        .filter(|used| seen.insert(used.source.clone()))
-        .collect()
-}
-
-/// The regex a `matches` operand stands for, where to point, and the
-/// pattern's name when it is named.
-fn resolve<'a>(
-    cx: &Cx<'a>,
-    file: usize,
-    re: &'a ast::RegexRef,
-) -> Option<(RegexSource, Span, Option<&'a str>)> {
-    match re {
-        ast::RegexRef::Literal(lit) => Some((
-            RegexSource {
-                pattern: lit.pattern.clone(),
-                flags: lit.flags.clone(),
-            },
-            lit.span,
-            None,
-        )),
-        ast::RegexRef::Name(name) => {
-            let def = walk::resolve(cx.scopes, file, &name.name)?;
-            if def.kind != DefKind::Pattern {
-                return None;
-            }
-            let Some(ast::Item::Pattern(p)) =
-                cx.loaded.files.get(def.file)?.ast.items.get(def.item)
-            else {
-                return None;
-            };
-            Some((
-                RegexSource {
-                    pattern: p.regex.pattern.clone(),
-                    flags: p.regex.flags.clone(),
-                },
-                name.span,
-                Some(name.name.as_str()),
-            ))
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! with ASCII classes.
 
 use super::regex_cost::thousands;
-use super::regex_matches_empty::first_uses;
+use super::walk::first_uses;
 use super::{declare_lint, Cx, Sink};
 use crate::diag::Diagnostic;
 use regex_syntax::ast::{
