@@ -319,9 +319,10 @@ fn respond(
         response.stderr = Some(response.stderr.unwrap_or_default() + &notes);
     }
     // The process ends right after the answer is printed: freeing the
-    // table's thousands of allocations one by one would only add to every
-    // tool call's latency.
-    std::mem::forget(table);
+    // table's thousands of allocations, the event's tree and the report
+    // one by one would only add to every tool call's latency (about 4 %
+    // of a Bash event's instructions: BENCHMARKS.md).
+    std::mem::forget((table, event, report, text));
     response
 }
 

@@ -652,13 +652,18 @@ fn claude_only(args: &[std::ffi::OsString]) -> Option<claude::ClaudeArgs> {
     if args.get(1).is_none_or(|a| a != "claude") {
         return None;
     }
-    let command = claude::ClaudeArgs::augment_args(
+    let mut command = claude::ClaudeArgs::augment_args(
         clap::Command::new("claude")
             .disable_help_flag(true)
             .disable_version_flag(true),
     );
-    let matches = command.try_get_matches_from(args.get(1..)?).ok()?;
-    claude::ClaudeArgs::from_arg_matches(&matches).ok()
+    let matches = command.try_get_matches_from_mut(args.get(1..)?).ok()?;
+    let parsed = claude::ClaudeArgs::from_arg_matches(&matches).ok();
+    // The hook process ends soon after: freeing the parser's structures
+    // would only add to every tool call's latency (as the table's, in
+    // `claude::respond`).
+    std::mem::forget((command, matches));
+    parsed
 }
 
 /// The clap definition of the whole command line, for the generated
