@@ -320,8 +320,8 @@ fn respond(
     }
     // The process ends right after the answer is printed: freeing the
     // table's thousands of allocations, the event's tree and the report
-    // one by one would only add to every tool call's latency (about 4 %
-    // of a Bash event's instructions: BENCHMARKS.md).
+    // one by one would only add to every tool call's latency (2-6 % of a
+    // musl hook's instructions: BENCHMARKS.md).
     std::mem::forget((table, event, report, text));
     response
 }

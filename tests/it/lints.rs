@@ -786,3 +786,30 @@ hook deny-force on tool.pre_execute priority 30 {
         "{conflict}"
     );
 }
+
+/// `unicode-class-cost` as a user meets it: `hookc lint` on the lint's
+/// fixture reports the two regexes with both sizes, exits 0, and 1 under
+/// `--deny-warnings`; `--explain` documents it.
+#[test]
+fn unicode_class_cost_through_the_cli() {
+    let fixture = "tests/fixtures/lints/unicode-class-cost.hooks";
+    let (code, _, stderr) = hookc(&["lint", fixture], root());
+    assert_eq!(code, Some(0), "{stderr}");
+    let findings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning[unicode-class-cost]"))
+        .collect();
+    assert_eq!(findings.len(), 2, "{stderr}");
+    assert!(
+        findings[0].contains("/\\w+@\\w+\\.com/")
+            && findings[0].contains("345,548-byte")
+            && findings[0].contains("1,892 bytes with ASCII"),
+        "{stderr}"
+    );
+    assert!(findings[1].contains("(`fork_bomb`)"), "{stderr}");
+    let (code, _, stderr) = hookc(&["lint", "--deny-warnings", fixture], root());
+    assert_eq!(code, Some(1), "{stderr}");
+    let (code, stdout, _) = hookc(&["lint", "--explain", "unicode-class-cost"], root());
+    assert_eq!(code, Some(0));
+    assert!(stdout.starts_with("# unicode-class-cost"), "{stdout}");
+}

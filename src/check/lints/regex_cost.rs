@@ -101,17 +101,17 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
         let shown_states = thousands(states);
         let d = Diagnostic::warning(
-                    REGEX_COST.code,
-                    format!(
-                        "regex `{shown}`{name} may be matched by the Pike VM, at up to {shown_states} steps per byte"
-                    ),
-                )
-                .with_primary(span, format!("{shown_states} NFA states"))
-                .with_help(format!(
-                    "{why}; the default regex budget ({} steps per dispatch) covers {} bytes at that rate, and past it the rule fails through its failure mode: use a smaller class or a shorter repetition, and `fail closed` for a rule that must hold",
-                    thousands(RegexBudget::DEFAULT.0),
-                    thousands(RegexBudget::DEFAULT.0 / states.max(1)),
-                ));
+            REGEX_COST.code,
+            format!(
+                "regex `{shown}`{name} may be matched by the Pike VM, at up to {shown_states} steps per byte"
+            ),
+        )
+        .with_primary(span, format!("{shown_states} NFA states"))
+        .with_help(format!(
+            "{why}; the default regex budget ({} steps per dispatch) covers {} bytes at that rate, and past it the rule fails through its failure mode: use a smaller class or a shorter repetition, and `fail closed` for a rule that must hold",
+            thousands(RegexBudget::DEFAULT.0),
+            thousands(RegexBudget::DEFAULT.0 / states.max(1)),
+        ));
         sink.report(&REGEX_COST, used.file, &[(used.file, used.anchor)], d);
     }
 }

@@ -74,16 +74,16 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         let name = named.map(|n| format!(" (`{n}`)")).unwrap_or_default();
         let (unicode, ascii) = (thousands(cost.unicode as u64), thousands(cost.ascii as u64));
         let d = Diagnostic::warning(
-                    UNICODE_CLASS_COST.code,
-                    format!(
-                        "regex `{shown}`{name} needs a {unicode}-byte automaton for its Unicode classes, {ascii} bytes with ASCII ones"
-                    ),
-                )
-                .with_primary(span, format!("{unicode} bytes; {ascii} in ASCII"))
-                .with_help(format!(
-                    "`\\w`, `\\s`, `\\d` and `\\b` match every Unicode letter, space or digit; if the text is ASCII by intent, write `/{}/`; if Unicode is meant, `# hookc: allow(unicode-class-cost)` above the rule",
-                    cost.ascii_pattern
-                ));
+            UNICODE_CLASS_COST.code,
+            format!(
+                "regex `{shown}`{name} needs a {unicode}-byte automaton for its Unicode classes, {ascii} bytes with ASCII ones"
+            ),
+        )
+        .with_primary(span, format!("{unicode} bytes; {ascii} in ASCII"))
+        .with_help(format!(
+            "`\\w`, `\\s`, `\\d` and `\\b` match every Unicode letter, space or digit; if the text is ASCII by intent, write `/{}/`; if Unicode is meant, `# hookc: allow(unicode-class-cost)` above the rule",
+            cost.ascii_pattern
+        ));
         sink.report(
             &UNICODE_CLASS_COST,
             used.file,
