@@ -270,8 +270,47 @@ impl FqlPattern {
     /// A component id without `::` is matched as a scope with an empty target,
     /// so only `*::*`-style patterns reach it.
     pub fn matches(&self, component: &str, child: Option<&str>, instance: Option<&str>) -> bool {
-        let (scope, target) = split_component(component);
-        self.matches_parts(scope, target, child, instance)
+        self.matches_lazily(component, || split_component(component), child, instance)
+    }
+
+    /// [`matches`](Self::matches) asking `split` for the component's parts
+    /// only when the pattern needs them: `*::*` reads no part, and an exact
+    /// `scope::target` or `scope::*` compares the id in place when the
+    /// scope holds no `:` (so the id's first `::` is the one after it).
+    /// Dispatch tests each candidate's target this way, with the split
+    /// done once per dispatch at most.
+    #[inline]
+    pub fn matches_lazily<'c>(
+        &self,
+        component: &'c str,
+        split: impl FnOnce() -> (&'c str, &'c str),
+        child: Option<&str>,
+        instance: Option<&str>,
+    ) -> bool {
+        let parts = match (&self.scope, &self.target) {
+            (Segment::Any, Segment::Any) => true,
+            (Segment::Exact(scope), target) if !scope.as_bytes().contains(&b':') => {
+                // The id starts with the scope, then `::` or nothing (an
+                // id without `::` is all scope).
+                let Some(rest) = component.as_bytes().strip_prefix(scope.as_bytes()) else {
+                    return false;
+                };
+                let name = match rest.strip_prefix(b"::") {
+                    Some(name) => name,
+                    None if rest.is_empty() => rest,
+                    None => return false,
+                };
+                match target {
+                    Segment::Any => true,
+                    Segment::Exact(target) => name == target.as_bytes(),
+                }
+            }
+            _ => {
+                let (scope, target) = split();
+                self.scope.matches(scope) && self.target.matches(target)
+            }
+        };
+        parts && self.rest_matches(child, instance)
     }
 
     /// [`matches`](Self::matches) with the component already split.
@@ -282,9 +321,14 @@ impl FqlPattern {
         child: Option<&str>,
         instance: Option<&str>,
     ) -> bool {
-        if !self.scope.matches(scope) || !self.target.matches(target) {
-            return false;
-        }
+        self.scope.matches(scope)
+            && self.target.matches(target)
+            && self.rest_matches(child, instance)
+    }
+
+    /// The child and instance parts of [`matches`](Self::matches).
+    #[inline]
+    fn rest_matches(&self, child: Option<&str>, instance: Option<&str>) -> bool {
         match (&self.child, child) {
             (None, _) => {}
             (Some(_), None) => return false,
@@ -501,6 +545,49 @@ mod tests {
             e.to_string(),
             "invalid FQL `builtin::llm/`: empty child path after `/`"
         );
+    }
+
+    /// A segment of a generated pattern: `*` or a name over a few bytes,
+    /// `:` included (a pattern parsed from FQL never holds one; one read
+    /// from a crafted table may).
+    fn segment() -> impl proptest::strategy::Strategy<Value = Segment> {
+        use proptest::prelude::*;
+        prop_oneof![Just(Segment::Any), "[ab:]{0,4}".prop_map(Segment::Exact)]
+    }
+
+    proptest::proptest! {
+        /// Matching in place, without splitting the id, says what matching
+        /// the split parts says.
+        #[test]
+        fn matching_in_place_agrees_with_the_split(
+            component in "[ab:]{0,8}",
+            scope in segment(),
+            target in segment(),
+        ) {
+            let pattern = FqlPattern { scope, target, child: None, instance: None };
+            let (s, t) = split_component(&component);
+            proptest::prop_assert_eq!(
+                pattern.matches_lazily(&component, || split_component(&component), None, None),
+                pattern.matches_parts(s, t, None, None),
+                "{} on {:?}", pattern, component
+            );
+        }
+    }
+
+    #[test]
+    fn ids_without_a_double_colon_are_all_scope_in_place_too() {
+        // Compared in place, as when split: the whole id is the scope.
+        assert!(FqlPattern {
+            scope: Segment::Exact("nocolons".into()),
+            target: Segment::Any,
+            child: None,
+            instance: None,
+        }
+        .matches("nocolons", None, None));
+        assert!(!p("nocolons::x").matches("nocolons", None, None));
+        assert!(!p("builtin::llm").matches("builtin::llm::x", None, None));
+        assert!(!p("builtin::*").matches("builtinx::llm", None, None));
+        assert!(!p("builtin::*").matches("builtin:llm", None, None));
     }
 
     #[test]

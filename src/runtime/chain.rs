@@ -243,10 +243,9 @@ impl<'a> Run<'a> {
             if !rule.enabled || live.is_disabled(i) {
                 continue;
             }
-            let (scope, name) = split();
             if !rule
                 .target
-                .matches_parts(scope, name, target.child, target.instance)
+                .matches_lazily(target.component, split, target.child, target.instance)
             {
                 continue;
             }
