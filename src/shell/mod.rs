@@ -20,14 +20,20 @@
 //!   of heredocs whose delimiter is unquoted. Their commands run, so they are
 //!   listed after the command whose word holds them.
 //! - Nested scripts: `sh -c`, `bash -lc`, `zsh`/`dash`/`ksh`/`fish -c`,
-//!   `busybox sh -c` (and `toybox`), `su -c`, the text given to `eval`, the action of
+//!   `busybox sh -c` (and `toybox`), `su -c` (and `runuser`, `sg`,
+//!   `script`, `flock FILE -c`), the text given to `eval`, the action of
 //!   `trap`, the command of `watch`, the string of `env -S`. Their commands
 //!   are listed with the shell (or `eval`, `trap`, `watch`, `su`) pushed onto
 //!   their wrappers.
-//! - Wrappers and their options: `sudo`, `doas`, `env`, `command`,
-//!   `builtin`, `exec`, `nohup`, `nice`, `ionice`, `time`, `timeout`,
-//!   `stdbuf`, `setsid`, `chroot`, `xargs`, `watch`, `busybox`, `toybox`, `strace`,
-//!   `ltrace`, `coproc`; stacked in any order.
+//! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,
+//!   `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `chrt`,
+//!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
+//!   `timeout`, `stdbuf`, `setsid`, `setpriv`, `unshare`, `nsenter`,
+//!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
+//!   `flock`, `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
+//!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
+//!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
+//!   stacked in any order.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or
 //!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`.
 //! - Redirections anywhere in a command, with or without a file descriptor

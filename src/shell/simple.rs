@@ -227,6 +227,311 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 ..PLAIN
             },
         ),
+        // Scheduling, CPU and memory placement, resource limits: each runs
+        // its command after its own options and operands.
+        "chrt" => (
+            "chrt",
+            Spec {
+                short_arg: "TPD",
+                long_arg: &["sched-runtime", "sched-period", "sched-deadline"],
+                // `-p PID` and `-m` act on a process or print: no command.
+                stop_short: "pmhV",
+                stop_long: &["pid", "max", "help", "version"],
+                operands: 1,
+                ..PLAIN
+            },
+        ),
+        "taskset" => (
+            "taskset",
+            Spec {
+                stop_short: "phV",
+                stop_long: &["pid", "help", "version"],
+                operands: 1,
+                ..PLAIN
+            },
+        ),
+        "numactl" => (
+            "numactl",
+            Spec {
+                short_arg: "imNCpPw",
+                long_arg: &[
+                    "interleave",
+                    "membind",
+                    "cpunodebind",
+                    "physcpubind",
+                    "preferred",
+                    "preferred-many",
+                    "weighted-interleave",
+                ],
+                stop_short: "sH",
+                stop_long: &["show", "hardware"],
+                ..PLAIN
+            },
+        ),
+        "prlimit" => (
+            "prlimit",
+            Spec {
+                short_arg: "po",
+                long_arg: &["pid", "output"],
+                // A resource's limits are attached (`-n1024`) or after `=`.
+                optional_short: "cdefilmnqrstuvxy",
+                ..PLAIN
+            },
+        ),
+        "cpulimit" => (
+            "cpulimit",
+            Spec {
+                short_arg: "lpPec",
+                long_arg: &["limit", "pid", "path", "exe", "cpu"],
+                ..PLAIN
+            },
+        ),
+        "trickle" => (
+            "trickle",
+            Spec {
+                short_arg: "duwtln",
+                ..PLAIN
+            },
+        ),
+        // Namespaces, privileges and sandboxes: with no command most start
+        // a shell.
+        "unshare" => (
+            "unshare",
+            Spec {
+                short_arg: "SGRw",
+                long_arg: &[
+                    "setuid",
+                    "setgid",
+                    "root",
+                    "wd",
+                    "propagation",
+                    "setgroups",
+                    "map-user",
+                    "map-group",
+                    "map-users",
+                    "map-groups",
+                    "monotonic",
+                    "boottime",
+                ],
+                stop_short: "hV",
+                stop_long: &["help", "version"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "nsenter" => (
+            "nsenter",
+            Spec {
+                short_arg: "tSG",
+                long_arg: &["target", "setuid", "setgid"],
+                // A namespace's file is attached (`-m/proc/1/ns/mnt`).
+                optional_short: "muinpUCTrw",
+                stop_short: "hV",
+                stop_long: &["help", "version"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "setpriv" => (
+            "setpriv",
+            Spec {
+                long_arg: &[
+                    "reuid",
+                    "regid",
+                    "ruid",
+                    "euid",
+                    "rgid",
+                    "egid",
+                    "groups",
+                    "inh-caps",
+                    "ambient-caps",
+                    "bounding-set",
+                    "securebits",
+                    "pdeathsig",
+                    "selinux-label",
+                    "apparmor-profile",
+                    "landlock-access",
+                    "landlock-rule",
+                    "seccomp-filter",
+                ],
+                stop_short: "dhV",
+                stop_long: &["dump", "help", "version"],
+                ..PLAIN
+            },
+        ),
+        "pkexec" => (
+            "pkexec",
+            Spec {
+                long_arg: &["user"],
+                stop_long: &["help", "version"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "fakeroot" => (
+            "fakeroot",
+            Spec {
+                short_arg: "lisb",
+                long_arg: &["lib", "faked", "fd-base"],
+                stop_short: "hv",
+                stop_long: &["help", "version"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "firejail" => (
+            "firejail",
+            Spec {
+                stop_long: &["help", "version", "list", "tree", "top"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        "systemd-run" => (
+            "systemd-run",
+            Spec {
+                short_arg: "upEHMC",
+                long_arg: &[
+                    "unit",
+                    "property",
+                    "description",
+                    "slice",
+                    "uid",
+                    "gid",
+                    "nice",
+                    "working-directory",
+                    "setenv",
+                    "host",
+                    "machine",
+                    "capsule",
+                    "service-type",
+                    "on-active",
+                    "on-boot",
+                    "on-startup",
+                    "on-unit-active",
+                    "on-unit-inactive",
+                    "on-calendar",
+                    "timer-property",
+                    "path-property",
+                    "socket-property",
+                ],
+                stop_long: &["help", "version"],
+                shell_short: "S",
+                ..PLAIN
+            },
+        ),
+        "systemd-inhibit" => (
+            "systemd-inhibit",
+            Spec {
+                long_arg: &["what", "who", "why", "mode"],
+                stop_long: &["list", "help", "version"],
+                ..PLAIN
+            },
+        ),
+        // Proxies, clocks, displays and debuggers that run a command as given.
+        "proxychains" | "proxychains4" => (
+            "proxychains",
+            Spec {
+                short_arg: "f",
+                ..PLAIN
+            },
+        ),
+        "torsocks" => (
+            "torsocks",
+            Spec {
+                short_arg: "upaP",
+                long_arg: &["user", "pass", "address", "port"],
+                stop_long: &["help", "version"],
+                ..PLAIN
+            },
+        ),
+        "faketime" => (
+            "faketime",
+            Spec {
+                short_arg: "p",
+                long_arg: &["date-prog"],
+                operands: 1,
+                ..PLAIN
+            },
+        ),
+        "xvfb-run" => (
+            "xvfb-run",
+            Spec {
+                short_arg: "efnpsw",
+                long_arg: &[
+                    "error-file",
+                    "auth-file",
+                    "server-num",
+                    "xauth-protocol",
+                    "server-args",
+                    "wait",
+                ],
+                ..PLAIN
+            },
+        ),
+        "caffeinate" => (
+            "caffeinate",
+            Spec {
+                short_arg: "tw",
+                ..PLAIN
+            },
+        ),
+        // GNU parallel: the words before `:::` are the command, run once per
+        // argument after it (or per line of standard input).
+        "parallel" => (
+            "parallel",
+            Spec {
+                short_arg: "jSadEICnNLsP",
+                optional_short: "iel",
+                long_arg: &[
+                    "jobs",
+                    "sshlogin",
+                    "sshloginfile",
+                    "arg-file",
+                    "delimiter",
+                    "colsep",
+                    "max-args",
+                    "max-replace-args",
+                    "max-lines",
+                    "max-chars",
+                    "joblog",
+                    "results",
+                    "tmpdir",
+                    "workdir",
+                    "wd",
+                    "basefile",
+                    "return",
+                    "env",
+                    "tag-string",
+                    "timeout",
+                    "retries",
+                    "delay",
+                    "memfree",
+                    "load",
+                    "halt",
+                    "transferfile",
+                ],
+                stop_long: &["help", "version", "number-of-cpus", "number-of-cores"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        // `flock FILE COMMAND…`; `flock FILE -c SCRIPT` runs a script (see
+        // `skip_options`); `flock FD` runs nothing.
+        "flock" => (
+            "flock",
+            Spec {
+                short_arg: "wE",
+                long_arg: &["timeout", "wait", "conflict-exit-code"],
+                stop_short: "hV",
+                stop_long: &["help", "version"],
+                operands: 1,
+                ..PLAIN
+            },
+        ),
+        "catchsegv" => ("catchsegv", PLAIN),
+        "valgrind" => ("valgrind", PLAIN),
+        "dbus-run-session" => ("dbus-run-session", PLAIN),
         "builtin" => ("builtin", PLAIN),
         "nohup" => ("nohup", PLAIN),
         "setsid" => ("setsid", PLAIN),
@@ -258,8 +563,12 @@ enum Runs {
     Source,
     Find,
     Trap,
-    /// `su` or `runuser` (its name): its `-c` script.
+    /// `su`, `runuser`, `sg` or `script` (its name): its `-c` script;
+    /// without one it runs a shell, or a command string (`sg GROUP CMD`),
+    /// that cannot be read.
     Su(&'static str),
+    /// `flock FILE -c SCRIPT` (its name): its `-c` script, if it has one.
+    Script(&'static str),
     Nothing,
 }
 
@@ -275,6 +584,9 @@ impl Runs {
             "trap" => Runs::Trap,
             "su" => Runs::Su("su"),
             "runuser" => Runs::Su("runuser"),
+            "sg" => Runs::Su("sg"),
+            "script" => Runs::Su("script"),
+            "flock" => Runs::Script("flock"),
             _ => Runs::Nothing,
         }
     }
@@ -509,6 +821,17 @@ impl Parser<'_> {
             }
         }
         next += spec.operands;
+        if name == "flock"
+            && self
+                .b
+                .words
+                .get(next)
+                .is_some_and(|word| matches!(self.text(word.text), "-c" | "--command"))
+        {
+            // `flock FILE -c SCRIPT`: flock is the program, and its script
+            // is read as `su -c`'s is (`Runs::Script`).
+            return Skip::Program;
+        }
         if name == "watch" && !exec {
             return Skip::Script { next };
         }
@@ -603,6 +926,12 @@ impl Parser<'_> {
                 }
                 None => self.set_dynamic(index),
             },
+            Runs::Script(name) => {
+                if let Some((script, at)) = self.su_script(rest, end) {
+                    let script = self.script(script);
+                    self.nested(script, at, names, name);
+                }
+            }
             Runs::Nothing => {}
         }
     }

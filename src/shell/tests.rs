@@ -257,6 +257,19 @@ fn nested_shells() {
             "sudo su -c 'rm -rf /'",
             &["su -c : 'rm -rf /' @sudo", "rm -r -f : / @sudo,su"],
         ),
+        (
+            "sg wheel -c 'rm -rf /'",
+            &["sg -c : wheel 'rm -rf /'", "rm -r -f : / @sg"],
+        ),
+        // Without `-c`, sg runs its command string through a shell.
+        ("sg wheel 'rm -rf /'", &["sg : wheel 'rm -rf /' !dyn"]),
+        (
+            "script -qc 'rm -rf /' /dev/null",
+            &[
+                "script -q -c : 'rm -rf /' /dev/null",
+                "rm -r -f : / @script",
+            ],
+        ),
     ]);
 }
 
@@ -305,6 +318,58 @@ fn wrappers() {
         ("sudo -l", &["sudo -l"]),
         ("sudo", &["sudo"]),
         ("strace -f -o log rm x", &["rm : x @strace"]),
+        // Scheduling, placement and limits: options, then operands.
+        ("chrt -i 0 rm -rf /", &["rm -r -f : / @chrt"]),
+        ("chrt -p 10 1234", &["chrt -p : 10 1234"]),
+        ("taskset -c 0-3 rm -rf /", &["rm -r -f : / @taskset"]),
+        ("taskset -p 0x3 1234", &["taskset -p : 0x3 1234"]),
+        ("numactl -C 0 --membind 1 rm x", &["rm : x @numactl"]),
+        ("prlimit -n1024 --cpu=10 rm x", &["rm : x @prlimit"]),
+        ("cpulimit -l 50 -- rm x", &["rm : x @cpulimit"]),
+        ("trickle -d 100 rm x", &["rm : x @trickle"]),
+        // Namespaces, privileges, sandboxes.
+        ("unshare -r --wd /tmp rm -rf /", &["rm -r -f : / @unshare"]),
+        // With no command it starts a shell, which reads what it runs.
+        ("unshare -r", &["unshare -r !dyn"]),
+        ("nsenter -t 1 -m -u rm -rf /", &["rm -r -f : / @nsenter"]),
+        ("nsenter -m/proc/1/ns/mnt rm x", &["rm : x @nsenter"]),
+        (
+            "setpriv --reuid 1000 --init-groups rm x",
+            &["rm : x @setpriv"],
+        ),
+        ("pkexec --user root rm -rf /", &["rm -r -f : / @pkexec"]),
+        ("fakeroot -- rm x", &["rm : x @fakeroot"]),
+        ("firejail --net=none rm x", &["rm : x @firejail"]),
+        (
+            "systemd-run --user -p MemoryMax=1G --unit x rm -rf ~",
+            &["rm -r -f : ~ @systemd-run"],
+        ),
+        (
+            "systemd-inhibit --why busy rm x",
+            &["rm : x @systemd-inhibit"],
+        ),
+        // Proxies, clocks, displays, debuggers.
+        ("proxychains4 -f cfg rm x", &["rm : x @proxychains"]),
+        ("torsocks -u me rm x", &["rm : x @torsocks"]),
+        ("faketime '2020-01-01' rm x", &["rm : x @faketime"]),
+        ("xvfb-run -a -s '-screen 0' rm x", &["rm : x @xvfb-run"]),
+        ("caffeinate -t 60 rm x", &["rm : x @caffeinate"]),
+        ("valgrind --tool=memcheck rm x", &["rm : x @valgrind"]),
+        ("catchsegv rm x", &["rm : x @catchsegv"]),
+        ("dbus-run-session -- rm x", &["rm : x @dbus-run-session"]),
+        // A lock around a command, or around a script.
+        ("flock /tmp/l rm -rf /", &["rm -r -f : / @flock"]),
+        ("flock -w 5 /tmp/l rm x", &["rm : x @flock"]),
+        (
+            "flock /tmp/l -c 'rm -rf /'",
+            &["flock -c : /tmp/l 'rm -rf /'", "rm -r -f : / @flock"],
+        ),
+        ("flock 9", &["flock : 9"]),
+        // GNU parallel: the command, then its arguments after `:::`.
+        (
+            "parallel -j 4 rm -rf ::: /",
+            &["rm -r -f : ::: / @parallel"],
+        ),
     ]);
 }
 
