@@ -30,7 +30,7 @@
 //!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
 //!   `timeout`, `stdbuf`, `setsid`, `setpriv`, `unshare`, `nsenter`,
 //!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
-//!   `flock`, `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
+//!   `flock`, `npx` (and `bunx`, `pnpx`), `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
 //!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
 //!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
 //!   stacked in any order.

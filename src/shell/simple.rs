@@ -529,6 +529,17 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 ..PLAIN
             },
         ),
+        // Package runners: `npx rimraf dist` runs `rimraf` (installing it
+        // first if needed).
+        "npx" | "bunx" | "pnpx" => (
+            "npx",
+            Spec {
+                short_arg: "pc",
+                long_arg: &["package", "call", "node-options", "registry", "cache"],
+                stop_long: &["help", "version"],
+                ..PLAIN
+            },
+        ),
         "catchsegv" => ("catchsegv", PLAIN),
         "valgrind" => ("valgrind", PLAIN),
         "dbus-run-session" => ("dbus-run-session", PLAIN),

@@ -356,6 +356,8 @@ fn wrappers() {
         ("caffeinate -t 60 rm x", &["rm : x @caffeinate"]),
         ("valgrind --tool=memcheck rm x", &["rm : x @valgrind"]),
         ("catchsegv rm x", &["rm : x @catchsegv"]),
+        ("npx --yes rimraf dist", &["rimraf : dist @npx"]),
+        ("bunx -p rimraf rimraf /", &["rimraf : / @npx"]),
         ("dbus-run-session -- rm x", &["rm : x @dbus-run-session"]),
         // A lock around a command, or around a script.
         ("flock /tmp/l rm -rf /", &["rm -r -f : / @flock"]),
