@@ -22,7 +22,8 @@
 //! - Nested scripts: `sh -c`, `bash -lc`, `zsh`/`dash`/`ksh`/`fish -c`,
 //!   `busybox sh -c` (and `toybox`), `su -c` (and `runuser`, `sg`,
 //!   `script`, `flock FILE -c`), the text given to `eval`, the action of
-//!   `trap`, the command of `watch`, the string of `env -S`. Their commands
+//!   `trap`, the command of `watch` and of `ssh` (the words after the
+//!   destination, which the remote shell runs), the string of `env -S`. Their commands
 //!   are listed with the shell (or `eval`, `trap`, `watch`, `su`) pushed onto
 //!   their wrappers.
 //! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,

@@ -195,6 +195,16 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 ..PLAIN
             },
         ),
+        // `ssh [OPTIONS] DESTINATION [COMMAND…]`: the command words, joined,
+        // are a script the remote shell runs (see `skip_options`).
+        "ssh" => (
+            "ssh",
+            Spec {
+                short_arg: "BbcDEeFIiJLlmOopQRSWw",
+                operands: 1,
+                ..PLAIN
+            },
+        ),
         "watch" => (
             "watch",
             Spec {
@@ -832,6 +842,25 @@ impl Parser<'_> {
             }
         }
         next += spec.operands;
+        if name == "ssh" {
+            // Options may also follow the destination, before the command.
+            while let Some(word) = self.b.words.get(next).copied() {
+                let text = self.text(word.text);
+                if text == "--" {
+                    next += 1;
+                    break;
+                }
+                let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                    break;
+                };
+                let takes_next = cluster
+                    .char_indices()
+                    .find(|&(_, option)| spec.short_arg.contains(option))
+                    .is_some_and(|(index, option)| 1 + index + option.len_utf8() >= text.len());
+                next += if takes_next { 2 } else { 1 };
+            }
+            return Skip::Script { next };
+        }
         if name == "flock"
             && self
                 .b

@@ -367,6 +367,18 @@ fn wrappers() {
             &["flock -c : /tmp/l 'rm -rf /'", "rm -r -f : / @flock"],
         ),
         ("flock 9", &["flock : 9"]),
+        // ssh: the words after the destination are a remote script.
+        ("ssh prod 'rm -rf /'", &["rm -r -f : / @ssh"]),
+        (
+            "ssh -p 22 -i key user@prod rm -rf /var",
+            &["rm -r -f : /var @ssh"],
+        ),
+        ("ssh prod -p 22 -- rm -rf /", &["rm -r -f : / @ssh"]),
+        (
+            "ssh prod 'cd /srv && rm -rf data'",
+            &["cd : /srv @ssh", "rm -r -f : data @ssh"],
+        ),
+        ("ssh prod", &["ssh : prod"]),
         // GNU parallel: the command, then its arguments after `:::`.
         (
             "parallel -j 4 rm -rf ::: /",
