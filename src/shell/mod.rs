@@ -33,6 +33,8 @@
 //!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
 //!   `flock`, `npx` (and `bunx`, `pnpx`), `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
 //!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
+//!   `docker exec`/`podman exec` and `kubectl exec … --` (a container's
+//!   command),
 //!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
 //!   stacked in any order.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or

@@ -643,11 +643,16 @@ impl Parser<'_> {
                 break;
             }
             let base = program_span(self.text(word.text), word.text, false);
-            let Some((name, spec)) = wrapper_spec(self.text(base)) else {
+            // A wrapper by its name, or a program's `exec` subcommand (read
+            // from the `exec` word on).
+            let Some((name, spec, from)) = wrapper_spec(self.text(base))
+                .map(|(name, spec)| (name, spec, at))
+                .or_else(|| self.exec_subcommand(self.text(base), at))
+            else {
                 program = Some(at);
                 break;
             };
-            match self.skip_options(name, &spec, at, &mut command, &mut entered) {
+            match self.skip_options(name, &spec, from, &mut command, &mut entered) {
                 Skip::Program => {
                     program = Some(at);
                     break;
@@ -723,6 +728,36 @@ impl Parser<'_> {
         self.b.names.truncate(top);
     }
 
+    /// `docker exec` (and `podman`, `docker container exec`) and `kubectl
+    /// exec` (and `oc`) run a command in a container: the wrapper's name,
+    /// its options, and the index of its `exec` word.
+    fn exec_subcommand(&self, program: &str, at: usize) -> Option<(&'static str, Spec, usize)> {
+        let word = |i: usize| self.b.words.get(i).map(|w| self.text(w.text));
+        match program {
+            "docker" | "podman" => {
+                let exec = if word(at + 1) == Some("container") {
+                    at + 2
+                } else {
+                    at + 1
+                };
+                (word(exec) == Some("exec")).then_some((
+                    "docker",
+                    Spec {
+                        short_arg: "euw",
+                        long_arg: &["env", "env-file", "user", "workdir", "detach-keys"],
+                        operands: 1,
+                        ..PLAIN
+                    },
+                    exec,
+                ))
+            }
+            "kubectl" | "oc" => {
+                (word(at + 1) == Some("exec")).then_some(("kubectl", PLAIN, at + 1))
+            }
+            _ => None,
+        }
+    }
+
     /// Reads the options of the wrapper `name` at `b.words[at]`.
     fn skip_options(
         &mut self,
@@ -732,6 +767,18 @@ impl Parser<'_> {
         command: &mut Command,
         entered: &mut usize,
     ) -> Skip {
+        if name == "kubectl" {
+            // `kubectl exec POD [-c CONTAINER] [OPTIONS] -- COMMAND…`: the
+            // command is what follows `--`; without one, none is known.
+            let words = self.b.words.get(at + 1..).unwrap_or_default();
+            return match words.iter().position(|w| self.text(w.text) == "--") {
+                Some(dash) => Skip::Command {
+                    next: at + 1 + dash + 1,
+                    shell: false,
+                },
+                None => Skip::Program,
+            };
+        }
         let mut next = at + 1;
         let mut shell = spec.runs_shell;
         let mut exec = false;

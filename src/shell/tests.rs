@@ -379,6 +379,22 @@ fn wrappers() {
             &["cd : /srv @ssh", "rm -r -f : data @ssh"],
         ),
         ("ssh prod", &["ssh : prod"]),
+        // A container's command.
+        (
+            "docker exec -u root -w /srv web rm -rf /",
+            &["rm -r -f : / @docker"],
+        ),
+        (
+            "podman container exec -it db rm -rf /data",
+            &["rm -r -f : /data @docker"],
+        ),
+        ("docker exec web", &["docker : exec web"]),
+        ("docker ps -a", &["docker -a : ps"]),
+        (
+            "kubectl exec -n prod pod -c app -- rm -rf /data",
+            &["rm -r -f : /data @kubectl"],
+        ),
+        ("kubectl exec pod ls", &["kubectl : exec pod ls"]),
         // GNU parallel: the command, then its arguments after `:::`.
         (
             "parallel -j 4 rm -rf ::: /",
