@@ -40,6 +40,35 @@ struct Spec {
     assignments: bool,
     /// With no command it starts a shell reading standard input.
     runs_shell: bool,
+    /// `-` alone is an option (`env -`, which is `env -i`).
+    dash_option: bool,
+    /// Options whose argument is split into words that take the option's
+    /// place (`env -S STRING`).
+    split_short: &'static str,
+    split_long: &'static [&'static str],
+    /// Options after its operands too (`ssh HOST -t CMD`).
+    options_after_operands: bool,
+    /// Options that, right after its operands, make it the program: it
+    /// runs their argument as a script itself (`flock FILE -c SCRIPT`, read
+    /// as [`Runs::DashC`]).
+    own_script: &'static [&'static str],
+    /// What the words after its options and operands are.
+    then: Then,
+    /// Options that make those words a command after all (`watch -x`).
+    command_short: &'static str,
+    command_long: &'static [&'static str],
+}
+
+/// What the words after a wrapper's options and operands are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Then {
+    /// A command and its arguments.
+    Command,
+    /// A script, its words joined with spaces (`watch`, `ssh`).
+    Script,
+    /// Only the words after `--` are a command; without `--` the wrapper
+    /// runs none that is known (`kubectl exec POD -- CMD`).
+    AfterDashes,
 }
 
 const PLAIN: Spec = Spec {
@@ -53,6 +82,14 @@ const PLAIN: Spec = Spec {
     operands: 0,
     assignments: false,
     runs_shell: false,
+    dash_option: false,
+    split_short: "",
+    split_long: &[],
+    options_after_operands: false,
+    own_script: &[],
+    then: Then::Command,
+    command_short: "",
+    command_long: &[],
 };
 
 /// The options of the wrapper `name`, with its name as a constant.
@@ -111,6 +148,9 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                     "ignore-signal",
                 ],
                 assignments: true,
+                dash_option: true,
+                split_short: "S",
+                split_long: &["split-string"],
                 ..PLAIN
             },
         ),
@@ -195,21 +235,28 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 ..PLAIN
             },
         ),
-        // `ssh [OPTIONS] DESTINATION [COMMAND…]`: the command words, joined,
-        // are a script the remote shell runs (see `skip_options`).
+        // `ssh [OPTIONS] DESTINATION [OPTIONS] [COMMAND…]`: the command
+        // words, joined, are a script the remote shell runs.
         "ssh" => (
             "ssh",
             Spec {
                 short_arg: "BbcDEeFIiJLlmOopQRSWw",
                 operands: 1,
+                options_after_operands: true,
+                then: Then::Script,
                 ..PLAIN
             },
         ),
+        // `watch CMD…` runs its words, joined, as a script; `watch -x`
+        // runs them as a command.
         "watch" => (
             "watch",
             Spec {
                 short_arg: "nq",
                 long_arg: &["interval", "equexit"],
+                then: Then::Script,
+                command_short: "x",
+                command_long: &["exec"],
                 ..PLAIN
             },
         ),
@@ -526,8 +573,8 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 ..PLAIN
             },
         ),
-        // `flock FILE COMMAND…`; `flock FILE -c SCRIPT` runs a script (see
-        // `skip_options`); `flock FD` runs nothing.
+        // `flock FILE COMMAND…`; `flock FILE -c SCRIPT` runs a script;
+        // `flock FD` runs nothing.
         "flock" => (
             "flock",
             Spec {
@@ -536,6 +583,7 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
                 stop_short: "hV",
                 stop_long: &["help", "version"],
                 operands: 1,
+                own_script: &["-c", "--command"],
                 ..PLAIN
             },
         ),
@@ -565,6 +613,16 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
     })
 }
 
+/// What a run of a wrapper's options has found so far.
+struct Options {
+    /// The first word not yet read.
+    next: usize,
+    /// With no command, the wrapper starts a shell.
+    shell: bool,
+    /// The words after them are a command, not a script (`watch -x`).
+    command: bool,
+}
+
 /// What follows a wrapper's options.
 enum Skip {
     /// The wrapper runs no command: it is the program.
@@ -572,7 +630,7 @@ enum Skip {
     /// The command starts at `next` (none: the wrapper is the program, and
     /// starts a shell if `shell`).
     Command { next: usize, shell: bool },
-    /// The words from `next` on are a script (`watch`).
+    /// The words from `next` on are a script (`watch`, `ssh`).
     Script { next: usize },
 }
 
@@ -584,16 +642,26 @@ enum Runs {
     Source,
     Find,
     Trap,
-    /// `su`, `runuser`, `sg` or `script` (its name): its `-c` script;
-    /// without one it runs a shell, or a command string (`sg GROUP CMD`),
-    /// that cannot be read.
-    Su(&'static str),
-    /// `flock FILE -c SCRIPT` (its name): its `-c` script, if it has one.
-    Script(&'static str),
+    /// `su`, `runuser`, `sg`, `script` or `flock` (`name`): its `-c`
+    /// script. Without one, su and the others run a shell, or a command
+    /// string (`sg GROUP CMD`), that cannot be read (`dynamic_without`);
+    /// `flock FILE CMD` is read as a wrapper instead.
+    DashC {
+        name: &'static str,
+        dynamic_without: bool,
+    },
     Nothing,
 }
 
 impl Runs {
+    /// A program that runs a shell, or a string, when given no `-c` script.
+    fn su(name: &'static str) -> Runs {
+        Runs::DashC {
+            name,
+            dynamic_without: true,
+        }
+    }
+
     fn of(program: &str) -> Runs {
         if let Some(shell) = SHELLS.iter().find(|shell| **shell == program) {
             return Runs::Shell(shell);
@@ -603,11 +671,14 @@ impl Runs {
             "source" | "." => Runs::Source,
             "find" => Runs::Find,
             "trap" => Runs::Trap,
-            "su" => Runs::Su("su"),
-            "runuser" => Runs::Su("runuser"),
-            "sg" => Runs::Su("sg"),
-            "script" => Runs::Su("script"),
-            "flock" => Runs::Script("flock"),
+            "su" => Runs::su("su"),
+            "runuser" => Runs::su("runuser"),
+            "sg" => Runs::su("sg"),
+            "script" => Runs::su("script"),
+            "flock" => Runs::DashC {
+                name: "flock",
+                dynamic_without: false,
+            },
             _ => Runs::Nothing,
         }
     }
@@ -652,7 +723,7 @@ impl Parser<'_> {
                 program = Some(at);
                 break;
             };
-            match self.skip_options(name, &spec, from, &mut command, &mut entered) {
+            match self.skip_options(&spec, from, &mut command, &mut entered) {
                 Skip::Program => {
                     program = Some(at);
                     break;
@@ -751,25 +822,27 @@ impl Parser<'_> {
                     exec,
                 ))
             }
-            "kubectl" | "oc" => {
-                (word(at + 1) == Some("exec")).then_some(("kubectl", PLAIN, at + 1))
-            }
+            "kubectl" | "oc" => (word(at + 1) == Some("exec")).then_some((
+                "kubectl",
+                Spec {
+                    then: Then::AfterDashes,
+                    ..PLAIN
+                },
+                at + 1,
+            )),
             _ => None,
         }
     }
 
-    /// Reads the options of the wrapper `name` at `b.words[at]`.
+    /// Reads the options and operands of the wrapper at `b.words[at]`.
     fn skip_options(
         &mut self,
-        name: &str,
         spec: &Spec,
         at: usize,
         command: &mut Command,
         entered: &mut usize,
     ) -> Skip {
-        if name == "kubectl" {
-            // `kubectl exec POD [-c CONTAINER] [OPTIONS] -- COMMAND…`: the
-            // command is what follows `--`; without one, none is known.
+        if spec.then == Then::AfterDashes {
             let words = self.b.words.get(at + 1..).unwrap_or_default();
             return match words.iter().position(|w| self.text(w.text) == "--") {
                 Some(dash) => Skip::Command {
@@ -779,97 +852,15 @@ impl Parser<'_> {
                 None => Skip::Program,
             };
         }
-        let mut next = at + 1;
-        let mut shell = spec.runs_shell;
-        let mut exec = false;
-        while let Some(word) = self.b.words.get(next).copied() {
-            let text = self.text(word.text);
-            if text == "--" {
-                next += 1;
-                break;
-            }
-            if text == "-" {
-                // `env -` is `env -i`; elsewhere `-` is no option.
-                if name == "env" {
-                    next += 1;
-                    continue;
-                }
-                break;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                let (option, value) = match long.split_once('=') {
-                    Some((option, value)) => (option, Some(value)),
-                    None => (long, None),
-                };
-                if spec.stop_long.contains(&option) {
-                    return Skip::Program;
-                }
-                if name == "watch" && option == "exec" {
-                    exec = true;
-                }
-                if name == "env" && option == "split-string" {
-                    let (string, used) = match value {
-                        Some(value) => (word.text.sub(text.len() - value.len(), text.len()), 1),
-                        None => (self.word_after(next), 2),
-                    };
-                    if !self.split_env(next, used, string, word.at, entered) {
-                        return Skip::Program;
-                    }
-                    continue;
-                }
-                next += if value.is_none() && spec.long_arg.contains(&option) {
-                    2
-                } else {
-                    1
-                };
-                continue;
-            }
-            let Some(cluster) = text.strip_prefix('-').filter(|cluster| !cluster.is_empty()) else {
-                break;
-            };
-            if spec.numeric && cluster.bytes().all(|b| b.is_ascii_digit()) {
-                next += 1;
-                continue;
-            }
-            let mut used = 1;
-            let mut split = None;
-            for (index, option) in cluster.char_indices() {
-                if spec.stop_short.contains(option) {
-                    return Skip::Program;
-                }
-                if spec.shell_short.contains(option) {
-                    shell = true;
-                }
-                if name == "watch" && option == 'x' {
-                    exec = true;
-                }
-                // The option's argument, when attached: from here to the end.
-                let attached = 1 + index + option.len_utf8();
-                if spec.short_arg.contains(option) {
-                    if attached >= text.len() {
-                        used = 2;
-                    }
-                    if name == "env" && option == 'S' {
-                        split = Some(if attached >= text.len() {
-                            self.word_after(next)
-                        } else {
-                            word.text.sub(attached, text.len())
-                        });
-                    }
-                    break;
-                }
-                if spec.optional_short.contains(option) {
-                    break;
-                }
-            }
-            if let Some(string) = split {
-                if !self.split_env(next, used, string, word.at, entered) {
-                    return Skip::Program;
-                }
-                continue;
-            }
-            next += used;
+        let mut options = Options {
+            next: at + 1,
+            shell: spec.runs_shell,
+            command: false,
+        };
+        if !self.read_options(spec, &mut options, entered) {
+            return Skip::Program;
         }
+        let mut next = options.next;
         if spec.assignments {
             while let Some(word) = self.b.words.get(next).copied() {
                 if !is_assignment_text(self.text(word.text)) {
@@ -889,40 +880,116 @@ impl Parser<'_> {
             }
         }
         next += spec.operands;
-        if name == "ssh" {
-            // Options may also follow the destination, before the command.
-            while let Some(word) = self.b.words.get(next).copied() {
-                let text = self.text(word.text);
-                if text == "--" {
-                    next += 1;
-                    break;
-                }
-                let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
-                    break;
-                };
-                let takes_next = cluster
-                    .char_indices()
-                    .find(|&(_, option)| spec.short_arg.contains(option))
-                    .is_some_and(|(index, option)| 1 + index + option.len_utf8() >= text.len());
-                next += if takes_next { 2 } else { 1 };
-            }
-            return Skip::Script { next };
-        }
-        if name == "flock"
-            && self
-                .b
-                .words
-                .get(next)
-                .is_some_and(|word| matches!(self.text(word.text), "-c" | "--command"))
-        {
-            // `flock FILE -c SCRIPT`: flock is the program, and its script
-            // is read as `su -c`'s is (`Runs::Script`).
+        let own_script = self
+            .b
+            .words
+            .get(next)
+            .is_some_and(|word| spec.own_script.contains(&self.text(word.text)));
+        if own_script {
             return Skip::Program;
         }
-        if name == "watch" && !exec {
-            return Skip::Script { next };
+        options.next = next;
+        if spec.options_after_operands && !self.read_options(spec, &mut options, entered) {
+            return Skip::Program;
         }
-        Skip::Command { next, shell }
+        let Options {
+            next,
+            shell,
+            command,
+        } = options;
+        match spec.then {
+            Then::Script if !command => Skip::Script { next },
+            _ => Skip::Command { next, shell },
+        }
+    }
+
+    /// Reads one run of a wrapper's options from `options.next`, up to the
+    /// first word that is no option (or past `--`). False when an option
+    /// makes the wrapper the program.
+    fn read_options(&mut self, spec: &Spec, options: &mut Options, entered: &mut usize) -> bool {
+        while let Some(word) = self.b.words.get(options.next).copied() {
+            let next = options.next;
+            let text = self.text(word.text);
+            if text == "--" {
+                options.next += 1;
+                break;
+            }
+            if text == "-" {
+                if spec.dash_option {
+                    options.next += 1;
+                    continue;
+                }
+                break;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (option, value) = match long.split_once('=') {
+                    Some((option, value)) => (option, Some(value)),
+                    None => (long, None),
+                };
+                if spec.stop_long.contains(&option) {
+                    return false;
+                }
+                options.command |= spec.command_long.contains(&option);
+                if spec.split_long.contains(&option) {
+                    let (string, used) = match value {
+                        Some(value) => (word.text.sub(text.len() - value.len(), text.len()), 1),
+                        None => (self.word_after(next), 2),
+                    };
+                    if !self.split_env(next, used, string, word.at, entered) {
+                        return false;
+                    }
+                    continue;
+                }
+                options.next += if value.is_none() && spec.long_arg.contains(&option) {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            let Some(cluster) = text.strip_prefix('-').filter(|cluster| !cluster.is_empty()) else {
+                break;
+            };
+            if spec.numeric && cluster.bytes().all(|b| b.is_ascii_digit()) {
+                options.next += 1;
+                continue;
+            }
+            let mut used = 1;
+            let mut split = None;
+            for (index, option) in cluster.char_indices() {
+                if spec.stop_short.contains(option) {
+                    return false;
+                }
+                options.shell |= spec.shell_short.contains(option);
+                options.command |= spec.command_short.contains(option);
+                // The option's argument, when attached: from here to the end.
+                let attached = 1 + index + option.len_utf8();
+                if spec.short_arg.contains(option) {
+                    if attached >= text.len() {
+                        used = 2;
+                    }
+                    if spec.split_short.contains(option) {
+                        split = Some(if attached >= text.len() {
+                            self.word_after(next)
+                        } else {
+                            word.text.sub(attached, text.len())
+                        });
+                    }
+                    break;
+                }
+                if spec.optional_short.contains(option) {
+                    break;
+                }
+            }
+            if let Some(string) = split {
+                if !self.split_env(next, used, string, word.at, entered) {
+                    return false;
+                }
+                continue;
+            }
+            options.next += used;
+        }
+        true
     }
 
     /// The text of the word after `b.words[at]` (empty when there is none).
@@ -1006,19 +1073,17 @@ impl Parser<'_> {
                     }
                 }
             }
-            Runs::Su(name) => match self.su_script(rest, end) {
+            Runs::DashC {
+                name,
+                dynamic_without,
+            } => match self.su_script(rest, end) {
                 Some((script, at)) => {
                     let script = self.script(script);
                     self.nested(script, at, names, name);
                 }
-                None => self.set_dynamic(index),
+                None if dynamic_without => self.set_dynamic(index),
+                None => {}
             },
-            Runs::Script(name) => {
-                if let Some((script, at)) = self.su_script(rest, end) {
-                    let script = self.script(script);
-                    self.nested(script, at, names, name);
-                }
-            }
             Runs::Nothing => {}
         }
     }
