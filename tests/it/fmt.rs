@@ -389,14 +389,55 @@ list l = [1] # trailing
 
 hook a on tool.pre_execute { # after the brace
     # before the condition
-    # inside the condition
-    when payload.a and payload.b
+    when payload.a # inside the condition
+        and payload.b
 
     abort # trailing the action
     # before the brace
 } # after the rule
 
 # at the end
+";
+    assert_eq!(check_formatting("t.hooks", input), want);
+}
+
+#[test]
+fn comments_between_operands_stay_between_them() {
+    // A condition holding a comment is broken at its `and` / `or` however
+    // short it is: each comment stays before the operand it preceded, or
+    // at the end of the operand's line it was written on.
+    let input = "\
+hook b on tool.pre_execute {
+    when any c in payload.list:
+        # about rm
+        c.program == \"rm\" # rm itself
+            and (
+                # flags
+                c.flags contains \"-r\" # recursive
+                or c.flags contains \"-f\"
+            )
+        or c.program == \"find\"
+    when payload.a == 1
+        # a comment of its own
+        and payload.b == 2 # the last
+    when payload.x in [
+        \"a\", # first
+        \"b\",
+    ] and payload.y == 1 # y
+    abort
+}
+";
+    assert_eq!(check_formatting("t.hooks", input), input);
+    // Written on one line with the comment after the operator, it stays on
+    // the first operand's line.
+    let input =
+        "hook a on tool.pre_execute {\n  when payload.a or # why\n  payload.b\n  abort\n}\n";
+    let want = "\
+hook a on tool.pre_execute {
+    when payload.a # why
+        or payload.b
+    abort
+}
 ";
     assert_eq!(check_formatting("t.hooks", input), want);
 }

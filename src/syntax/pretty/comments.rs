@@ -315,19 +315,40 @@ impl Printer<'_> {
     /// A comment after `end` on the same line (only blanks and commas in
     /// between) goes at the end of the last line.
     pub(super) fn trailing(&mut self, out: &mut Buf, end: usize) {
-        let found = self
+        if let Some(comment) = self.take_trailing(end, "") {
+            out.append(" ");
+            out.append(&comment);
+        }
+    }
+
+    /// The comment after `end` on the same line (only blanks and commas in
+    /// between, and the word `operator` if one is given), marked used.
+    pub(super) fn take_trailing(&mut self, end: usize, operator: &str) -> Option<String> {
+        let (c, used) = self
             .comments
             .iter()
             .zip(self.used.iter_mut())
-            .find(|(c, used)| !**used && c.start >= end);
-        if let Some((c, used)) = found {
-            let gap = self.src.get(end..c.start).unwrap_or("\n");
-            if gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b',')) {
-                *used = true;
-                out.append(" ");
-                out.append(&c.text);
-            }
+            .find(|(c, used)| !**used && c.start >= end)?;
+        let gap = self.src.get(end..c.start).unwrap_or("\n");
+        let blank = |gap: &str| gap.bytes().all(|b| matches!(b, b' ' | b'\t' | b','));
+        let before = gap.trim_start_matches([' ', '\t']);
+        let rest = match before.strip_prefix(operator) {
+            Some(rest) if !operator.is_empty() => rest,
+            _ => gap,
+        };
+        if !blank(rest) {
+            return None;
         }
+        *used = true;
+        Some(c.text.clone())
+    }
+
+    /// True when a comment not yet written starts in `from..to`.
+    pub(super) fn has_comment_between(&self, from: usize, to: usize) -> bool {
+        self.comments
+            .iter()
+            .zip(&self.used)
+            .any(|(c, used)| !used && (from..to).contains(&c.start))
     }
 
     /// One line of a block: leading comments, hoisted comments, the text,

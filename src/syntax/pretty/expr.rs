@@ -37,6 +37,15 @@ pub(super) fn level(e: &Expr) -> u8 {
 
 /// The operands of a left-leaning chain of `op`: `a and b and c` is
 /// `[a, b, c]`.
+/// Where the first operand of `e`'s outermost chain starts (after any
+/// parenthesis the chain is written in).
+fn leftmost(e: &Expr) -> usize {
+    match &e.kind {
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, a, _) => leftmost(a),
+        _ => start(e.span),
+    }
+}
+
 fn chain<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
     match &e.kind {
         ExprKind::Binary(o, a, b) if *o == op => {
@@ -153,12 +162,50 @@ impl Printer<'_> {
     /// its outermost chain and after a quantifier's colon, the lines one
     /// level deeper (a chain of the other operator inside one level deeper
     /// still, a parenthesized one between `(` and `)` lines).
+    ///
+    /// A condition with a comment between its operands is broken whatever
+    /// its length, so that the comment stays where it was written.
     pub(super) fn condition(&mut self, e: &Expr, indent: usize, col: usize) -> String {
-        let flat = self.expr(e, indent);
-        if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
-            return flat;
+        if !self.breaks_for_comments(e) {
+            let flat = self.expr(e, indent);
+            if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
+                return flat;
+            }
         }
         self.broken_condition(e, indent + 1, false)
+    }
+
+    /// True when `e` is a chain or a quantifier (which break into lines)
+    /// with a comment between two of its operands, or between a
+    /// quantifier's colon and its condition, here or in a chain or
+    /// quantifier inside: the comments a broken condition puts in place.
+    fn breaks_for_comments(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Quantifier(q) => {
+                self.has_comment_between(end(q.over.span), start(q.body.span))
+                    || self.breaks_for_comments(&q.body)
+            }
+            ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
+                let mut operands = Vec::new();
+                chain(e, *op, &mut operands);
+                operands
+                    .iter()
+                    .zip(operands.iter().skip(1))
+                    .any(|(a, b)| self.has_comment_between(end(a.span), start(b.span)))
+                    || operands.iter().any(|x| self.breaks_for_comments(x))
+            }
+            _ => false,
+        }
+    }
+
+    /// The comments before `pos` (not yet written), each on a line of its
+    /// own at level `level`: `\n`, the indentation, the comment.
+    fn comment_lines(&mut self, pos: usize, level: usize) -> String {
+        let pad = INDENT.repeat(level);
+        self.take_before(pos)
+            .iter()
+            .map(|c| format!("\n{pad}{}", c.text))
+            .collect()
     }
 
     /// `e` broken as [`condition`](Self::condition) says: its first line
@@ -173,22 +220,32 @@ impl Printer<'_> {
                 let level = level + usize::from(starts_line);
                 let pad = INDENT.repeat(level);
                 let col = level * INDENT.len();
-                let body = self.expr(&q.body, level);
-                let body = if col + body.chars().count() <= WIDTH {
-                    body
-                } else {
+                let comments = self.comment_lines(start(q.body.span), level);
+                let body = if self.breaks_for_comments(&q.body) {
                     self.broken_condition(&q.body, level, true)
+                } else {
+                    let body = self.expr(&q.body, level);
+                    if col + body.chars().count() <= WIDTH {
+                        body
+                    } else {
+                        self.broken_condition(&q.body, level, true)
+                    }
                 };
-                format!("{} {} in {over}:\n{pad}{body}", q.kind.as_str(), q.var.name)
+                let (kind, var) = (q.kind.as_str(), &q.var.name);
+                format!("{kind} {var} in {over}:{comments}\n{pad}{body}")
             }
             ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
                 let mut operands = Vec::new();
                 chain(e, *op, &mut operands);
+                let last = operands.len() - 1;
                 let mut out = String::new();
                 for (i, x) in operands.into_iter().enumerate() {
                     let (prefix, min) = if i == 0 {
                         ("", precedence(*op))
                     } else {
+                        // Comments between two operands go on lines of
+                        // their own before the second.
+                        out.push_str(&self.comment_lines(start(x.span), level));
                         out.push('\n');
                         out.push_str(&pad);
                         (op.as_str(), precedence(*op) + 1)
@@ -200,6 +257,16 @@ impl Printer<'_> {
                     let col = level * INDENT.len() + prefix.len() + 1;
                     let first = i == 0 && starts_line;
                     out.push_str(&self.chain_operand(x, level, col, min, first));
+                    if i < last {
+                        // A comment written after the operand (or after the
+                        // operator that follows it) stays at the end of its
+                        // line; the last operand's comment ends the whole
+                        // condition's line.
+                        if let Some(comment) = self.take_trailing(end(x.span), op.as_str()) {
+                            out.push(' ');
+                            out.push_str(&comment);
+                        }
+                    }
                 }
                 out
             }
@@ -216,15 +283,18 @@ impl Printer<'_> {
         min: u8,
         starts_line: bool,
     ) -> String {
-        let flat = self.operand(x, depth, min);
-        if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
-            return flat;
+        if !self.breaks_for_comments(x) {
+            let flat = self.operand(x, depth, min);
+            if col + flat.chars().count() <= WIDTH || flat.contains('\n') {
+                return flat;
+            }
         }
         if level(x) < min {
+            let comments = self.comment_lines(leftmost(x), depth + 1);
             let inner = self.broken_condition(x, depth + 1, true);
             let pad = INDENT.repeat(depth);
             let inner_pad = INDENT.repeat(depth + 1);
-            return format!("(\n{inner_pad}{inner}\n{pad})");
+            return format!("({comments}\n{inner_pad}{inner}\n{pad})");
         }
         self.broken_condition(x, depth + 1, starts_line)
     }

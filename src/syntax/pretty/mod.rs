@@ -51,9 +51,13 @@
 //! that follows it (blank lines between a comment group and what follows are
 //! kept, at most one). A comment at the end of a line stays at the end of
 //! that line, after one space. A comment inside an element list stays with
-//! its element; a comment elsewhere inside a line (say, in the middle of a
-//! condition split over several lines) moves to its own line just before
-//! that line. Comments after the last item stay at the end of the file. No
+//! its element. A condition that holds a comment between its `and` / `or`
+//! operands is broken there (however short it is): a comment on its own
+//! line stays on its own line before the operand that followed it, one at
+//! the end of an operand's line (or after the operator ending it) stays at
+//! the end of that operand's line. A comment elsewhere inside a line (say,
+//! between a function's arguments) moves to its own line just before that
+//! line. Comments after the last item stay at the end of the file. No
 //! comment is ever dropped; comment text is kept as written (trailing blanks
 //! removed).
 
