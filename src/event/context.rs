@@ -476,6 +476,7 @@ impl<'a> Val<'a> {
                 "args" => Val::Words(&c.args),
                 "flags" => Val::Words(&c.flags),
                 "operands" => Val::Words(&c.operands),
+                "globs" => Val::Words(&c.globs),
                 "assignments" => Val::Words(&c.assignments),
                 "wrappers" => Val::Words(&c.wrappers),
                 "redirects" => Val::Redirects(&c.redirects),

@@ -480,6 +480,7 @@ impl Buffers {
             args,
             flags,
             operands,
+            globs,
             redirects,
             assignments,
             wrappers,
@@ -490,7 +491,7 @@ impl Buffers {
         } = command;
         self.strings.give(program);
         self.strings.give(name);
-        for list in [args, flags, operands, assignments, wrappers] {
+        for list in [args, flags, operands, globs, assignments, wrappers] {
             self.recycle_list(list);
         }
         let mut redirects = redirects;
@@ -516,6 +517,19 @@ impl Buffers {
         let words = self.words.get(from..to).unwrap_or_default();
         let mut list = self.lists.take(words.len());
         for word in words {
+            list.push(self.strings.copy(text(&self.text, word.text)));
+        }
+        list
+    }
+
+    /// A pooled list of pooled copies of the texts of `words[from..to]` that
+    /// hold an unquoted glob.
+    pub(super) fn copy_globs(&mut self, from: usize, to: usize) -> Vec<String> {
+        let words = self.words.get(from..to).unwrap_or_default();
+        let mut list = self
+            .lists
+            .take(words.iter().filter(|word| word.glob).count());
+        for word in words.iter().filter(|word| word.glob) {
             list.push(self.strings.copy(text(&self.text, word.text)));
         }
         list

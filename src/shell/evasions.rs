@@ -380,15 +380,16 @@ fn pathological_input_returns() {
 
 #[test]
 fn the_json_has_every_field() {
-    let json = parse("sudo FOO=1 rm -rf / > log").to_json();
+    let json = parse("sudo FOO=1 rm -rf /* > log").to_json();
     assert_eq!(
         json,
         serde_json::json!([{
             "program": "rm",
             "name": "rm",
-            "args": ["-rf", "/"],
+            "args": ["-rf", "/*"],
             "flags": ["-r", "-f"],
-            "operands": ["/"],
+            "operands": ["/*"],
+            "globs": ["/*"],
             "redirects": [{"op": ">", "target": "log"}],
             "assignments": ["FOO=1"],
             "wrappers": ["sudo"],

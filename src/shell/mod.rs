@@ -175,6 +175,10 @@ pub struct Command {
     pub flags: Vec<String>,
     /// The `args` that are not flags (a lone `--` is in neither list).
     pub operands: Vec<String>,
+    /// The `args` the shell expands as patterns: those with a `*`, `?` or
+    /// `[` outside quotes (`.h*` is one, `'s/.*//'` is not), as `args`
+    /// gives them.
+    pub globs: Vec<String>,
     /// The redirections of the command, in order.
     pub redirects: Vec<Redirect>,
     /// The leading `NAME=value` words, and those given to `env` or `sudo`
@@ -233,7 +237,7 @@ pub fn parse(text: &str) -> View {
 
 impl View {
     /// The view as JSON: an array with one object per command, with the keys
-    /// `program`, `name`, `args`, `flags`, `operands`, `redirects` (an array
+    /// `program`, `name`, `args`, `flags`, `operands`, `globs`, `redirects` (an array
     /// of `{"op", "target"}`), `assignments`, `wrappers`, `dynamic` (a bool)
     /// and `error` (a string or null).
     pub fn to_json(&self) -> Value {
@@ -250,6 +254,7 @@ impl Command {
         object.insert("args".into(), strings(&self.args));
         object.insert("flags".into(), strings(&self.flags));
         object.insert("operands".into(), strings(&self.operands));
+        object.insert("globs".into(), strings(&self.globs));
         let redirects = self.redirects.iter().map(Redirect::to_json).collect();
         object.insert("redirects".into(), Value::Array(redirects));
         object.insert("assignments".into(), strings(&self.assignments));

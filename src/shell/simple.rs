@@ -772,6 +772,7 @@ impl Parser<'_> {
             let program = program_span(self.text(word.text), word.text, word.dynamic());
             command.program = self.b.copy_span(program);
             command.args = self.b.copy_words(index + 1, self.b.words.len());
+            command.globs = self.b.copy_globs(index + 1, self.b.words.len());
             split_flags(self.b, &mut command);
         }
         command.wrappers = self.b.copy_names(names);

@@ -756,15 +756,16 @@ fn json_has_every_key() {
     let expected = json!([
         {
             "program": "rm", "name": "rm", "args": ["-rf", "/"], "flags": ["-r", "-f"],
-            "operands": ["/"], "redirects": [{"op": ">", "target": "log"}],
+            "operands": ["/"], "globs": [], "redirects": [{"op": ">", "target": "log"}],
             "assignments": ["FOO=1"], "wrappers": ["sudo"], "dynamic": false, "recursive": false, "error": null
         },
         {
             "program": "echo", "name": "echo", "args": ["x"], "flags": [], "operands": ["x"],
-            "redirects": [], "assignments": [], "wrappers": [], "dynamic": false, "recursive": false, "error": null
+            "globs": [], "redirects": [], "assignments": [], "wrappers": [], "dynamic": false, "recursive": false, "error": null
         },
         {
-            "program": "", "name": "", "args": [], "flags": [], "operands": [], "redirects": [],
+            "program": "", "name": "", "args": [], "flags": [], "operands": [], "globs": [],
+            "redirects": [],
             "assignments": [], "wrappers": [], "dynamic": true, "recursive": false,
             "error": "unterminated double quote at byte 32"
         }
@@ -902,4 +903,36 @@ fn pathological_inputs_return() {
     }
     let mixed: String = units.concat().repeat(SIZE / units.concat().len());
     let _ = parse(&mixed).to_json();
+}
+
+#[test]
+fn globs_are_the_words_the_shell_expands_as_patterns() {
+    let globs = |text: &str| -> Vec<Vec<String>> {
+        parse(text)
+            .commands
+            .iter()
+            .map(|c| c.globs.clone())
+            .collect()
+    };
+    let cases: &[(&str, &[&[&str]])] = &[
+        ("rm -rf .h*", &[&[".h*"]]),
+        ("cp .[a-z]* /tmp x?y", &[&[".[a-z]*", "x?y"]]),
+        // Quoted, escaped or in a variable: not expanded as a pattern.
+        ("sed 's/.*=//' config.txt", &[&[]]),
+        ("yq \".items[0].name\" x.yaml", &[&[]]),
+        ("echo \\*", &[&[]]),
+        ("rm -rf $D", &[&[]]),
+        // Partly quoted: the unquoted part is still a pattern.
+        ("ls '.h'*", &[&[".h*"]]),
+        // Each command its own; the words of a wrapper's command only.
+        ("sudo rm -rf /e* && ls *.rs", &[&["/e*"], &["*.rs"]]),
+        ("bash -c 'rm .c*'", &[&[], &[".c*"]]),
+    ];
+    for (text, want) in cases {
+        let want: Vec<Vec<String>> = want
+            .iter()
+            .map(|words| words.iter().map(|w| w.to_string()).collect())
+            .collect();
+        assert_eq!(globs(text), want, "{text}");
+    }
 }

@@ -50,6 +50,7 @@ const COMMAND_FIELDS: &[(&str, Ty)] = &[
     ("args", Ty::List),
     ("flags", Ty::List),
     ("operands", Ty::List),
+    ("globs", Ty::List),
     ("redirects", Ty::List),
     ("assignments", Ty::List),
     ("wrappers", Ty::List),
@@ -165,7 +166,9 @@ impl<'a> TypeChecker<'a, '_> {
             ast::ExprKind::Path(p) => match (self.var(&p.root.name), p.segments.as_slice()) {
                 (Some(Shape::Command), [Segment::Field(f)]) => match f.as_str() {
                     "redirects" => Shape::Redirect,
-                    "args" | "flags" | "operands" | "assignments" | "wrappers" => Shape::Str,
+                    "args" | "flags" | "operands" | "globs" | "assignments" | "wrappers" => {
+                        Shape::Str
+                    }
                     _ => Shape::Any,
                 },
                 _ => Shape::Any,

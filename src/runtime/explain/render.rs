@@ -392,6 +392,7 @@ fn shell_view_lines(f: &mut fmt::Formatter<'_>, view: &FieldValue, indent: usize
         for (key, label) in [
             ("flags", "flags"),
             ("operands", "operands"),
+            ("globs", "globs"),
             ("assignments", "assignments"),
             ("wrappers", "wrapped by"),
         ] {
