@@ -31,12 +31,23 @@
 //!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
 //!   `timeout`, `stdbuf`, `setsid`, `setpriv`, `unshare`, `nsenter`,
 //!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
-//!   `flock`, `npx` (and `bunx`, `pnpx`), `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
+//!   `flock`, `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
 //!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
-//!   `docker exec`/`podman exec` and `kubectl exec … --` (a container's
-//!   command),
 //!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
 //!   stacked in any order.
+//! - Launchers that run a command through a subcommand, after their own
+//!   options: `docker exec`/`podman exec` and `kubectl exec … --` (a
+//!   container's command), `uv run` (and `uv tool run`, `uvx`), `poetry
+//!   run`, `pipenv run`, `pdm run`, `hatch run`, `conda run` (and `mamba`,
+//!   `micromamba`), `pnpm dlx`/`pnpm exec` (`-c`: its words are a script),
+//!   `yarn dlx`/`yarn exec`, `npm exec`/`npm x` (and `npx`, `bunx`, `pnpx`; `-c SCRIPT`/
+//!   `--call SCRIPT` runs a script), `bundle exec`, `mise exec … --` (or
+//!   `-c SCRIPT`), `direnv exec DIR`, `nix shell`/`nix develop` … `--command`
+//!   (or `-c`); the tmux commands that start a shell command
+//!   (`new-session`, `new-window`, `split-window`, `respawn-pane`,
+//!   `respawn-window`, `run-shell`, `display-popup`, `pipe-pane` and their
+//!   aliases: their trailing words are a script, as `watch`'s are) and
+//!   `tmux -c SCRIPT`.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or
 //!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`.
 //! - Redirections anywhere in a command, with or without a file descriptor

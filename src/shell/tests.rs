@@ -404,6 +404,88 @@ fn wrappers() {
 }
 
 #[test]
+fn subcommand_launchers() {
+    check(&[
+        // Python environments.
+        ("uv run pytest -x", &["pytest -x @uv"]),
+        ("uv run --with rich -p 3.12 rm -rf /", &["rm -r -f : / @uv"]),
+        ("uv --directory app run -- rm -rf /", &["rm -r -f : / @uv"]),
+        ("uv tool run ruff check", &["ruff : check @uv"]),
+        ("uvx --from httpie http GET x", &["http : GET x @uv"]),
+        ("uv pip install x", &["uv : pip install x"]),
+        ("poetry run rm -rf /", &["rm -r -f : / @poetry"]),
+        ("poetry -C app run python x.py", &["python : x.py @poetry"]),
+        ("poetry install", &["poetry : install"]),
+        ("pipenv run --python 3.11 rm x", &["rm : x @pipenv"]),
+        ("pdm run -p app rm x", &["rm : x @pdm"]),
+        ("pdm run --list", &["pdm --list : run"]),
+        ("hatch run test:cov", &["test:cov @hatch"]),
+        ("hatch -e docs run rm -rf site", &["rm -r -f : site @hatch"]),
+        ("conda run -n base rm -rf /", &["rm -r -f : / @conda"]),
+        ("micromamba run -p /env rm x", &["rm : x @conda"]),
+        ("conda install x", &["conda : install x"]),
+        // JavaScript and Ruby package runners.
+        ("pnpm dlx rimraf /", &["rimraf : / @pnpm"]),
+        ("pnpm --filter web exec -- rm x", &["rm : x @pnpm"]),
+        (
+            "pnpm dlx -c 'rm -rf / | cat'",
+            &["rm -r -f : / @pnpm", "cat @pnpm"],
+        ),
+        ("pnpm install", &["pnpm : install"]),
+        ("yarn dlx -p cowsay cowsay hi", &["cowsay : hi @yarn"]),
+        ("yarn exec rm x", &["rm : x @yarn"]),
+        ("yarn add x", &["yarn : add x"]),
+        ("npm exec -- rm -rf /", &["rm -r -f : / @npm"]),
+        ("npm x --package=foo -- rm x", &["rm : x @npm"]),
+        ("npm exec -c 'rm -rf /'", &["rm -r -f : / @npm"]),
+        ("npm exec --call='rm x'", &["rm : x @npm"]),
+        ("npx -c 'rm -rf /'", &["rm -r -f : / @npx"]),
+        ("npm exec --help", &["npm --help : exec"]),
+        ("npm install", &["npm : install"]),
+        ("bundle exec rake db:drop", &["rake : db:drop @bundle"]),
+        ("bundle install", &["bundle : install"]),
+        // Tool managers and environments.
+        ("mise exec node@22 -- rm -rf /", &["rm -r -f : / @mise"]),
+        ("mise x -c 'rm -rf /'", &["rm -r -f : / @mise"]),
+        ("mise x node@22", &["mise : x node@22"]),
+        ("mise install", &["mise : install"]),
+        ("direnv exec . rm -rf /", &["rm -r -f : / @direnv"]),
+        ("direnv allow", &["direnv : allow"]),
+        (
+            "nix shell nixpkgs#hello --command rm -rf /",
+            &["rm -r -f : / @nix"],
+        ),
+        ("nix develop -c rm x", &["rm : x @nix"]),
+        (
+            "nix --extra-experimental-features 'nix-command flakes' shell nixpkgs#jq -c rm x",
+            &["rm : x @nix"],
+        ),
+        ("nix shell nixpkgs#hello", &["nix : shell nixpkgs#hello"]),
+        ("nix build", &["nix : build"]),
+        // tmux: the trailing words are a shell command.
+        ("tmux new -d 'rm -rf /'", &["rm -r -f : / @tmux"]),
+        (
+            "tmux new-session -d -s work rm -rf /",
+            &["rm -r -f : / @tmux"],
+        ),
+        ("tmux -L sock neww -n x 'rm x'", &["rm : x @tmux"]),
+        ("tmux split-window -h -p 30 'rm x'", &["rm : x @tmux"]),
+        (
+            "tmux run-shell 'cd / && rm -rf *'",
+            &["cd : / @tmux", "rm -r -f : * @tmux"],
+        ),
+        ("tmux -c 'rm -rf /'", &["rm -r -f : / @tmux"]),
+        ("tmux run -C kill-server", &["tmux -C : run kill-server"]),
+        ("tmux new -s work", &["tmux -s : new work"]),
+        ("tmux ls", &["tmux : ls"]),
+        ("tmux kill-server", &["tmux : kill-server"]),
+        // Containers, after the launcher's own options.
+        ("docker --context prod exec web rm x", &["rm : x @docker"]),
+        ("kubectl -n prod exec pod -- rm x", &["rm : x @kubectl"]),
+    ]);
+}
+
+#[test]
 fn look_alikes_and_other_programs() {
     check(&[
         ("echo \"rm -rf /\"", &["echo : 'rm -rf /'"]),
