@@ -23,9 +23,10 @@
 //!   `busybox sh -c` (and `toybox`), `su -c` (and `runuser`, `sg`,
 //!   `script`, `flock FILE -c`), the text given to `eval`, the action of
 //!   `trap`, the command of `watch` and of `ssh` (the words after the
-//!   destination, which the remote shell runs), the string of `env -S`. Their commands
-//!   are listed with the shell (or `eval`, `trap`, `watch`, `su`) pushed onto
-//!   their wrappers.
+//!   destination, which the remote shell runs), the string of `env -S`,
+//!   the script of `nix-shell --run`/`--command`. Their commands are listed
+//!   with the shell (or `eval`, `trap`, `watch`, `su`, `nix-shell`) pushed
+//!   onto their wrappers.
 //! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,
 //!   `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `chrt`,
 //!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
@@ -33,21 +34,26 @@
 //!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
 //!   `flock`, `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
 //!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
-//!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
-//!   stacked in any order.
+//!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`,
+//!   `unbuffer`, `sshpass`, `screen`, `bwrap` (options of one to three
+//!   values), `proot`, `coreutils` (uutils' multicall binary, also
+//!   `--coreutils-prog=NAME`), `watchexec` (its words are a script, a
+//!   command with `-n`), and the command after a marker: `gdb --args`,
+//!   `lldb --`, `xterm -e` (and `uxterm`, `urxvt`, `rxvt`, `konsole`,
+//!   `alacritty -e`/`--command`), `gnome-terminal --`; stacked in any order.
 //! - Launchers that run a command through a subcommand, after their own
 //!   options: `docker exec`/`podman exec` and `kubectl exec … --` (a
 //!   container's command), `uv run` (and `uv tool run`, `uvx`), `poetry
 //!   run`, `pipenv run`, `pdm run`, `hatch run`, `conda run` (and `mamba`,
 //!   `micromamba`), `pnpm dlx`/`pnpm exec` (`-c`: its words are a script),
-//!   `yarn dlx`/`yarn exec`, `npm exec`/`npm x` (and `npx`, `bunx`, `pnpx`; `-c SCRIPT`/
-//!   `--call SCRIPT` runs a script), `bundle exec`, `mise exec … --` (or
-//!   `-c SCRIPT`), `direnv exec DIR`, `nix shell`/`nix develop` … `--command`
-//!   (or `-c`); the tmux commands that start a shell command
-//!   (`new-session`, `new-window`, `split-window`, `respawn-pane`,
-//!   `respawn-window`, `run-shell`, `display-popup`, `pipe-pane` and their
-//!   aliases: their trailing words are a script, as `watch`'s are) and
-//!   `tmux -c SCRIPT`.
+//!   `yarn dlx`/`yarn exec`, `npm exec`/`npm x` (and `npx`, `bunx`,
+//!   `pnpx`; `-c SCRIPT`/`--call SCRIPT` runs a script), `bundle exec`,
+//!   `mise exec … --` (or `-c SCRIPT`), `direnv exec DIR`, `nix shell`/`nix
+//!   develop` … `--command` (or `-c`); the tmux commands that start a
+//!   shell command (`new-session`, `new-window`, `split-window`,
+//!   `respawn-pane`, `respawn-window`, `run-shell`, `display-popup`,
+//!   `pipe-pane` and their aliases: their trailing words are a script, as
+//!   `watch`'s are) and `tmux -c SCRIPT`.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or
 //!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`.
 //! - Redirections anywhere in a command, with or without a file descriptor

@@ -611,6 +611,202 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
         // first if needed).
         "npx" | "bunx" | "pnpx" => ("npx", NPM_EXEC),
         "uvx" => ("uv", UV_RUN),
+        // Terminals and sessions that run a command given after their
+        // options (`screen -dmS NAME CMD…`), or after a marker.
+        "unbuffer" => ("unbuffer", PLAIN),
+        "sshpass" => (
+            "sshpass",
+            Spec {
+                // `-p PASSWORD`, `-f FILE`, `-d FD`, `-P PROMPT`.
+                short_arg: "pfdP",
+                stop_short: "hV",
+                ..PLAIN
+            },
+        ),
+        // `-r`, `-R`, `-x` reattach, `-X` sends a screen command, `-Q`
+        // queries: no command of its own.
+        "screen" => (
+            "screen",
+            Spec {
+                short_arg: "ScehpTts",
+                stop_short: "rRxXQvV",
+                ..PLAIN
+            },
+        ),
+        "gdb" => (
+            "gdb",
+            Spec {
+                then: Then::After(&["--args", "-args"]),
+                ..PLAIN
+            },
+        ),
+        "lldb" => (
+            "lldb",
+            Spec {
+                then: Then::After(&["--"]),
+                ..PLAIN
+            },
+        ),
+        "xterm" | "uxterm" | "urxvt" | "rxvt" | "konsole" | "alacritty" => (
+            "xterm",
+            Spec {
+                then: Then::After(&["-e", "--command"]),
+                ..PLAIN
+            },
+        ),
+        "gnome-terminal" => (
+            "gnome-terminal",
+            Spec {
+                then: Then::After(&["--", "-x", "--execute"]),
+                ..PLAIN
+            },
+        ),
+        // `watchexec -e rs -- cargo test` or `watchexec 'make && ./run'`:
+        // its words go to a shell, unless `-n` runs them as a command.
+        "watchexec" => (
+            "watchexec",
+            Spec {
+                short_arg: "wWFosdEefji",
+                long_arg: &[
+                    "watch",
+                    "watch-non-recursive",
+                    "watch-file",
+                    "on-busy-update",
+                    "signal",
+                    "stop-signal",
+                    "stop-timeout",
+                    "map-signal",
+                    "debounce",
+                    "delay-run",
+                    "shell",
+                    "emit-events-to",
+                    "env",
+                    "wrap-process",
+                    "exts",
+                    "filter",
+                    "filter-file",
+                    "filter-prog",
+                    "ignore",
+                    "ignore-file",
+                    "fs-events",
+                    "project-origin",
+                    "workdir",
+                    "socket",
+                    "timeout",
+                    "color",
+                ],
+                stop_short: "hV",
+                stop_long: &["help", "version", "manual", "completions"],
+                then: Then::Script,
+                command_short: "n",
+                ..PLAIN
+            },
+        ),
+        // bubblewrap: its options take one, two or three values.
+        "bwrap" => (
+            "bwrap",
+            Spec {
+                long_arg: &[
+                    "args",
+                    "argv0",
+                    "userns",
+                    "userns2",
+                    "pidns",
+                    "uid",
+                    "gid",
+                    "hostname",
+                    "chdir",
+                    "unsetenv",
+                    "lock-file",
+                    "sync-fd",
+                    "remount-ro",
+                    "exec-label",
+                    "file-label",
+                    "proc",
+                    "dev",
+                    "tmpfs",
+                    "mqueue",
+                    "dir",
+                    "seccomp",
+                    "add-seccomp-fd",
+                    "block-fd",
+                    "userns-block-fd",
+                    "info-fd",
+                    "json-status-fd",
+                    "cap-add",
+                    "cap-drop",
+                    "perms",
+                    "size",
+                    "overlay-src",
+                    "tmp-overlay",
+                    "ro-overlay",
+                ],
+                long_multi: &[
+                    ("setenv", 2),
+                    ("bind", 2),
+                    ("bind-try", 2),
+                    ("dev-bind", 2),
+                    ("dev-bind-try", 2),
+                    ("ro-bind", 2),
+                    ("ro-bind-try", 2),
+                    ("bind-fd", 2),
+                    ("ro-bind-fd", 2),
+                    ("file", 2),
+                    ("bind-data", 2),
+                    ("ro-bind-data", 2),
+                    ("symlink", 2),
+                    ("chmod", 2),
+                    ("overlay", 3),
+                ],
+                stop_long: &["help", "version"],
+                ..PLAIN
+            },
+        ),
+        "proot" => (
+            "proot",
+            Spec {
+                short_arg: "rbmqwkivSRp",
+                long_arg: &[
+                    "rootfs",
+                    "bind",
+                    "mount",
+                    "qemu",
+                    "pwd",
+                    "cwd",
+                    "kernel-release",
+                    "change-id",
+                    "verbose",
+                    "port",
+                ],
+                stop_short: "hV",
+                stop_long: &["help", "version", "usage"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        // `nix-shell -p PKG… --run SCRIPT` (or `--command SCRIPT`); without
+        // one it starts an interactive shell.
+        "nix-shell" => (
+            "nix-shell",
+            Spec {
+                short_arg: "IAk",
+                long_arg: &["attr", "keep", "include"],
+                long_multi: &[("arg", 2), ("argstr", 2), ("option", 2)],
+                script_arg_long: &["run", "command"],
+                then: Then::Nothing,
+                ..PLAIN
+            },
+        ),
+        // uutils' multicall binary: `coreutils rm …`, or the applet named by
+        // `--coreutils-prog=rm`.
+        "coreutils" => (
+            "coreutils",
+            Spec {
+                stop_long: &["help", "version", "list"],
+                split_long: &["coreutils-prog"],
+                ..PLAIN
+            },
+        ),
         "catchsegv" => ("catchsegv", PLAIN),
         "valgrind" => ("valgrind", PLAIN),
         "dbus-run-session" => ("dbus-run-session", PLAIN),

@@ -486,6 +486,69 @@ fn subcommand_launchers() {
 }
 
 #[test]
+fn sessions_debuggers_and_sandboxes() {
+    check(&[
+        ("unbuffer -p rm -rf /", &["rm -r -f : / @unbuffer"]),
+        (
+            "sshpass -p hunter2 ssh host 'rm -rf /'",
+            &["rm -r -f : / @sshpass,ssh"],
+        ),
+        ("sshpass -f pw.txt rm x", &["rm : x @sshpass"]),
+        ("sshpass -e scp a b", &["scp : a b @sshpass"]),
+        ("screen -dmS build rm -rf /", &["rm -r -f : / @screen"]),
+        ("screen -S w -X quit", &["screen -S -X : w quit"]),
+        ("screen -r work", &["screen -r : work"]),
+        ("screen -ls", &["screen -l -s"]),
+        ("gdb -ex r --args rm -rf /", &["rm -r -f : / @gdb"]),
+        ("gdb ./prog", &["gdb : ./prog"]),
+        ("lldb -- rm x", &["rm : x @lldb"]),
+        ("xterm -hold -e rm -rf /", &["rm -r -f : / @xterm"]),
+        ("alacritty --command rm x", &["rm : x @xterm"]),
+        ("gnome-terminal -- rm x", &["rm : x @gnome-terminal"]),
+        ("xterm -fa Mono", &["xterm -f -a : Mono"]),
+        (
+            "watchexec -e rs -- cargo test",
+            &["cargo : test @watchexec"],
+        ),
+        (
+            "watchexec -w src 'rm -rf dist && make'",
+            &["rm -r -f : dist @watchexec", "make @watchexec"],
+        ),
+        ("watchexec -n -r rm x", &["rm : x @watchexec"]),
+        ("watchexec --help", &["watchexec --help"]),
+        (
+            "bwrap --ro-bind / / --dev /dev --setenv HOME /tmp --chdir /tmp rm -rf /",
+            &["rm -r -f : / @bwrap"],
+        ),
+        (
+            "bwrap --overlay rw work / --unshare-all rm x",
+            &["rm : x @bwrap"],
+        ),
+        (
+            "proot -r rootfs -b /dev -w / rm -rf /",
+            &["rm -r -f : / @proot"],
+        ),
+        // With no command proot starts a shell, which reads what it runs.
+        ("proot -S rootfs", &["proot -S : rootfs !dyn"]),
+        (
+            "nix-shell -p python3 --run 'rm -rf /'",
+            &["rm -r -f : / @nix-shell"],
+        ),
+        (
+            "nix-shell --command 'rm x' shell.nix",
+            &["rm : x @nix-shell"],
+        ),
+        ("nix-shell -p jq", &["nix-shell -p : jq"]),
+        ("coreutils rm -rf /", &["rm -r -f : / @coreutils"]),
+        (
+            "coreutils --coreutils-prog=rm -rf /",
+            &["rm -r -f : / @coreutils"],
+        ),
+        ("coreutils --list", &["coreutils --list"]),
+    ]);
+}
+
+#[test]
 fn look_alikes_and_other_programs() {
     check(&[
         ("echo \"rm -rf /\"", &["echo : 'rm -rf /'"]),
