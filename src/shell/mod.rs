@@ -11,7 +11,9 @@
 //! # What it sees through
 //!
 //! - Spelling: `rm  -rf /`, `rm -r -f /`, tabs, `\rm`, `/bin/rm`, `r''m`,
-//!   `"rm"`, `$'rm'` all give program `rm` with flags `-r`, `-f`.
+//!   `"rm"`, `$'rm'` all give program `rm` with flags `-r`, `-f`; so do
+//!   the Windows names Git Bash runs, `rm.exe`, `RM.EXE`,
+//!   `C:/Windows/System32/rm.exe` (the name without `.exe`, in lower case).
 //! - Separators and grouping: `;`, `&&`, `||`, `|`, `|&`, `&`, newlines,
 //!   `!`, comments, `( … )`, `{ …; }`, `if`/`while`/`until`/`for`/`select`/
 //!   `case`, function bodies (`f() { … }`, `function f { … }`).
@@ -55,7 +57,9 @@
 //!   `pipe-pane` and their aliases: their trailing words are a script, as
 //!   `watch`'s are) and `tmux -c SCRIPT`.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or
-//!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`.
+//!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`;
+//!   so is the command of `fd … -x CMD` (`--exec`, `-X`, `--exec-batch`,
+//!   ended by `;`; also `fdfind`), wrapped by `fd`.
 //! - Redirections anywhere in a command, with or without a file descriptor
 //!   number; those after a compound command (`{ …; } > f`) are given to
 //!   every command inside it.
@@ -177,7 +181,8 @@ pub struct View {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Command {
     /// The basename of the program word after quote removal (`/bin/rm`,
-    /// `\rm`, `"rm"`, `r''m` all give `rm`); a dynamic program word whose
+    /// `\rm`, `"rm"`, `r''m` all give `rm`), without a Windows `.exe` and
+    /// then in lower case (`RM.EXE` gives `rm`); a dynamic program word whose
     /// last path component holds an expansion is kept whole. Empty when the
     /// command has no program word (only assignments and redirections).
     pub program: String,
@@ -199,7 +204,8 @@ pub struct Command {
     pub assignments: Vec<String>,
     /// The programs it was wrapped by, outermost first (`["sudo", "env"]`);
     /// for a command of a nested script, the shell that runs it
-    /// (`["sudo", "bash"]`); `find` for the command of `find -exec`.
+    /// (`["sudo", "bash"]`); `find` for the command of `find -exec`, `fd`
+    /// for that of `fd -x`.
     pub wrappers: Vec<String>,
     /// The one-letter ASCII flags among `flags`, as bits (see
     /// [`short_flag_bit`]): a rule's test for `-r` is one `and`.

@@ -1205,6 +1205,8 @@ enum Runs {
     Eval,
     Source,
     Find,
+    /// `fd … -x CMD` (and `fdfind`).
+    Fd,
     Trap,
     /// `su`, `runuser`, `sg`, `script` or `flock` (`name`): its `-c`
     /// script. Without one, su and the others run a shell, or a command
@@ -1234,6 +1236,7 @@ impl Runs {
             "eval" => Runs::Eval,
             "source" | "." => Runs::Source,
             "find" => Runs::Find,
+            "fd" | "fdfind" => Runs::Fd,
             "trap" => Runs::Trap,
             "su" => Runs::su("su"),
             "runuser" => Runs::su("runuser"),
@@ -1277,9 +1280,12 @@ impl Parser<'_> {
                 program = Some(at);
                 break;
             }
-            let base = program_span(self.text(word.text), word.text, false);
+            let written = self.text(word.text);
+            let windows = without_exe(written).len() < written.len();
+            let base = program_span(written, word.text, false);
             let (wrapper, launcher) = {
-                let base = self.text(base);
+                let mut buffer = [0; 32];
+                let base = known_name(self.text(base), windows, &mut buffer);
                 (wrapper_spec(base), launcher(base))
             };
             // A wrapper by its name, or a launcher's subcommand that runs a
@@ -1338,8 +1344,13 @@ impl Parser<'_> {
         let word = program.and_then(|index| self.b.words.get(index).copied());
         if let (Some(index), Some(word)) = (program, word) {
             command.name = self.b.copy_span(word.text);
-            let program = program_span(self.text(word.text), word.text, word.dynamic());
+            let written = self.text(word.text);
+            let windows = !word.dynamic() && without_exe(written).len() < written.len();
+            let program = program_span(written, word.text, word.dynamic());
             command.program = self.b.copy_span(program);
+            if windows {
+                command.program.make_ascii_lowercase();
+            }
             command.args = self.b.copy_words(index + 1, self.b.words.len());
             split_flags(self.b, &mut command);
         }
@@ -1702,7 +1713,7 @@ impl Parser<'_> {
                     self.set_dynamic(index);
                 }
             }
-            Runs::Find => self.find_exec(rest, end, names),
+            Runs::Find | Runs::Fd => self.exec_clauses(rest, end, names, runs),
             Runs::Trap => {
                 let words = self.b.words.get(rest..end).unwrap_or_default();
                 let mut operands = words
@@ -1825,16 +1836,20 @@ impl Parser<'_> {
         }
     }
 
-    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`
-    /// (its arguments are `b.words[rest..end]`).
-    fn find_exec(&mut self, rest: usize, end: usize, names: usize) {
+    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`, or
+    /// of `fd`'s `-x`/`--exec` and `-X`/`--exec-batch` (as `by` says; the
+    /// arguments are `b.words[rest..end]`).
+    fn exec_clauses(&mut self, rest: usize, end: usize, names: usize, by: Runs) {
+        let (wrapper, starts): (&'static str, fn(&str) -> bool) = match by {
+            Runs::Fd => ("fd", starts_fd_exec),
+            _ => ("find", |word| {
+                matches!(word, "-exec" | "-execdir" | "-ok" | "-okdir")
+            }),
+        };
         let mut index = rest;
         while let Some(word) = self.b.words.get(index).copied().filter(|_| index < end) {
             index += 1;
-            if !matches!(
-                self.text(word.text),
-                "-exec" | "-execdir" | "-ok" | "-okdir"
-            ) {
+            if !starts(self.text(word.text)) {
                 continue;
             }
             let begin = index;
@@ -1842,8 +1857,10 @@ impl Parser<'_> {
             let mut scan = begin;
             while let Some(item) = self.b.words.get(scan).filter(|_| scan < end) {
                 let item = self.text(item.text);
-                // `+` ends the command only right after `{}`.
-                let plus = item == "+"
+                // `+` ends find's command only right after `{}`; fd's ends
+                // at `;` alone.
+                let plus = wrapper == "find"
+                    && item == "+"
                     && scan > begin
                     && self
                         .b
@@ -1864,12 +1881,12 @@ impl Parser<'_> {
                 break;
             }
             // The clause is analysed as a command of its own, on top of the
-            // stacks, under the wrappers so far and `find`.
+            // stacks, under the wrappers so far and `find` (or `fd`).
             let words = self.b.words.len();
             let wrappers = self.b.names.len();
             self.b.words.extend_from_within(begin..stop);
             self.b.names.extend_from_within(names..wrappers);
-            self.b.names.push("find");
+            self.b.names.push(wrapper);
             self.analyze(words, wrappers, Vec::new());
             self.b.words.truncate(words);
             self.b.names.truncate(wrappers);
@@ -1969,6 +1986,22 @@ impl Parser<'_> {
     }
 }
 
+/// `fd`'s options that run a command: `-x`/`--exec`, `-X`/`--exec-batch`,
+/// also last in a cluster of its flags (`-Hx`).
+fn starts_fd_exec(word: &str) -> bool {
+    if matches!(word, "--exec" | "--exec-batch") {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-') else {
+        return false;
+    };
+    // The flags that take no value.
+    let flags = |rest: &str| rest.chars().all(|flag| "HIusigFalL0p1q".contains(flag));
+    cluster
+        .strip_suffix(['x', 'X'])
+        .is_some_and(|rest| !rest.starts_with('-') && flags(rest))
+}
+
 /// A script path that means standard input.
 fn reads_stdin(text: &str) -> bool {
     STDIN_PATHS.contains(&text)
@@ -1980,7 +2013,8 @@ fn is_assignment_text(text: &str) -> bool {
         .is_some_and(|(name, _)| is_assign_name(name))
 }
 
-/// The program of a program word (`text`, at `span`): its basename. A
+/// The program of a program word (`text`, at `span`): its basename,
+/// without a Windows `.exe` (`C:/Windows/System32/rm.exe` is `rm`). A
 /// dynamic word whose last component holds an expansion (`$(which rm)`) is
 /// kept whole.
 fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
@@ -1989,8 +2023,36 @@ fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
     if base.is_empty() || (dynamic && base.contains(['$', '`', '(', ')', '{', '}'])) {
         span
     } else {
-        span.sub(start, text.len())
+        span.sub(start, start + without_exe(base).len())
     }
+}
+
+/// A name without its Windows `.exe`, in any case: Git Bash on Windows runs
+/// `rm.exe` (or `RM.EXE`) for `rm`.
+fn without_exe(name: &str) -> &str {
+    let cut = name.len().saturating_sub(4);
+    match (name.get(..cut), name.get(cut..)) {
+        (Some(stem), Some(suffix)) if !stem.is_empty() && suffix.eq_ignore_ascii_case(".exe") => {
+            stem
+        }
+        _ => name,
+    }
+}
+
+/// The name a program is known by: for a Windows executable (`windows`),
+/// whose names are not case-sensitive, in lower case (`RM.EXE` is `rm`),
+/// written into `buffer` when it must change (a name longer than the
+/// buffer is left as it is).
+fn known_name<'a>(name: &'a str, windows: bool, buffer: &'a mut [u8; 32]) -> &'a str {
+    if !windows || !name.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        return name;
+    }
+    let Some(lowered) = buffer.get_mut(..name.len()) else {
+        return name;
+    };
+    lowered.copy_from_slice(name.as_bytes());
+    lowered.make_ascii_lowercase();
+    std::str::from_utf8(lowered).unwrap_or(name)
 }
 
 /// Splits the arguments of `command` into its flags and operands:

@@ -549,6 +549,44 @@ fn sessions_debuggers_and_sandboxes() {
 }
 
 #[test]
+fn fd_exec_and_windows_names() {
+    check(&[
+        // fd: the words after `-x`/`-X` up to `;` are a command.
+        (
+            "fd -e tmp -x rm {}",
+            &["fd -e -x : tmp rm {}", "rm : {} @fd"],
+        ),
+        (
+            "fdfind . / -X rm -rf",
+            &["fdfind -X -r -f : . / rm", "rm -r -f @fd"],
+        ),
+        (
+            "fd -Hx rm -rf {} \\; -E .git",
+            &["fd -H -x -r -f -E : rm {} ; .git", "rm -r -f : {} @fd"],
+        ),
+        (
+            "fd --exec-batch rm -rf",
+            &["fd --exec-batch -r -f : rm", "rm -r -f @fd"],
+        ),
+        ("fd -x", &["fd -x"]),
+        ("fd -ex foo", &["fd -e -x : foo"]),
+        ("fd --exclude x foo", &["fd --exclude : x foo"]),
+        // A Windows executable is its name without `.exe`, in any case.
+        ("rm.exe -rf /", &["rm -r -f : /"]),
+        ("RM.EXE -rf /", &["rm -r -f : /"]),
+        ("C:/Windows/System32/rm.exe -rf /", &["rm -r -f : /"]),
+        ("SUDO.EXE rm x", &["rm : x @sudo"]),
+        (
+            "bash.exe -c 'rm -rf /'",
+            &["bash -c : 'rm -rf /'", "rm -r -f : / @bash"],
+        ),
+        ("setup.exe /S", &["setup : /S"]),
+        (".exe", &[".exe"]),
+        ("RM -rf /", &["RM -r -f : /"]),
+    ]);
+}
+
+#[test]
 fn look_alikes_and_other_programs() {
     check(&[
         ("echo \"rm -rf /\"", &["echo : 'rm -rf /'"]),
