@@ -26,7 +26,9 @@
 //!   `script`, `flock FILE -c`), the text given to `eval`, the action of
 //!   `trap`, the command of `watch` and of `ssh` (the words after the
 //!   destination, which the remote shell runs), the string of `env -S`,
-//!   the script of `nix-shell --run`/`--command`. Their commands are listed
+//!   the script of `nix-shell --run`/`--command`, and the literal
+//!   here-string given to a shell that reads its script from standard
+//!   input (`bash <<< 'rm -rf /'`). Their commands are listed
 //!   with the shell (or `eval`, `trap`, `watch`, `su`, `nix-shell`) pushed
 //!   onto their wrappers.
 //! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,
@@ -94,7 +96,9 @@
 //!   text is parsed too); for `source`/`.` of a process substitution or of
 //!   standard input; for a shell (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`,
 //!   …) that has no `-c` and reads its script from standard input (no script
-//!   operand, `-s`, `-`, `/dev/stdin`) or from a process substitution
+//!   operand, `-s`, `-`, `/dev/stdin`: unless that input is a here-string
+//!   with no `$` or backquote, which is read as its script) or from a
+//!   process substitution
 //!   (`bash <(curl x)`), including behind `xargs`; for `su`/`runuser` without
 //!   `-c`, and `sudo -s`/`sudo -i`/`doas -s`/`chroot DIR` with no command,
 //!   which start a shell reading standard input; and on the parse-error

@@ -1827,13 +1827,42 @@ impl Parser<'_> {
             }
             return;
         }
-        let reads_input = match operand {
-            None => true,
-            Some((text, _, procsub)) => procsub || reads_stdin(self.text(text)),
+        let (reads_input, from_stdin) = match operand {
+            None => (true, true),
+            Some((text, _, procsub)) => {
+                let stdin_path = reads_stdin(self.text(text));
+                (procsub || stdin_path, !procsub && stdin_path)
+            }
         };
-        if stdin || reads_input {
-            self.set_dynamic(index);
+        if !(stdin || reads_input) {
+            return;
         }
+        // A script given on standard input by a literal here-string is read
+        // as `-c`'s is (`bash <<< 'rm -rf /'`).
+        if stdin || from_stdin {
+            if let Some(script) = self.here_string(index) {
+                let at = self.b.words.get(rest.saturating_sub(1)).map_or(0, |w| w.at);
+                self.nested(script, at, names, name);
+                return;
+            }
+        }
+        self.set_dynamic(index);
+    }
+
+    /// The text of the here-string that is the standard input of the
+    /// command at `b.out[index]` (the last redirection of its input), when
+    /// it is literal: one that holds `$` or a backquote could expand to
+    /// anything.
+    fn here_string(&mut self, index: usize) -> Option<String> {
+        let command = self.b.out.get(index)?;
+        let input =
+            command.redirects.iter().rev().find(|redirect| {
+                matches!(redirect.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>")
+            })?;
+        if input.op != "<<<" || input.target.contains(['$', '`']) {
+            return None;
+        }
+        Some(self.b.strings.copy(&input.target))
     }
 
     /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`, or

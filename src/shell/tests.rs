@@ -261,6 +261,20 @@ fn nested_shells() {
             "sg wheel -c 'rm -rf /'",
             &["sg -c : wheel 'rm -rf /'", "rm -r -f : / @sg"],
         ),
+        // A literal here-string is the script of a shell reading stdin.
+        (
+            "bash <<< 'rm -rf /'",
+            &["bash <<<rm -rf /", "rm -r -f : / @bash"],
+        ),
+        (
+            "sh <<<\"rm -rf /\"",
+            &["sh <<<rm -rf /", "rm -r -f : / @sh"],
+        ),
+        ("bash -s <<< 'rm x'", &["bash -s <<<rm x", "rm : x @bash"]),
+        ("bash <<< \"$CMD\"", &["bash <<<$CMD !dyn"]),
+        ("bash <<< 'rm x' < f", &["bash <<<rm x <f !dyn"]),
+        ("bash script.sh <<< 'rm x'", &["bash : script.sh <<<rm x"]),
+        ("cat <<< 'rm -rf /'", &["cat <<<rm -rf /"]),
         // Without `-c`, sg runs its command string through a shell.
         ("sg wheel 'rm -rf /'", &["sg : wheel 'rm -rf /' !dyn"]),
         (
