@@ -11,7 +11,9 @@
 //! # What it sees through
 //!
 //! - Spelling: `rm  -rf /`, `rm -r -f /`, tabs, `\rm`, `/bin/rm`, `r''m`,
-//!   `"rm"`, `$'rm'` all give program `rm` with flags `-r`, `-f`.
+//!   `"rm"`, `$'rm'` all give program `rm` with flags `-r`, `-f`; so do
+//!   the Windows names Git Bash runs, `rm.exe`, `RM.EXE`,
+//!   `C:/Windows/System32/rm.exe` (the name without `.exe`, in lower case).
 //! - Separators and grouping: `;`, `&&`, `||`, `|`, `|&`, `&`, newlines,
 //!   `!`, comments, `( … )`, `{ …; }`, `if`/`while`/`until`/`for`/`select`/
 //!   `case`, function bodies (`f() { … }`, `function f { … }`).
@@ -23,22 +25,43 @@
 //!   `busybox sh -c` (and `toybox`), `su -c` (and `runuser`, `sg`,
 //!   `script`, `flock FILE -c`), the text given to `eval`, the action of
 //!   `trap`, the command of `watch` and of `ssh` (the words after the
-//!   destination, which the remote shell runs), the string of `env -S`. Their commands
-//!   are listed with the shell (or `eval`, `trap`, `watch`, `su`) pushed onto
-//!   their wrappers.
+//!   destination, which the remote shell runs), the string of `env -S`,
+//!   the script of `nix-shell --run`/`--command`, and the literal
+//!   here-string given to a shell that reads its script from standard
+//!   input (`bash <<< 'rm -rf /'`). Their commands are listed
+//!   with the shell (or `eval`, `trap`, `watch`, `su`, `nix-shell`) pushed
+//!   onto their wrappers.
 //! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,
 //!   `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `chrt`,
 //!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
 //!   `timeout`, `stdbuf`, `setsid`, `setpriv`, `unshare`, `nsenter`,
 //!   `chroot`, `fakeroot`, `firejail`, `systemd-run`, `systemd-inhibit`,
-//!   `flock`, `npx` (and `bunx`, `pnpx`), `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
+//!   `flock`, `xargs`, `parallel`, `watch`, `busybox`, `toybox`, `strace`,
 //!   `ltrace`, `valgrind`, `catchsegv`, `proxychains`, `torsocks`,
-//!   `docker exec`/`podman exec` and `kubectl exec … --` (a container's
-//!   command),
-//!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`;
-//!   stacked in any order.
+//!   `faketime`, `xvfb-run`, `dbus-run-session`, `caffeinate`, `coproc`,
+//!   `unbuffer`, `sshpass`, `screen`, `bwrap` (options of one to three
+//!   values), `proot`, `coreutils` (uutils' multicall binary, also
+//!   `--coreutils-prog=NAME`), `watchexec` (its words are a script, a
+//!   command with `-n`), and the command after a marker: `gdb --args`,
+//!   `lldb --`, `xterm -e` (and `uxterm`, `urxvt`, `rxvt`, `konsole`,
+//!   `alacritty -e`/`--command`), `gnome-terminal --`; stacked in any order.
+//! - Launchers that run a command through a subcommand, after their own
+//!   options: `docker exec`/`podman exec` and `kubectl exec … --` (a
+//!   container's command), `uv run` (and `uv tool run`, `uvx`), `poetry
+//!   run`, `pipenv run`, `pdm run`, `hatch run`, `conda run` (and `mamba`,
+//!   `micromamba`), `pnpm dlx`/`pnpm exec` (`-c`: its words are a script),
+//!   `yarn dlx`/`yarn exec`, `npm exec`/`npm x` (and `npx`, `bunx`,
+//!   `pnpx`; `-c SCRIPT`/`--call SCRIPT` runs a script), `bundle exec`,
+//!   `mise exec … --` (or `-c SCRIPT`), `direnv exec DIR`, `nix shell`/`nix
+//!   develop` … `--command` (or `-c`); the tmux commands that start a
+//!   shell command (`new-session`, `new-window`, `split-window`,
+//!   `respawn-pane`, `respawn-window`, `run-shell`, `display-popup`,
+//!   `pipe-pane` and their aliases: their trailing words are a script, as
+//!   `watch`'s are) and `tmux -c SCRIPT`.
 //! - `find … -exec CMD ;` (and `-execdir`, `-ok`, `-okdir`, ended by `;` or
-//!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`.
+//!   `{} +`): `CMD` is listed as a command of its own, wrapped by `find`;
+//!   so is the command of `fd … -x CMD` (`--exec`, `-X`, `--exec-batch`,
+//!   ended by `;`; also `fdfind`), wrapped by `fd`.
 //! - Redirections anywhere in a command, with or without a file descriptor
 //!   number; those after a compound command (`{ …; } > f`) are given to
 //!   every command inside it.
@@ -73,7 +96,9 @@
 //!   text is parsed too); for `source`/`.` of a process substitution or of
 //!   standard input; for a shell (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`,
 //!   …) that has no `-c` and reads its script from standard input (no script
-//!   operand, `-s`, `-`, `/dev/stdin`) or from a process substitution
+//!   operand, `-s`, `-`, `/dev/stdin`: unless that input is a here-string
+//!   with no `$` or backquote, which is read as its script) or from a
+//!   process substitution
 //!   (`bash <(curl x)`), including behind `xargs`; for `su`/`runuser` without
 //!   `-c`, and `sudo -s`/`sudo -i`/`doas -s`/`chroot DIR` with no command,
 //!   which start a shell reading standard input; and on the parse-error
@@ -160,7 +185,8 @@ pub struct View {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Command {
     /// The basename of the program word after quote removal (`/bin/rm`,
-    /// `\rm`, `"rm"`, `r''m` all give `rm`); a dynamic program word whose
+    /// `\rm`, `"rm"`, `r''m` all give `rm`), without a Windows `.exe` and
+    /// then in lower case (`RM.EXE` gives `rm`); a dynamic program word whose
     /// last path component holds an expansion is kept whole. Empty when the
     /// command has no program word (only assignments and redirections).
     pub program: String,
@@ -186,7 +212,8 @@ pub struct Command {
     pub assignments: Vec<String>,
     /// The programs it was wrapped by, outermost first (`["sudo", "env"]`);
     /// for a command of a nested script, the shell that runs it
-    /// (`["sudo", "bash"]`); `find` for the command of `find -exec`.
+    /// (`["sudo", "bash"]`); `find` for the command of `find -exec`, `fd`
+    /// for that of `fd -x`.
     pub wrappers: Vec<String>,
     /// The one-letter ASCII flags among `flags`, as bits (see
     /// [`short_flag_bit`]): a rule's test for `-r` is one `and`.

@@ -25,6 +25,9 @@ struct Spec {
     short_arg: &'static str,
     /// Long options that take an argument when it is not given with `=`.
     long_arg: &'static [&'static str],
+    /// Long options that take more than one argument, with their count
+    /// (`bwrap --bind SRC DEST`).
+    long_multi: &'static [(&'static str, usize)],
     /// Short options whose argument can only be attached (GNU `xargs -i`).
     optional_short: &'static str,
     /// Options after which the wrapper runs no command: it is the program.
@@ -57,6 +60,13 @@ struct Spec {
     /// Options that make those words a command after all (`watch -x`).
     command_short: &'static str,
     command_long: &'static [&'static str],
+    /// Options that make those words a script instead (`pnpm dlx -c`).
+    script_short: &'static str,
+    script_long: &'static [&'static str],
+    /// Options whose argument is a script it runs in place of a command
+    /// (`npm exec -c SCRIPT`, `nix-shell --run SCRIPT`).
+    script_arg_short: &'static str,
+    script_arg_long: &'static [&'static str],
 }
 
 /// What the words after a wrapper's options and operands are.
@@ -66,14 +76,20 @@ enum Then {
     Command,
     /// A script, its words joined with spaces (`watch`, `ssh`).
     Script,
-    /// Only the words after `--` are a command; without `--` the wrapper
-    /// runs none that is known (`kubectl exec POD -- CMD`).
-    AfterDashes,
+    /// Only the words after the first of these markers are a command;
+    /// without one the wrapper runs none that is known (`kubectl exec POD
+    /// -- CMD`, `gdb --args PROG ARGS`, `nix shell PKG --command CMD`),
+    /// unless one of its options gives it a script (`mise exec -c SCRIPT`).
+    After(&'static [&'static str]),
+    /// No command: it runs only the script of a script option, found among
+    /// any of its words (`nix-shell -p PKG --run SCRIPT`).
+    Nothing,
 }
 
 const PLAIN: Spec = Spec {
     short_arg: "",
     long_arg: &[],
+    long_multi: &[],
     optional_short: "",
     stop_short: "",
     stop_long: &[],
@@ -90,6 +106,10 @@ const PLAIN: Spec = Spec {
     then: Then::Command,
     command_short: "",
     command_long: &[],
+    script_short: "",
+    script_long: &[],
+    script_arg_short: "",
+    script_arg_long: &[],
 };
 
 /// The options of the wrapper `name`, with its name as a constant.
@@ -589,12 +609,201 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
         ),
         // Package runners: `npx rimraf dist` runs `rimraf` (installing it
         // first if needed).
-        "npx" | "bunx" | "pnpx" => (
-            "npx",
+        "npx" | "bunx" | "pnpx" => ("npx", NPM_EXEC),
+        "uvx" => ("uv", UV_RUN),
+        // Terminals and sessions that run a command given after their
+        // options (`screen -dmS NAME CMD…`), or after a marker.
+        "unbuffer" => ("unbuffer", PLAIN),
+        "sshpass" => (
+            "sshpass",
             Spec {
-                short_arg: "pc",
-                long_arg: &["package", "call", "node-options", "registry", "cache"],
+                // `-p PASSWORD`, `-f FILE`, `-d FD`, `-P PROMPT`.
+                short_arg: "pfdP",
+                stop_short: "hV",
+                ..PLAIN
+            },
+        ),
+        // `-r`, `-R`, `-x` reattach, `-X` sends a screen command, `-Q`
+        // queries: no command of its own.
+        "screen" => (
+            "screen",
+            Spec {
+                short_arg: "ScehpTts",
+                stop_short: "rRxXQvV",
+                ..PLAIN
+            },
+        ),
+        "gdb" => (
+            "gdb",
+            Spec {
+                then: Then::After(&["--args", "-args"]),
+                ..PLAIN
+            },
+        ),
+        "lldb" => (
+            "lldb",
+            Spec {
+                then: Then::After(&["--"]),
+                ..PLAIN
+            },
+        ),
+        "xterm" | "uxterm" | "urxvt" | "rxvt" | "konsole" | "alacritty" => (
+            "xterm",
+            Spec {
+                then: Then::After(&["-e", "--command"]),
+                ..PLAIN
+            },
+        ),
+        "gnome-terminal" => (
+            "gnome-terminal",
+            Spec {
+                then: Then::After(&["--", "-x", "--execute"]),
+                ..PLAIN
+            },
+        ),
+        // `watchexec -e rs -- cargo test` or `watchexec 'make && ./run'`:
+        // its words go to a shell, unless `-n` runs them as a command.
+        "watchexec" => (
+            "watchexec",
+            Spec {
+                short_arg: "wWFosdEefji",
+                long_arg: &[
+                    "watch",
+                    "watch-non-recursive",
+                    "watch-file",
+                    "on-busy-update",
+                    "signal",
+                    "stop-signal",
+                    "stop-timeout",
+                    "map-signal",
+                    "debounce",
+                    "delay-run",
+                    "shell",
+                    "emit-events-to",
+                    "env",
+                    "wrap-process",
+                    "exts",
+                    "filter",
+                    "filter-file",
+                    "filter-prog",
+                    "ignore",
+                    "ignore-file",
+                    "fs-events",
+                    "project-origin",
+                    "workdir",
+                    "socket",
+                    "timeout",
+                    "color",
+                ],
+                stop_short: "hV",
+                stop_long: &["help", "version", "manual", "completions"],
+                then: Then::Script,
+                command_short: "n",
+                ..PLAIN
+            },
+        ),
+        // bubblewrap: its options take one, two or three values.
+        "bwrap" => (
+            "bwrap",
+            Spec {
+                long_arg: &[
+                    "args",
+                    "argv0",
+                    "userns",
+                    "userns2",
+                    "pidns",
+                    "uid",
+                    "gid",
+                    "hostname",
+                    "chdir",
+                    "unsetenv",
+                    "lock-file",
+                    "sync-fd",
+                    "remount-ro",
+                    "exec-label",
+                    "file-label",
+                    "proc",
+                    "dev",
+                    "tmpfs",
+                    "mqueue",
+                    "dir",
+                    "seccomp",
+                    "add-seccomp-fd",
+                    "block-fd",
+                    "userns-block-fd",
+                    "info-fd",
+                    "json-status-fd",
+                    "cap-add",
+                    "cap-drop",
+                    "perms",
+                    "size",
+                    "overlay-src",
+                    "tmp-overlay",
+                    "ro-overlay",
+                ],
+                long_multi: &[
+                    ("setenv", 2),
+                    ("bind", 2),
+                    ("bind-try", 2),
+                    ("dev-bind", 2),
+                    ("dev-bind-try", 2),
+                    ("ro-bind", 2),
+                    ("ro-bind-try", 2),
+                    ("bind-fd", 2),
+                    ("ro-bind-fd", 2),
+                    ("file", 2),
+                    ("bind-data", 2),
+                    ("ro-bind-data", 2),
+                    ("symlink", 2),
+                    ("chmod", 2),
+                    ("overlay", 3),
+                ],
                 stop_long: &["help", "version"],
+                ..PLAIN
+            },
+        ),
+        "proot" => (
+            "proot",
+            Spec {
+                short_arg: "rbmqwkivSRp",
+                long_arg: &[
+                    "rootfs",
+                    "bind",
+                    "mount",
+                    "qemu",
+                    "pwd",
+                    "cwd",
+                    "kernel-release",
+                    "change-id",
+                    "verbose",
+                    "port",
+                ],
+                stop_short: "hV",
+                stop_long: &["help", "version", "usage"],
+                runs_shell: true,
+                ..PLAIN
+            },
+        ),
+        // `nix-shell -p PKG… --run SCRIPT` (or `--command SCRIPT`); without
+        // one it starts an interactive shell.
+        "nix-shell" => (
+            "nix-shell",
+            Spec {
+                short_arg: "IAk",
+                long_arg: &["attr", "keep", "include"],
+                long_multi: &[("arg", 2), ("argstr", 2), ("option", 2)],
+                script_arg_long: &["run", "command"],
+                then: Then::Nothing,
+                ..PLAIN
+            },
+        ),
+        // uutils' multicall binary: `coreutils rm …`, or the applet named by
+        // `--coreutils-prog=rm`.
+        "coreutils" => (
+            "coreutils",
+            Spec {
+                stop_long: &["help", "version", "list"],
+                split_long: &["coreutils-prog"],
                 ..PLAIN
             },
         ),
@@ -613,6 +822,355 @@ fn wrapper_spec(name: &str) -> Option<(&'static str, Spec)> {
     })
 }
 
+/// `npm exec` and `npx`: `npx rimraf dist` runs `rimraf` (installing it
+/// first if needed); `-c`/`--call` gives a script instead.
+const NPM_EXEC: Spec = Spec {
+    short_arg: "pw",
+    long_arg: &[
+        "package",
+        "workspace",
+        "node-options",
+        "registry",
+        "cache",
+        "prefix",
+        "userconfig",
+        "loglevel",
+        "allow-scripts",
+    ],
+    stop_short: "h",
+    stop_long: &["help", "version"],
+    script_arg_short: "c",
+    script_arg_long: &["call"],
+    ..PLAIN
+};
+
+/// `uv run` and `uv tool run` (`uvx`): the options that take a value
+/// (`uv run --with rich -p 3.12 python x.py`).
+const UV_RUN: Spec = Spec {
+    short_arg: "pifCPw",
+    long_arg: &[
+        "python",
+        "with",
+        "with-editable",
+        "with-requirements",
+        "from",
+        "extra",
+        "no-extra",
+        "group",
+        "no-group",
+        "only-group",
+        "package",
+        "env-file",
+        "index",
+        "default-index",
+        "index-url",
+        "extra-index-url",
+        "find-links",
+        "index-strategy",
+        "keyring-provider",
+        "resolution",
+        "prerelease",
+        "fork-strategy",
+        "exclude-newer",
+        "exclude-newer-package",
+        "no-build-isolation-package",
+        "config-setting",
+        "config-settings-package",
+        "link-mode",
+        "refresh-package",
+        "reinstall-package",
+        "upgrade-package",
+        "no-binary-package",
+        "no-build-package",
+        "python-platform",
+        "torch-backend",
+        "cache-dir",
+        "directory",
+        "project",
+        "config-file",
+        "color",
+        "python-preference",
+        "allow-insecure-host",
+    ],
+    stop_short: "h",
+    stop_long: &["help"],
+    ..PLAIN
+};
+
+/// The programs that run a command through one of their subcommands
+/// (`uv run`, `docker exec`), by name: the name their wrapper is known by.
+fn launcher(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "docker" | "podman" => "docker",
+        "kubectl" | "oc" => "kubectl",
+        "conda" | "mamba" | "micromamba" => "conda",
+        "uv" => "uv",
+        "poetry" => "poetry",
+        "pipenv" => "pipenv",
+        "pdm" => "pdm",
+        "hatch" => "hatch",
+        "pnpm" => "pnpm",
+        "yarn" => "yarn",
+        "npm" => "npm",
+        "bundle" => "bundle",
+        "mise" => "mise",
+        "direnv" => "direnv",
+        "nix" => "nix",
+        "tmux" => "tmux",
+        _ => return None,
+    })
+}
+
+/// The options a launcher takes before its subcommand (`docker --context
+/// prod exec`, `tmux -L work new`, `poetry -C app run`).
+fn launcher_options(launcher: &str) -> Spec {
+    match launcher {
+        "docker" => Spec {
+            short_arg: "cHl",
+            long_arg: &[
+                "config",
+                "context",
+                "host",
+                "log-level",
+                "tlscacert",
+                "tlscert",
+                "tlskey",
+                "connection",
+                "url",
+                "root",
+                "runroot",
+            ],
+            ..PLAIN
+        },
+        "kubectl" => Spec {
+            short_arg: "ns",
+            long_arg: &[
+                "namespace",
+                "context",
+                "kubeconfig",
+                "cluster",
+                "user",
+                "server",
+                "as",
+                "token",
+            ],
+            ..PLAIN
+        },
+        "uv" => UV_RUN,
+        "poetry" => Spec {
+            short_arg: "CP",
+            long_arg: &["directory", "project"],
+            ..PLAIN
+        },
+        "pipenv" => Spec {
+            long_arg: &["python", "pypi-mirror"],
+            ..PLAIN
+        },
+        "pdm" => Spec {
+            short_arg: "c",
+            long_arg: &["config"],
+            ..PLAIN
+        },
+        "hatch" => Spec {
+            short_arg: "ep",
+            long_arg: &["env", "project", "data-dir", "cache-dir", "config"],
+            ..PLAIN
+        },
+        "conda" => Spec {
+            short_arg: "r",
+            long_arg: &["rc-file", "root-prefix"],
+            ..PLAIN
+        },
+        "pnpm" => Spec {
+            short_arg: "CF",
+            long_arg: &["dir", "filter", "reporter"],
+            ..PLAIN
+        },
+        "yarn" => Spec {
+            long_arg: &["cwd"],
+            ..PLAIN
+        },
+        "npm" => Spec {
+            short_arg: "w",
+            long_arg: &[
+                "prefix",
+                "workspace",
+                "registry",
+                "cache",
+                "userconfig",
+                "loglevel",
+            ],
+            ..PLAIN
+        },
+        "mise" => Spec {
+            short_arg: "CE",
+            long_arg: &["cd", "env"],
+            ..PLAIN
+        },
+        "nix" => Spec {
+            long_arg: &[
+                "extra-experimental-features",
+                "experimental-features",
+                "store",
+                "log-format",
+            ],
+            long_multi: &[("option", 2)],
+            ..PLAIN
+        },
+        // `tmux -c SCRIPT` runs a script in the default shell.
+        "tmux" => Spec {
+            short_arg: "fLST",
+            stop_short: "V",
+            script_arg_short: "c",
+            ..PLAIN
+        },
+        _ => PLAIN,
+    }
+}
+
+/// The options of a launcher's subcommand that runs a command, read from
+/// the subcommand's word on; `None` for its other subcommands (`uv pip`,
+/// `tmux ls`, `npm install`).
+fn subcommand_spec(launcher: &str, subcommand: &str) -> Option<Spec> {
+    Some(match (launcher, subcommand) {
+        ("docker", "exec") => Spec {
+            short_arg: "euw",
+            long_arg: &["env", "env-file", "user", "workdir", "detach-keys"],
+            operands: 1,
+            ..PLAIN
+        },
+        ("kubectl", "exec") => Spec {
+            then: Then::After(&["--"]),
+            ..PLAIN
+        },
+        ("uv", "run") => UV_RUN,
+        ("poetry", "run") => launcher_options("poetry"),
+        ("pipenv", "run") => launcher_options("pipenv"),
+        ("pdm", "run") => Spec {
+            short_arg: "pc",
+            long_arg: &["project", "venv", "skip", "config"],
+            stop_short: "lh",
+            stop_long: &["list", "help"],
+            ..PLAIN
+        },
+        ("hatch", "run") => Spec {
+            short_arg: "epixf",
+            long_arg: &["env", "project", "include", "exclude", "filter"],
+            stop_short: "h",
+            stop_long: &["help"],
+            ..PLAIN
+        },
+        ("conda", "run") => Spec {
+            short_arg: "npaer",
+            long_arg: &[
+                "name",
+                "prefix",
+                "cwd",
+                "attach",
+                "env",
+                "label",
+                "root-prefix",
+                "rc-file",
+            ],
+            stop_short: "h",
+            stop_long: &["help"],
+            ..PLAIN
+        },
+        // `pnpm dlx -c 'CMD | CMD'` runs its words as a shell script.
+        ("pnpm", "dlx" | "exec") => Spec {
+            short_arg: "CF",
+            long_arg: &[
+                "package",
+                "filter",
+                "dir",
+                "reporter",
+                "workspace-concurrency",
+                "resume-from",
+                "allow-build",
+            ],
+            stop_short: "h",
+            stop_long: &["help"],
+            script_short: "c",
+            script_long: &["shell-mode"],
+            ..PLAIN
+        },
+        ("yarn", "dlx" | "exec") => Spec {
+            short_arg: "p",
+            long_arg: &["package", "cwd"],
+            stop_short: "h",
+            stop_long: &["help"],
+            ..PLAIN
+        },
+        ("npm", "exec" | "x") => NPM_EXEC,
+        ("bundle", "exec") => Spec {
+            long_arg: &["gemfile"],
+            ..PLAIN
+        },
+        // `mise exec node@22 -- CMD`: the tools, then the command after
+        // `--`; `-c`/`--command` gives a script.
+        ("mise", "exec" | "x") => Spec {
+            short_arg: "jCE",
+            long_arg: &["jobs", "cd", "env"],
+            stop_short: "h",
+            stop_long: &["help"],
+            script_arg_short: "c",
+            script_arg_long: &["command"],
+            then: Then::After(&["--"]),
+            ..PLAIN
+        },
+        ("direnv", "exec") => Spec {
+            operands: 1,
+            ..PLAIN
+        },
+        // `nix shell PKG… --command CMD…`, `nix develop -c CMD…`.
+        ("nix", "shell" | "develop") => Spec {
+            then: Then::After(&["--command", "-c"]),
+            ..PLAIN
+        },
+        // The trailing words of these are a shell command (joined, as tmux
+        // does when it hands them to the shell).
+        ("tmux", "new-session" | "new") => Spec {
+            short_arg: "cefFnstxy",
+            then: Then::Script,
+            ..PLAIN
+        },
+        ("tmux", "new-window" | "neww") => Spec {
+            short_arg: "ceFnt",
+            then: Then::Script,
+            ..PLAIN
+        },
+        ("tmux", "split-window" | "splitw") => Spec {
+            short_arg: "celtFp",
+            then: Then::Script,
+            ..PLAIN
+        },
+        ("tmux", "respawn-pane" | "respawnp" | "respawn-window" | "respawnw") => Spec {
+            short_arg: "cet",
+            then: Then::Script,
+            ..PLAIN
+        },
+        // `run-shell -C` runs a tmux command, not a shell command.
+        ("tmux", "run-shell" | "run") => Spec {
+            short_arg: "cdt",
+            stop_short: "C",
+            then: Then::Script,
+            ..PLAIN
+        },
+        ("tmux", "display-popup" | "popup") => Spec {
+            short_arg: "bcdehsStTwxy",
+            stop_short: "C",
+            then: Then::Script,
+            ..PLAIN
+        },
+        ("tmux", "pipe-pane" | "pipep") => Spec {
+            short_arg: "t",
+            then: Then::Script,
+            ..PLAIN
+        },
+        _ => return None,
+    })
+}
+
 /// What a run of a wrapper's options has found so far.
 struct Options {
     /// The first word not yet read.
@@ -621,6 +1179,11 @@ struct Options {
     shell: bool,
     /// The words after them are a command, not a script (`watch -x`).
     command: bool,
+    /// The words after them are a script, not a command (`pnpm dlx -c`).
+    script_mode: bool,
+    /// The argument of a script option: the script it runs instead of a
+    /// command (`npm exec -c SCRIPT`).
+    script: Option<Span>,
 }
 
 /// What follows a wrapper's options.
@@ -630,8 +1193,9 @@ enum Skip {
     /// The command starts at `next` (none: the wrapper is the program, and
     /// starts a shell if `shell`).
     Command { next: usize, shell: bool },
-    /// The words from `next` on are a script (`watch`, `ssh`).
-    Script { next: usize },
+    /// It runs a script: its words joined from `next` on (`watch`, `ssh`),
+    /// or the argument of a script option (`npm exec -c SCRIPT`).
+    Script { script: String },
 }
 
 /// What a program runs in turn, by its name.
@@ -641,6 +1205,8 @@ enum Runs {
     Eval,
     Source,
     Find,
+    /// `fd … -x CMD` (and `fdfind`).
+    Fd,
     Trap,
     /// `su`, `runuser`, `sg`, `script` or `flock` (`name`): its `-c`
     /// script. Without one, su and the others run a shell, or a command
@@ -670,6 +1236,7 @@ impl Runs {
             "eval" => Runs::Eval,
             "source" | "." => Runs::Source,
             "find" => Runs::Find,
+            "fd" | "fdfind" => Runs::Fd,
             "trap" => Runs::Trap,
             "su" => Runs::su("su"),
             "runuser" => Runs::su("runuser"),
@@ -713,13 +1280,22 @@ impl Parser<'_> {
                 program = Some(at);
                 break;
             }
-            let base = program_span(self.text(word.text), word.text, false);
-            // A wrapper by its name, or a program's `exec` subcommand (read
-            // from the `exec` word on).
-            let Some((name, spec, from)) = wrapper_spec(self.text(base))
-                .map(|(name, spec)| (name, spec, at))
-                .or_else(|| self.exec_subcommand(self.text(base), at))
-            else {
+            let written = self.text(word.text);
+            let windows = without_exe(written).len() < written.len();
+            let base = program_span(written, word.text, false);
+            let (wrapper, launcher) = {
+                let mut buffer = [0; 32];
+                let base = known_name(self.text(base), windows, &mut buffer);
+                (wrapper_spec(base), launcher(base))
+            };
+            // A wrapper by its name, or a launcher's subcommand that runs a
+            // command (read from the subcommand's word on).
+            let found = match (wrapper, launcher) {
+                (Some((name, spec)), _) => Some((name, spec, at)),
+                (None, Some(launcher)) => self.subcommand(launcher, at, &mut entered),
+                (None, None) => None,
+            };
+            let Some((name, spec, from)) = found else {
                 program = Some(at);
                 break;
             };
@@ -737,8 +1313,7 @@ impl Parser<'_> {
                     self.b.names.push(name);
                     at = next;
                 }
-                Skip::Script { next } => {
-                    let script = self.join(next, self.b.words.len());
+                Skip::Script { script } => {
                     let first = self.b.out.len();
                     self.nested(script, word.at, names, name);
                     if self.b.out.len() > first {
@@ -769,8 +1344,13 @@ impl Parser<'_> {
         let word = program.and_then(|index| self.b.words.get(index).copied());
         if let (Some(index), Some(word)) = (program, word) {
             command.name = self.b.copy_span(word.text);
-            let program = program_span(self.text(word.text), word.text, word.dynamic());
+            let written = self.text(word.text);
+            let windows = !word.dynamic() && without_exe(written).len() < written.len();
+            let program = program_span(written, word.text, word.dynamic());
             command.program = self.b.copy_span(program);
+            if windows {
+                command.program.make_ascii_lowercase();
+            }
             command.args = self.b.copy_words(index + 1, self.b.words.len());
             command.globs = self.b.copy_globs(index + 1, self.b.words.len());
             split_flags(self.b, &mut command);
@@ -800,39 +1380,45 @@ impl Parser<'_> {
         self.b.names.truncate(top);
     }
 
-    /// `docker exec` (and `podman`, `docker container exec`) and `kubectl
-    /// exec` (and `oc`) run a command in a container: the wrapper's name,
-    /// its options, and the index of its `exec` word.
-    fn exec_subcommand(&self, program: &str, at: usize) -> Option<(&'static str, Spec, usize)> {
-        let word = |i: usize| self.b.words.get(i).map(|w| self.text(w.text));
-        match program {
-            "docker" | "podman" => {
-                let exec = if word(at + 1) == Some("container") {
-                    at + 2
-                } else {
-                    at + 1
-                };
-                (word(exec) == Some("exec")).then_some((
-                    "docker",
-                    Spec {
-                        short_arg: "euw",
-                        long_arg: &["env", "env-file", "user", "workdir", "detach-keys"],
-                        operands: 1,
-                        ..PLAIN
-                    },
-                    exec,
-                ))
-            }
-            "kubectl" | "oc" => (word(at + 1) == Some("exec")).then_some((
-                "kubectl",
-                Spec {
-                    then: Then::AfterDashes,
-                    ..PLAIN
-                },
-                at + 1,
-            )),
-            _ => None,
+    /// A launcher's subcommand that runs a command (`docker exec`, `uv
+    /// run`, also after a group: `docker container exec`, `uv tool run`):
+    /// the wrapper's name, its options, and the index of the subcommand's
+    /// word, after the launcher's own options. `tmux -c SCRIPT` is read as
+    /// the launcher running only that script.
+    fn subcommand(
+        &mut self,
+        launcher: &'static str,
+        at: usize,
+        entered: &mut usize,
+    ) -> Option<(&'static str, Spec, usize)> {
+        let own = launcher_options(launcher);
+        let mut options = Options {
+            next: at + 1,
+            shell: false,
+            command: false,
+            script_mode: false,
+            script: None,
+        };
+        if !self.read_options(&own, &mut options, entered) {
+            return None;
         }
+        if options.script.is_some() {
+            let spec = Spec {
+                then: Then::Nothing,
+                ..own
+            };
+            return Some((launcher, spec, at));
+        }
+        let word = |index: usize| self.b.words.get(index).map(|word| self.text(word.text));
+        let mut index = options.next;
+        if matches!(
+            (launcher, word(index)),
+            ("docker", Some("container")) | ("uv", Some("tool"))
+        ) {
+            index += 1;
+        }
+        let spec = subcommand_spec(launcher, word(index)?)?;
+        Some((launcher, spec, index))
     }
 
     /// Reads the options and operands of the wrapper at `b.words[at]`.
@@ -843,23 +1429,61 @@ impl Parser<'_> {
         command: &mut Command,
         entered: &mut usize,
     ) -> Skip {
-        if spec.then == Then::AfterDashes {
-            let words = self.b.words.get(at + 1..).unwrap_or_default();
-            return match words.iter().position(|w| self.text(w.text) == "--") {
-                Some(dash) => Skip::Command {
-                    next: at + 1 + dash + 1,
-                    shell: false,
-                },
-                None => Skip::Program,
-            };
-        }
         let mut options = Options {
             next: at + 1,
             shell: spec.runs_shell,
             command: false,
+            script_mode: false,
+            script: None,
         };
+        match spec.then {
+            Then::After(markers) => {
+                // An option may give it a script (`mise exec -c SCRIPT`);
+                // otherwise only a marker starts its command.
+                if self.read_options(spec, &mut options, entered) {
+                    if let Some(script) = options.script {
+                        return Skip::Script {
+                            script: self.script(script),
+                        };
+                    }
+                }
+                let words = self.b.words.get(at + 1..).unwrap_or_default();
+                let marker = words
+                    .iter()
+                    .position(|word| markers.contains(&self.text(word.text)));
+                return match marker {
+                    Some(marker) => Skip::Command {
+                        next: at + 1 + marker + 1,
+                        shell: false,
+                    },
+                    None => Skip::Program,
+                };
+            }
+            Then::Nothing => {
+                // Its options and operands come in any order: each run of
+                // options is read, and the word that ends it passed over.
+                while self.read_options(spec, &mut options, entered) {
+                    if let Some(script) = options.script {
+                        return Skip::Script {
+                            script: self.script(script),
+                        };
+                    }
+                    if options.next >= self.b.words.len() {
+                        break;
+                    }
+                    options.next += 1;
+                }
+                return Skip::Program;
+            }
+            Then::Command | Then::Script => {}
+        }
         if !self.read_options(spec, &mut options, entered) {
             return Skip::Program;
+        }
+        if let Some(script) = options.script {
+            return Skip::Script {
+                script: self.script(script),
+            };
         }
         let mut next = options.next;
         if spec.assignments {
@@ -897,10 +1521,24 @@ impl Parser<'_> {
             next,
             shell,
             command,
+            script_mode,
+            script,
         } = options;
-        match spec.then {
-            Then::Script if !command => Skip::Script { next },
-            _ => Skip::Command { next, shell },
+        if let Some(script) = script {
+            return Skip::Script {
+                script: self.script(script),
+            };
+        }
+        let words = matches!(
+            (spec.then, command, script_mode),
+            (Then::Script, false, _) | (Then::Command, _, true)
+        );
+        if words {
+            Skip::Script {
+                script: self.join(next, self.b.words.len()),
+            }
+        } else {
+            Skip::Command { next, shell }
         }
     }
 
@@ -931,6 +1569,14 @@ impl Parser<'_> {
                     return false;
                 }
                 options.command |= spec.command_long.contains(&option);
+                options.script_mode |= spec.script_long.contains(&option);
+                if spec.script_arg_long.contains(&option) {
+                    options.script = Some(match value {
+                        Some(value) => word.text.sub(text.len() - value.len(), text.len()),
+                        None => self.word_after(next),
+                    });
+                    return true;
+                }
                 if spec.split_long.contains(&option) {
                     let (string, used) = match value {
                         Some(value) => (word.text.sub(text.len() - value.len(), text.len()), 1),
@@ -941,11 +1587,12 @@ impl Parser<'_> {
                     }
                     continue;
                 }
-                options.next += if value.is_none() && spec.long_arg.contains(&option) {
-                    2
-                } else {
-                    1
+                let arguments = match spec.long_multi.iter().find(|(name, _)| *name == option) {
+                    Some((_, count)) => *count,
+                    None => usize::from(spec.long_arg.contains(&option)),
                 };
+                // An argument given with `=` is in the option's own word.
+                options.next += 1 + arguments - usize::from(value.is_some() && arguments > 0);
                 continue;
             }
             let Some(cluster) = text.strip_prefix('-').filter(|cluster| !cluster.is_empty()) else {
@@ -963,8 +1610,17 @@ impl Parser<'_> {
                 }
                 options.shell |= spec.shell_short.contains(option);
                 options.command |= spec.command_short.contains(option);
+                options.script_mode |= spec.script_short.contains(option);
                 // The option's argument, when attached: from here to the end.
                 let attached = 1 + index + option.len_utf8();
+                if spec.script_arg_short.contains(option) {
+                    options.script = Some(if attached >= text.len() {
+                        self.word_after(next)
+                    } else {
+                        word.text.sub(attached, text.len())
+                    });
+                    return true;
+                }
                 if spec.short_arg.contains(option) {
                     if attached >= text.len() {
                         used = 2;
@@ -1058,7 +1714,7 @@ impl Parser<'_> {
                     self.set_dynamic(index);
                 }
             }
-            Runs::Find => self.find_exec(rest, end, names),
+            Runs::Find | Runs::Fd => self.exec_clauses(rest, end, names, runs),
             Runs::Trap => {
                 let words = self.b.words.get(rest..end).unwrap_or_default();
                 let mut operands = words
@@ -1172,25 +1828,58 @@ impl Parser<'_> {
             }
             return;
         }
-        let reads_input = match operand {
-            None => true,
-            Some((text, _, procsub)) => procsub || reads_stdin(self.text(text)),
+        let (reads_input, from_stdin) = match operand {
+            None => (true, true),
+            Some((text, _, procsub)) => {
+                let stdin_path = reads_stdin(self.text(text));
+                (procsub || stdin_path, !procsub && stdin_path)
+            }
         };
-        if stdin || reads_input {
-            self.set_dynamic(index);
+        if !(stdin || reads_input) {
+            return;
         }
+        // A script given on standard input by a literal here-string is read
+        // as `-c`'s is (`bash <<< 'rm -rf /'`).
+        if stdin || from_stdin {
+            if let Some(script) = self.here_string(index) {
+                let at = self.b.words.get(rest.saturating_sub(1)).map_or(0, |w| w.at);
+                self.nested(script, at, names, name);
+                return;
+            }
+        }
+        self.set_dynamic(index);
     }
 
-    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`
-    /// (its arguments are `b.words[rest..end]`).
-    fn find_exec(&mut self, rest: usize, end: usize, names: usize) {
+    /// The text of the here-string that is the standard input of the
+    /// command at `b.out[index]` (the last redirection of its input), when
+    /// it is literal: one that holds `$` or a backquote could expand to
+    /// anything.
+    fn here_string(&mut self, index: usize) -> Option<String> {
+        let command = self.b.out.get(index)?;
+        let input =
+            command.redirects.iter().rev().find(|redirect| {
+                matches!(redirect.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>")
+            })?;
+        if input.op != "<<<" || input.target.contains(['$', '`']) {
+            return None;
+        }
+        Some(self.b.strings.copy(&input.target))
+    }
+
+    /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`, or
+    /// of `fd`'s `-x`/`--exec` and `-X`/`--exec-batch` (as `by` says; the
+    /// arguments are `b.words[rest..end]`).
+    fn exec_clauses(&mut self, rest: usize, end: usize, names: usize, by: Runs) {
+        let (wrapper, starts): (&'static str, fn(&str) -> bool) = match by {
+            Runs::Fd => ("fd", starts_fd_exec),
+            _ => ("find", |word| {
+                matches!(word, "-exec" | "-execdir" | "-ok" | "-okdir")
+            }),
+        };
         let mut index = rest;
         while let Some(word) = self.b.words.get(index).copied().filter(|_| index < end) {
             index += 1;
-            if !matches!(
-                self.text(word.text),
-                "-exec" | "-execdir" | "-ok" | "-okdir"
-            ) {
+            if !starts(self.text(word.text)) {
                 continue;
             }
             let begin = index;
@@ -1198,8 +1887,10 @@ impl Parser<'_> {
             let mut scan = begin;
             while let Some(item) = self.b.words.get(scan).filter(|_| scan < end) {
                 let item = self.text(item.text);
-                // `+` ends the command only right after `{}`.
-                let plus = item == "+"
+                // `+` ends find's command only right after `{}`; fd's ends
+                // at `;` alone.
+                let plus = wrapper == "find"
+                    && item == "+"
                     && scan > begin
                     && self
                         .b
@@ -1220,12 +1911,12 @@ impl Parser<'_> {
                 break;
             }
             // The clause is analysed as a command of its own, on top of the
-            // stacks, under the wrappers so far and `find`.
+            // stacks, under the wrappers so far and `find` (or `fd`).
             let words = self.b.words.len();
             let wrappers = self.b.names.len();
             self.b.words.extend_from_within(begin..stop);
             self.b.names.extend_from_within(names..wrappers);
-            self.b.names.push("find");
+            self.b.names.push(wrapper);
             self.analyze(words, wrappers, Vec::new());
             self.b.words.truncate(words);
             self.b.names.truncate(wrappers);
@@ -1325,6 +2016,22 @@ impl Parser<'_> {
     }
 }
 
+/// `fd`'s options that run a command: `-x`/`--exec`, `-X`/`--exec-batch`,
+/// also last in a cluster of its flags (`-Hx`).
+fn starts_fd_exec(word: &str) -> bool {
+    if matches!(word, "--exec" | "--exec-batch") {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-') else {
+        return false;
+    };
+    // The flags that take no value.
+    let flags = |rest: &str| rest.chars().all(|flag| "HIusigFalL0p1q".contains(flag));
+    cluster
+        .strip_suffix(['x', 'X'])
+        .is_some_and(|rest| !rest.starts_with('-') && flags(rest))
+}
+
 /// A script path that means standard input.
 fn reads_stdin(text: &str) -> bool {
     STDIN_PATHS.contains(&text)
@@ -1336,7 +2043,8 @@ fn is_assignment_text(text: &str) -> bool {
         .is_some_and(|(name, _)| is_assign_name(name))
 }
 
-/// The program of a program word (`text`, at `span`): its basename. A
+/// The program of a program word (`text`, at `span`): its basename,
+/// without a Windows `.exe` (`C:/Windows/System32/rm.exe` is `rm`). A
 /// dynamic word whose last component holds an expansion (`$(which rm)`) is
 /// kept whole.
 fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
@@ -1345,8 +2053,36 @@ fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
     if base.is_empty() || (dynamic && base.contains(['$', '`', '(', ')', '{', '}'])) {
         span
     } else {
-        span.sub(start, text.len())
+        span.sub(start, start + without_exe(base).len())
     }
+}
+
+/// A name without its Windows `.exe`, in any case: Git Bash on Windows runs
+/// `rm.exe` (or `RM.EXE`) for `rm`.
+fn without_exe(name: &str) -> &str {
+    let cut = name.len().saturating_sub(4);
+    match (name.get(..cut), name.get(cut..)) {
+        (Some(stem), Some(suffix)) if !stem.is_empty() && suffix.eq_ignore_ascii_case(".exe") => {
+            stem
+        }
+        _ => name,
+    }
+}
+
+/// The name a program is known by: for a Windows executable (`windows`),
+/// whose names are not case-sensitive, in lower case (`RM.EXE` is `rm`),
+/// written into `buffer` when it must change (a name longer than the
+/// buffer is left as it is).
+fn known_name<'a>(name: &'a str, windows: bool, buffer: &'a mut [u8; 32]) -> &'a str {
+    if !windows || !name.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        return name;
+    }
+    let Some(lowered) = buffer.get_mut(..name.len()) else {
+        return name;
+    };
+    lowered.copy_from_slice(name.as_bytes());
+    lowered.make_ascii_lowercase();
+    std::str::from_utf8(lowered).unwrap_or(name)
 }
 
 /// Splits the arguments of `command` into its flags and operands:

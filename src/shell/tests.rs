@@ -261,6 +261,20 @@ fn nested_shells() {
             "sg wheel -c 'rm -rf /'",
             &["sg -c : wheel 'rm -rf /'", "rm -r -f : / @sg"],
         ),
+        // A literal here-string is the script of a shell reading stdin.
+        (
+            "bash <<< 'rm -rf /'",
+            &["bash <<<rm -rf /", "rm -r -f : / @bash"],
+        ),
+        (
+            "sh <<<\"rm -rf /\"",
+            &["sh <<<rm -rf /", "rm -r -f : / @sh"],
+        ),
+        ("bash -s <<< 'rm x'", &["bash -s <<<rm x", "rm : x @bash"]),
+        ("bash <<< \"$CMD\"", &["bash <<<$CMD !dyn"]),
+        ("bash <<< 'rm x' < f", &["bash <<<rm x <f !dyn"]),
+        ("bash script.sh <<< 'rm x'", &["bash : script.sh <<<rm x"]),
+        ("cat <<< 'rm -rf /'", &["cat <<<rm -rf /"]),
         // Without `-c`, sg runs its command string through a shell.
         ("sg wheel 'rm -rf /'", &["sg : wheel 'rm -rf /' !dyn"]),
         (
@@ -400,6 +414,189 @@ fn wrappers() {
             "parallel -j 4 rm -rf ::: /",
             &["rm -r -f : ::: / @parallel"],
         ),
+    ]);
+}
+
+#[test]
+fn subcommand_launchers() {
+    check(&[
+        // Python environments.
+        ("uv run pytest -x", &["pytest -x @uv"]),
+        ("uv run --with rich -p 3.12 rm -rf /", &["rm -r -f : / @uv"]),
+        ("uv --directory app run -- rm -rf /", &["rm -r -f : / @uv"]),
+        ("uv tool run ruff check", &["ruff : check @uv"]),
+        ("uvx --from httpie http GET x", &["http : GET x @uv"]),
+        ("uv pip install x", &["uv : pip install x"]),
+        ("poetry run rm -rf /", &["rm -r -f : / @poetry"]),
+        ("poetry -C app run python x.py", &["python : x.py @poetry"]),
+        ("poetry install", &["poetry : install"]),
+        ("pipenv run --python 3.11 rm x", &["rm : x @pipenv"]),
+        ("pdm run -p app rm x", &["rm : x @pdm"]),
+        ("pdm run --list", &["pdm --list : run"]),
+        ("hatch run test:cov", &["test:cov @hatch"]),
+        ("hatch -e docs run rm -rf site", &["rm -r -f : site @hatch"]),
+        ("conda run -n base rm -rf /", &["rm -r -f : / @conda"]),
+        ("micromamba run -p /env rm x", &["rm : x @conda"]),
+        ("conda install x", &["conda : install x"]),
+        // JavaScript and Ruby package runners.
+        ("pnpm dlx rimraf /", &["rimraf : / @pnpm"]),
+        ("pnpm --filter web exec -- rm x", &["rm : x @pnpm"]),
+        (
+            "pnpm dlx -c 'rm -rf / | cat'",
+            &["rm -r -f : / @pnpm", "cat @pnpm"],
+        ),
+        ("pnpm install", &["pnpm : install"]),
+        ("yarn dlx -p cowsay cowsay hi", &["cowsay : hi @yarn"]),
+        ("yarn exec rm x", &["rm : x @yarn"]),
+        ("yarn add x", &["yarn : add x"]),
+        ("npm exec -- rm -rf /", &["rm -r -f : / @npm"]),
+        ("npm x --package=foo -- rm x", &["rm : x @npm"]),
+        ("npm exec -c 'rm -rf /'", &["rm -r -f : / @npm"]),
+        ("npm exec --call='rm x'", &["rm : x @npm"]),
+        ("npx -c 'rm -rf /'", &["rm -r -f : / @npx"]),
+        ("npm exec --help", &["npm --help : exec"]),
+        ("npm install", &["npm : install"]),
+        ("bundle exec rake db:drop", &["rake : db:drop @bundle"]),
+        ("bundle install", &["bundle : install"]),
+        // Tool managers and environments.
+        ("mise exec node@22 -- rm -rf /", &["rm -r -f : / @mise"]),
+        ("mise x -c 'rm -rf /'", &["rm -r -f : / @mise"]),
+        ("mise x node@22", &["mise : x node@22"]),
+        ("mise install", &["mise : install"]),
+        ("direnv exec . rm -rf /", &["rm -r -f : / @direnv"]),
+        ("direnv allow", &["direnv : allow"]),
+        (
+            "nix shell nixpkgs#hello --command rm -rf /",
+            &["rm -r -f : / @nix"],
+        ),
+        ("nix develop -c rm x", &["rm : x @nix"]),
+        (
+            "nix --extra-experimental-features 'nix-command flakes' shell nixpkgs#jq -c rm x",
+            &["rm : x @nix"],
+        ),
+        ("nix shell nixpkgs#hello", &["nix : shell nixpkgs#hello"]),
+        ("nix build", &["nix : build"]),
+        // tmux: the trailing words are a shell command.
+        ("tmux new -d 'rm -rf /'", &["rm -r -f : / @tmux"]),
+        (
+            "tmux new-session -d -s work rm -rf /",
+            &["rm -r -f : / @tmux"],
+        ),
+        ("tmux -L sock neww -n x 'rm x'", &["rm : x @tmux"]),
+        ("tmux split-window -h -p 30 'rm x'", &["rm : x @tmux"]),
+        (
+            "tmux run-shell 'cd / && rm -rf *'",
+            &["cd : / @tmux", "rm -r -f : * @tmux"],
+        ),
+        ("tmux -c 'rm -rf /'", &["rm -r -f : / @tmux"]),
+        ("tmux run -C kill-server", &["tmux -C : run kill-server"]),
+        ("tmux new -s work", &["tmux -s : new work"]),
+        ("tmux ls", &["tmux : ls"]),
+        ("tmux kill-server", &["tmux : kill-server"]),
+        // Containers, after the launcher's own options.
+        ("docker --context prod exec web rm x", &["rm : x @docker"]),
+        ("kubectl -n prod exec pod -- rm x", &["rm : x @kubectl"]),
+    ]);
+}
+
+#[test]
+fn sessions_debuggers_and_sandboxes() {
+    check(&[
+        ("unbuffer -p rm -rf /", &["rm -r -f : / @unbuffer"]),
+        (
+            "sshpass -p hunter2 ssh host 'rm -rf /'",
+            &["rm -r -f : / @sshpass,ssh"],
+        ),
+        ("sshpass -f pw.txt rm x", &["rm : x @sshpass"]),
+        ("sshpass -e scp a b", &["scp : a b @sshpass"]),
+        ("screen -dmS build rm -rf /", &["rm -r -f : / @screen"]),
+        ("screen -S w -X quit", &["screen -S -X : w quit"]),
+        ("screen -r work", &["screen -r : work"]),
+        ("screen -ls", &["screen -l -s"]),
+        ("gdb -ex r --args rm -rf /", &["rm -r -f : / @gdb"]),
+        ("gdb ./prog", &["gdb : ./prog"]),
+        ("lldb -- rm x", &["rm : x @lldb"]),
+        ("xterm -hold -e rm -rf /", &["rm -r -f : / @xterm"]),
+        ("alacritty --command rm x", &["rm : x @xterm"]),
+        ("gnome-terminal -- rm x", &["rm : x @gnome-terminal"]),
+        ("xterm -fa Mono", &["xterm -f -a : Mono"]),
+        (
+            "watchexec -e rs -- cargo test",
+            &["cargo : test @watchexec"],
+        ),
+        (
+            "watchexec -w src 'rm -rf dist && make'",
+            &["rm -r -f : dist @watchexec", "make @watchexec"],
+        ),
+        ("watchexec -n -r rm x", &["rm : x @watchexec"]),
+        ("watchexec --help", &["watchexec --help"]),
+        (
+            "bwrap --ro-bind / / --dev /dev --setenv HOME /tmp --chdir /tmp rm -rf /",
+            &["rm -r -f : / @bwrap"],
+        ),
+        (
+            "bwrap --overlay rw work / --unshare-all rm x",
+            &["rm : x @bwrap"],
+        ),
+        (
+            "proot -r rootfs -b /dev -w / rm -rf /",
+            &["rm -r -f : / @proot"],
+        ),
+        // With no command proot starts a shell, which reads what it runs.
+        ("proot -S rootfs", &["proot -S : rootfs !dyn"]),
+        (
+            "nix-shell -p python3 --run 'rm -rf /'",
+            &["rm -r -f : / @nix-shell"],
+        ),
+        (
+            "nix-shell --command 'rm x' shell.nix",
+            &["rm : x @nix-shell"],
+        ),
+        ("nix-shell -p jq", &["nix-shell -p : jq"]),
+        ("coreutils rm -rf /", &["rm -r -f : / @coreutils"]),
+        (
+            "coreutils --coreutils-prog=rm -rf /",
+            &["rm -r -f : / @coreutils"],
+        ),
+        ("coreutils --list", &["coreutils --list"]),
+    ]);
+}
+
+#[test]
+fn fd_exec_and_windows_names() {
+    check(&[
+        // fd: the words after `-x`/`-X` up to `;` are a command.
+        (
+            "fd -e tmp -x rm {}",
+            &["fd -e -x : tmp rm {}", "rm : {} @fd"],
+        ),
+        (
+            "fdfind . / -X rm -rf",
+            &["fdfind -X -r -f : . / rm", "rm -r -f @fd"],
+        ),
+        (
+            "fd -Hx rm -rf {} \\; -E .git",
+            &["fd -H -x -r -f -E : rm {} ; .git", "rm -r -f : {} @fd"],
+        ),
+        (
+            "fd --exec-batch rm -rf",
+            &["fd --exec-batch -r -f : rm", "rm -r -f @fd"],
+        ),
+        ("fd -x", &["fd -x"]),
+        ("fd -ex foo", &["fd -e -x : foo"]),
+        ("fd --exclude x foo", &["fd --exclude : x foo"]),
+        // A Windows executable is its name without `.exe`, in any case.
+        ("rm.exe -rf /", &["rm -r -f : /"]),
+        ("RM.EXE -rf /", &["rm -r -f : /"]),
+        ("C:/Windows/System32/rm.exe -rf /", &["rm -r -f : /"]),
+        ("SUDO.EXE rm x", &["rm : x @sudo"]),
+        (
+            "bash.exe -c 'rm -rf /'",
+            &["bash -c : 'rm -rf /'", "rm -r -f : / @bash"],
+        ),
+        ("setup.exe /S", &["setup : /S"]),
+        (".exe", &[".exe"]),
+        ("RM -rf /", &["RM -r -f : /"]),
     ]);
 }
 
