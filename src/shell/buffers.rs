@@ -312,6 +312,21 @@ pub(super) struct Heredoc {
     pub(super) expand: bool,
 }
 
+/// The most functions of one text (or substitution) whose calls to each
+/// other are followed (see [`Buffers::resolve_functions`]); later ones are
+/// checked only for calls to themselves.
+pub(super) const MAX_FUNCTIONS: usize = 64;
+
+/// A function the text being read defines.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Function {
+    /// Its name, in [`Buffers::function_names`].
+    pub(super) name: Span,
+    /// The commands of its body: `start..end` of [`Buffers::out`].
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
 /// A redirection of the simple command being read.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PendingRedirect {
@@ -356,6 +371,14 @@ pub struct Buffers {
     pub(super) held: Vec<Command>,
     /// Room to reorder the commands of one simple command.
     pub(super) moving: Vec<Command>,
+    /// The functions defined by the texts being read, as a stack: each
+    /// parser (and each `$( … )`) owns those from where it started.
+    pub(super) functions: Vec<Function>,
+    /// Their names.
+    pub(super) function_names: String,
+    /// For each command in the bodies of the functions being resolved, the
+    /// functions it calls, as bits.
+    pub(super) calls: Vec<u64>,
     /// The first error of the parse, when `failed`.
     pub(super) error: String,
     pub(super) failed: bool,
@@ -385,6 +408,9 @@ impl Default for Buffers {
             out: Vec::new(),
             held: Vec::new(),
             moving: Vec::new(),
+            functions: Vec::new(),
+            function_names: String::new(),
+            calls: Vec::new(),
             error: String::new(),
             failed: false,
         }
@@ -437,6 +463,7 @@ impl Buffers {
             + self.text.capacity()
             + self.heredoc_text.capacity()
             + self.error.capacity()
+            + self.function_names.capacity()
             + bytes(&self.heredocs)
             + bytes(&self.words)
             + bytes(&self.redirs)
@@ -444,6 +471,8 @@ impl Buffers {
             + bytes(&self.out)
             + bytes(&self.held)
             + bytes(&self.moving)
+            + bytes(&self.functions)
+            + bytes(&self.calls)
     }
 
     /// Empties the working memory, keeping its capacity.
@@ -459,8 +488,117 @@ impl Buffers {
         self.redirs.clear();
         self.names.clear();
         self.moving.clear();
+        self.functions.clear();
+        self.function_names.clear();
+        self.calls.clear();
         self.error.clear();
         self.failed = false;
+    }
+
+    /// Records a function `name` whose body's commands are `start..end` of
+    /// the output, unless [`MAX_FUNCTIONS`] are already recorded.
+    pub(super) fn define(&mut self, name: &str, start: usize, end: usize) {
+        if name.is_empty() || self.functions.len() >= MAX_FUNCTIONS {
+            return;
+        }
+        let from = self.function_names.len();
+        self.function_names.push_str(name);
+        self.functions.push(Function {
+            name: Span {
+                start: from,
+                end: self.function_names.len(),
+            },
+            start,
+            end,
+        });
+    }
+
+    /// After the commands from `at` on moved `by` places towards the
+    /// front, moves the bodies of the functions recorded there with them.
+    pub(super) fn shift_functions(&mut self, at: usize, by: usize) {
+        for function in &mut self.functions {
+            if function.start >= at {
+                function.start = function.start.saturating_sub(by);
+                function.end = function.end.saturating_sub(by);
+            }
+        }
+    }
+
+    /// Marks [`recursive`](Command::recursive) each command, in the body
+    /// of a function recorded from `scope` on, that calls a function (of
+    /// those) from which the enclosing one is reached again through calls:
+    /// `a(){ b|b& }; b(){ a|a& }` marks both bodies' calls. Then forgets
+    /// those functions. The work is linear in the commands of their bodies
+    /// times [`MAX_FUNCTIONS`].
+    pub(super) fn resolve_functions(&mut self, scope: usize) {
+        let Buffers {
+            functions,
+            function_names,
+            out,
+            calls,
+            ..
+        } = self;
+        let defined = functions.get(scope..).unwrap_or_default();
+        // One function reaches only itself, which its body already marks.
+        if defined.len() >= 2 {
+            let bit = |i: usize| 1u64.checked_shl(i as u32).unwrap_or(0);
+            let lo = defined.iter().map(|f| f.start).min().unwrap_or(0);
+            let hi = defined.iter().map(|f| f.end).max().unwrap_or(0);
+            let hi = hi.min(out.len());
+            // The functions each command calls.
+            calls.clear();
+            for command in out.get(lo..hi).unwrap_or_default() {
+                let mut mask = 0;
+                if !command.program.is_empty() {
+                    for (i, function) in defined.iter().enumerate() {
+                        if text(function_names, function.name) == command.program {
+                            mask |= bit(i);
+                        }
+                    }
+                }
+                calls.push(mask);
+            }
+            let body = |f: &Function| f.start.saturating_sub(lo)..f.end.min(hi).saturating_sub(lo);
+            // The functions each one reaches: its calls, then closed.
+            let mut reach = [0u64; MAX_FUNCTIONS];
+            for (function, reached) in defined.iter().zip(reach.iter_mut()) {
+                *reached = calls
+                    .get(body(function))
+                    .unwrap_or_default()
+                    .iter()
+                    .fold(0, |all, mask| all | mask);
+            }
+            for k in 0..defined.len() {
+                let through = reach.get(k).copied().unwrap_or(0);
+                for reached in &mut reach {
+                    if *reached & bit(k) != 0 {
+                        *reached |= through;
+                    }
+                }
+            }
+            for (i, function) in defined.iter().enumerate() {
+                // The functions from which this one is reached.
+                let back = reach
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, reached)| *reached & bit(i) != 0)
+                    .fold(0, |all, (g, _)| all | bit(g));
+                let range = body(function);
+                let commands = out
+                    .get_mut(range.start + lo..range.end + lo)
+                    .unwrap_or_default();
+                let masks = calls.get(range).unwrap_or_default();
+                for (command, mask) in commands.iter_mut().zip(masks) {
+                    if mask & back != 0 {
+                        command.recursive = true;
+                    }
+                }
+            }
+        }
+        if let Some(first) = functions.get(scope) {
+            function_names.truncate(first.name.start);
+        }
+        functions.truncate(scope);
     }
 
     /// Drops the commands found after the first `len` (their memory goes

@@ -131,6 +131,8 @@ pub(super) struct Parser<'a> {
     heredocs: usize,
     /// …and their delimiters in `b.heredoc_text`.
     heredoc_text: usize,
+    /// Where the functions its text defines start in `b.functions`.
+    functions: usize,
     /// Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&`, `||` are words.
     pub(super) test_mode: bool,
     aborted: bool,
@@ -146,6 +148,7 @@ impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str, b: &'a mut Buffers, depth: usize, origin: Origin) -> Self {
         let heredocs = b.heredocs.len();
         let heredoc_text = b.heredoc_text.len();
+        let functions = b.functions.len();
         Parser {
             src,
             b,
@@ -155,6 +158,7 @@ impl<'a> Parser<'a> {
             peeked: None,
             heredocs,
             heredoc_text,
+            functions,
             test_mode: false,
             aborted: false,
             lifting: false,
@@ -162,8 +166,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Drops the heredocs still pending (their bodies never came).
+    /// Drops the heredocs still pending (their bodies never came), and
+    /// marks the calls between the functions its text defines.
     pub(super) fn finish(self) {
+        self.b.resolve_functions(self.functions);
         self.b.heredocs.truncate(self.heredocs);
         self.b.heredoc_text.truncate(self.heredoc_text);
     }

@@ -221,9 +221,14 @@ pub struct Command {
     /// What runs cannot be known statically (see the module's Limits).
     pub dynamic: bool,
     /// It runs, inside the body of a function the text defines, that
-    /// function itself by name (`f() { f | f & }; f`): a function that
-    /// calls itself, as a fork bomb does under any name. Calls through
-    /// another function (`a` calling `b` calling `a`) are not followed.
+    /// function itself by name (`f() { f | f & }; f`), or another function
+    /// defined in the same text (before or after) that calls the first one
+    /// back, directly or through others (`a(){ b|b& }; b(){ a|a& }`): a
+    /// function that reaches itself, as a fork bomb does under any name.
+    /// Calls are followed between the functions of one text level: those
+    /// of a `-c` script or of a `$( … )` are their own, and only the first
+    /// 64 functions of a level are followed (later ones are checked for
+    /// calls to themselves only).
     pub recursive: bool,
     /// The parse error, only on the pseudo-command that reports it: a short
     /// lower-case message with a byte offset into the input.

@@ -56,7 +56,15 @@ impl Parser<'_> {
 
     /// Parses the body of `$( … )`, `<( … )` or `>( … )` (opened at `open`)
     /// up to and including its `)`.
+    /// The functions it defines are its own: the calls between them are
+    /// marked when it ends.
     pub(super) fn parse_in_parens(&mut self, open: usize, what: &str) {
+        let scope = self.b.functions.len();
+        self.parse_in_parens_list(open, what);
+        self.b.resolve_functions(scope);
+    }
+
+    fn parse_in_parens_list(&mut self, open: usize, what: &str) {
         loop {
             self.parse_list();
             match self.peek_class() {
@@ -236,6 +244,7 @@ impl Parser<'_> {
                 self.before_peeked(|p| {
                     if let Some(tail) = p.b.out.get_mut(start..) {
                         tail.rotate_left(body - start);
+                        p.b.shift_functions(body, body - start);
                     }
                 });
             }
@@ -528,18 +537,22 @@ impl Parser<'_> {
 
     /// The body of a function `name`: any compound command, with its
     /// redirections. The commands in it that run `name` are marked
-    /// [`recursive`](super::Command::recursive).
+    /// [`recursive`](super::Command::recursive); the function is recorded,
+    /// so that when the text ends the calls in it to a function that calls
+    /// it back are marked too ([`Buffers::resolve_functions`]).
     fn parse_function_body(&mut self, at: usize, name: String) {
         self.skip_newlines();
         let start = self.peek_subs();
         if self.parse_compound() {
             self.compound_redirects(start);
+            let end = self.peek_subs().clamp(start, self.b.out.len().max(start));
             if !name.is_empty() {
-                for command in self.b.out.get_mut(start..).unwrap_or_default() {
+                for command in self.b.out.get_mut(start..end).unwrap_or_default() {
                     if command.program == name {
                         command.recursive = true;
                     }
                 }
+                self.b.define(&name, start, end);
             }
         } else {
             self.fail(format_args!("expected a function body"), at);

@@ -1005,6 +1005,63 @@ fn a_function_that_calls_itself_is_seen_under_any_name() {
 }
 
 #[test]
+fn functions_that_call_each_other_are_recursive() {
+    assert_eq!(
+        recursive("a(){ b|b& }; b(){ a|a& }; a"),
+        ["b", "b", "a", "a"]
+    );
+    assert_eq!(
+        recursive("a(){ b& b; }; b(){ a& a; }; a"),
+        ["b", "b", "a", "a"]
+    );
+    assert_eq!(
+        recursive("x(){ y; }; y(){ z|z& }; z(){ x; }; x"),
+        ["y", "z", "z", "x"]
+    );
+    // Defined later, or in a group: the same.
+    assert_eq!(recursive("{ p(){ q; }; }; q(){ p; }"), ["q", "p"]);
+    // A chain is no cycle.
+    assert!(recursive("a(){ b; }; b(){ echo; }; a").is_empty());
+    // `c` calls into a cycle that never calls it back.
+    let view = parse("c(){ a; }; a(){ b; }; b(){ a; }");
+    let marked: Vec<_> = view
+        .commands
+        .iter()
+        .map(|c| (c.program.as_str(), c.recursive))
+        .collect();
+    assert_eq!(marked, [("a", false), ("b", true), ("a", true)]);
+    // A function of a substitution is its own: `b` of the text is not it.
+    assert!(recursive("a(){ b; }; echo $(b(){ a; }; b)").is_empty());
+    // Within a substitution and a nested script, cycles are seen.
+    assert_eq!(recursive("echo $(a(){ b; }; b(){ a; })"), ["b", "a"]);
+    assert_eq!(recursive("bash -c 'a(){ b; }; b(){ a; }'"), ["b", "a"]);
+    // Reused buffers give the same view.
+    let mut buffers = Buffers::default();
+    for _ in 0..3 {
+        let view = buffers.parse("a(){ b|b& }; b(){ a|a& }; a");
+        assert_eq!(view.commands.iter().filter(|c| c.recursive).count(), 4);
+        buffers.recycle(view);
+    }
+}
+
+#[test]
+fn past_the_cap_functions_are_checked_for_self_calls_only() {
+    // 64 functions first: the cycle after them is not followed, the
+    // self-call still is, and the parse returns.
+    let mut text: String = (0..64)
+        .map(|i| format!("f{i}(){{ f{}; }}; ", i + 1))
+        .collect();
+    text.push_str("a(){ b; }; b(){ a; }; s(){ s; }; f0");
+    assert_eq!(recursive(&text), ["s"]);
+    // A cycle through 2,000 functions: only its first 64 are followed.
+    let mut text: String = (0..2000)
+        .map(|i| format!("f{i}(){{ f{}|f{}& }}; ", (i + 1) % 2000, (i + 1) % 2000))
+        .collect();
+    text.push_str("f0");
+    assert!(recursive(&text).is_empty());
+}
+
+#[test]
 fn nesting_deeper_than_the_bound_is_an_error() {
     let within = format!("{}rm x{}", "$(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
     let view = parse(&within);
