@@ -28,9 +28,10 @@
 //!   destination, which the remote shell runs), the string of `env -S`,
 //!   the script of `nix-shell --run`/`--command`, and the literal
 //!   here-string given to a shell that reads its script from standard
-//!   input (`bash <<< 'rm -rf /'`). Their commands are listed
-//!   with the shell (or `eval`, `trap`, `watch`, `su`, `nix-shell`) pushed
-//!   onto their wrappers.
+//!   input (`bash <<< 'rm -rf /'`) or to `at` and `batch`, which read the
+//!   commands they run later from it. Their commands are listed
+//!   with the shell (or `eval`, `trap`, `watch`, `su`, `nix-shell`, `at`)
+//!   pushed onto their wrappers.
 //! - Wrappers and their options: `sudo`, `doas`, `pkexec`, `env`,
 //!   `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `chrt`,
 //!   `taskset`, `numactl`, `prlimit`, `cpulimit`, `trickle`, `time`,
@@ -99,7 +100,9 @@
 //!   operand, `-s`, `-`, `/dev/stdin`: unless that input is a here-string
 //!   with no `$` or backquote, which is read as its script) or from a
 //!   process substitution
-//!   (`bash <(curl x)`), including behind `xargs`; for `su`/`runuser` without
+//!   (`bash <(curl x)`), including behind `xargs`; for `at` and `batch`
+//!   reading their commands from standard input (`… | at now`), unless
+//!   that is a literal here-string; for `su`/`runuser` without
 //!   `-c`, and `sudo -s`/`sudo -i`/`doas -s`/`chroot DIR` with no command,
 //!   which start a shell reading standard input; and on the parse-error
 //!   pseudo-command.

@@ -1208,6 +1208,10 @@ enum Runs {
     /// `fd … -x CMD` (and `fdfind`).
     Fd,
     Trap,
+    /// `at` or `batch` (its name): the commands it reads from standard
+    /// input, later, unless it only lists, shows or removes jobs, or reads
+    /// them from a file (`-f`).
+    At(&'static str),
     /// `su`, `runuser`, `sg`, `script` or `flock` (`name`): its `-c`
     /// script. Without one, su and the others run a shell, or a command
     /// string (`sg GROUP CMD`), that cannot be read (`dynamic_without`);
@@ -1238,6 +1242,8 @@ impl Runs {
             "find" => Runs::Find,
             "fd" | "fdfind" => Runs::Fd,
             "trap" => Runs::Trap,
+            "at" => Runs::At("at"),
+            "batch" => Runs::At("batch"),
             "su" => Runs::su("su"),
             "runuser" => Runs::su("runuser"),
             "sg" => Runs::su("sg"),
@@ -1730,6 +1736,18 @@ impl Parser<'_> {
                     }
                 }
             }
+            Runs::At(name) => {
+                let words = self.b.words.get(rest..end).unwrap_or_default();
+                let no_script = words.iter().any(|word| {
+                    let text = self.text(word.text);
+                    text.strip_prefix('-').is_some_and(|cluster| {
+                        !cluster.starts_with('-') && cluster.contains(['f', 'l', 'r', 'd', 'c'])
+                    })
+                });
+                if !no_script {
+                    self.stdin_script(index, rest, names, name);
+                }
+            }
             Runs::DashC {
                 name,
                 dynamic_without,
@@ -1838,14 +1856,22 @@ impl Parser<'_> {
         if !(stdin || reads_input) {
             return;
         }
-        // A script given on standard input by a literal here-string is read
-        // as `-c`'s is (`bash <<< 'rm -rf /'`).
         if stdin || from_stdin {
-            if let Some(script) = self.here_string(index) {
-                let at = self.b.words.get(rest.saturating_sub(1)).map_or(0, |w| w.at);
-                self.nested(script, at, names, name);
-                return;
-            }
+            self.stdin_script(index, rest, names, name);
+        } else {
+            self.set_dynamic(index);
+        }
+    }
+
+    /// The command at `b.out[index]` (named `name`, its arguments at
+    /// `b.words[rest..]`) reads a script from standard input: a literal
+    /// here-string is read as `-c`'s script is (`bash <<< 'rm -rf /'`),
+    /// any other input makes the command dynamic.
+    fn stdin_script(&mut self, index: usize, rest: usize, names: usize, name: &'static str) {
+        if let Some(script) = self.here_string(index) {
+            let at = self.b.words.get(rest.saturating_sub(1)).map_or(0, |w| w.at);
+            self.nested(script, at, names, name);
+            return;
         }
         self.set_dynamic(index);
     }

@@ -275,6 +275,21 @@ fn nested_shells() {
         ("bash <<< 'rm x' < f", &["bash <<<rm x <f !dyn"]),
         ("bash script.sh <<< 'rm x'", &["bash : script.sh <<<rm x"]),
         ("cat <<< 'rm -rf /'", &["cat <<<rm -rf /"]),
+        // `at` and `batch` read the commands they run later from stdin.
+        (
+            "at now <<< 'rm -rf /'",
+            &["at : now <<<rm -rf /", "rm -r -f : / @at"],
+        ),
+        (
+            "echo 'rm -rf /' | at now",
+            &["echo : 'rm -rf /'", "at : now !dyn"],
+        ),
+        ("batch < jobs.txt", &["batch <jobs.txt !dyn"]),
+        // Listing, showing or removing jobs, or a script in a file: no
+        // commands from stdin.
+        ("at -l", &["at -l"]),
+        ("atq; at -r 3", &["atq", "at -r : 3"]),
+        ("at -f job.sh now", &["at -f : job.sh now"]),
         // Without `-c`, sg runs its command string through a shell.
         ("sg wheel 'rm -rf /'", &["sg : wheel 'rm -rf /' !dyn"]),
         (
