@@ -1186,6 +1186,20 @@ struct Options {
     script: Option<Span>,
 }
 
+impl Options {
+    /// Nothing read yet of the options after the word at `at`; `shell`:
+    /// with no command, the wrapper starts a shell.
+    fn after(at: usize, shell: bool) -> Options {
+        Options {
+            next: at + 1,
+            shell,
+            command: false,
+            script_mode: false,
+            script: None,
+        }
+    }
+}
+
 /// What follows a wrapper's options.
 enum Skip {
     /// The wrapper runs no command: it is the program.
@@ -1398,13 +1412,7 @@ impl Parser<'_> {
         entered: &mut usize,
     ) -> Option<(&'static str, Spec, usize)> {
         let own = launcher_options(launcher);
-        let mut options = Options {
-            next: at + 1,
-            shell: false,
-            command: false,
-            script_mode: false,
-            script: None,
-        };
+        let mut options = Options::after(at, false);
         if !self.read_options(&own, &mut options, entered) {
             return None;
         }
@@ -1435,13 +1443,7 @@ impl Parser<'_> {
         command: &mut Command,
         entered: &mut usize,
     ) -> Skip {
-        let mut options = Options {
-            next: at + 1,
-            shell: spec.runs_shell,
-            command: false,
-            script_mode: false,
-            script: None,
-        };
+        let mut options = Options::after(at, spec.runs_shell);
         match spec.then {
             Then::After(markers) => {
                 // An option may give it a script (`mise exec -c SCRIPT`);
