@@ -12,6 +12,7 @@
 mod atoms;
 mod lower;
 pub(crate) mod matchers;
+mod needs;
 mod specialize;
 mod utf8_text;
 
@@ -315,6 +316,7 @@ fn lower(
     }
     let rates = assign_rate_counters(&mut points);
     let regex_dfas = matchers::expression_dfas(&points, regexes, regex_facts, &mut dfas, options);
+    let regex_needs = needs::for_regexes(regexes);
     (
         Program {
             schema: schema.clone(),
@@ -326,6 +328,7 @@ fn lower(
             command_input: *command_input,
             source_digest: loaded.digest.clone(),
             regex_dfas,
+            regex_needs,
         },
         dfas.sections,
     )

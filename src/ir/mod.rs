@@ -50,6 +50,12 @@ pub struct Program {
     /// result), or [`NO_DFA`]: so that a hook process matches it without
     /// compiling it first. Empty: none.
     pub regex_dfas: Vec<u32>,
+    /// Per regex, the literals (lower-case ASCII) one of which every
+    /// match contains, looked for without regard to ASCII case in ASCII
+    /// text before the regex is searched: a text holding none of them does
+    /// not match, and its automaton is never read. Empty for a regex
+    /// without such literals; empty altogether: none for any.
+    pub regex_needs: Vec<Vec<String>>,
     /// Source file names; referenced by [`Origin::file`].
     pub files: Vec<String>,
     /// The counters of `rate(…)` tests; referenced by [`RateTest::counter`].

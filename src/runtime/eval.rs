@@ -728,6 +728,7 @@ mod tests {
             regexes: &loaded.regexes,
             dfas: &loaded.dfas,
             regex_dfas: loaded.regex_dfas(),
+            regex_needs: loaded.regex_needs(),
             budget: &budget,
             views: &views,
             host: &host,

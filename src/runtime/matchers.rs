@@ -222,6 +222,7 @@ impl<'a> Run<'a> {
             regexes: &self.loaded.regexes,
             dfas: &self.loaded.dfas,
             regex_dfas: self.loaded.regex_dfas(),
+            regex_needs: self.loaded.regex_needs(),
             budget: &scratch.regex_budget,
             views: &scratch.shell_views,
             host: self.effects.host_facts(),

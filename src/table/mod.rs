@@ -237,6 +237,12 @@ impl<'a> LazyDfa<'a> {
         Ok(dfa)
     }
 
+    /// Whether a search has read the section.
+    #[cfg(test)]
+    pub(crate) fn is_read(&self) -> bool {
+        self.dfa.get().is_some()
+    }
+
     /// Checks, deserializes and validates the section.
     fn load(&self) -> Result<Dfa, String> {
         let found = crc32fast::hash(self.body);
@@ -361,6 +367,11 @@ impl<'a> Loaded<'a> {
         self.program.regex_dfas(self.section)
     }
 
+    /// Each regex's needed literals.
+    pub(crate) fn regex_needs(&self) -> layout::Strings<'_> {
+        self.program.regex_needs(self.section)
+    }
+
     /// The rate counters.
     pub(crate) fn rates(&self) -> &[crate::ir::RateSpec] {
         &self.program.meta.rates
@@ -407,6 +418,24 @@ impl<'a> Loaded<'a> {
         })
     }
 
+    /// Each regex's needed literals as the IR holds them (none at all when
+    /// no regex has any); `Err` when a string is not text.
+    fn decode_needs(&self) -> Result<Vec<Vec<String>>, String> {
+        let needs = self.regex_needs();
+        let all = (0..self.program.regex_count())
+            .map(|i| match std::str::from_utf8(needs.get(i)) {
+                Ok("") => Ok(Vec::new()),
+                Ok(text) => Ok(text.split('\0').map(str::to_string).collect()),
+                Err(_) => Err(format!("the needed literals of regex {i} are not text")),
+            })
+            .collect::<Result<Vec<Vec<String>>, String>>()?;
+        Ok(if all.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            all
+        })
+    }
+
     /// Every point, rule and atom decoded, none checked.
     fn decode_all(&self) -> Result<Program, String> {
         let meta = &self.program.meta;
@@ -425,6 +454,7 @@ impl<'a> Loaded<'a> {
                 .map(|i| self.program.regex(self.section, i))
                 .collect::<Result<_, _>>()?,
             regex_dfas: self.regex_dfas().to_vec(),
+            regex_needs: self.decode_needs()?,
             files: meta.files.clone(),
             rates: meta.rates.clone(),
             command_input: meta.command_input,

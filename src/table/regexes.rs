@@ -198,6 +198,9 @@ pub(crate) struct Matching<'a> {
     /// ([`Program::regex_dfas`](crate::ir::Program::regex_dfas)).
     pub(crate) dfas: &'a [super::LazyDfa<'a>],
     pub(crate) regex_dfas: &'a [u32],
+    /// Per regex, the literals one of which every match contains
+    /// ([`Program::regex_needs`](crate::ir::Program::regex_needs)).
+    pub(crate) regex_needs: super::layout::Strings<'a>,
     pub(crate) budget: &'a Budget,
     pub(crate) views: &'a crate::shell::Views,
     /// What the host tells rules (`env(…)`, `relpath(…)`).
@@ -208,7 +211,13 @@ impl Matching<'_> {
     /// Whether regex `id` matches `text`, within the budget. A regex that
     /// does not compile matches nothing.
     pub(crate) fn is_match(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
-        // A prebuilt DFA first: linear, and nothing to compile.
+        // A text without what every match needs does not match: neither
+        // the DFA section (validated on its first search) nor the regex
+        // (compiled on first use) is read.
+        if !may_match(self.regex_needs.get(id as usize), text.as_bytes()) {
+            return Ok(false);
+        }
+        // A prebuilt DFA then: linear, and nothing to compile.
         let dfa = self
             .regex_dfas
             .get(id as usize)
@@ -231,6 +240,29 @@ impl Matching<'_> {
             None => Ok(false),
         }
     }
+}
+
+/// Whether `text` may match a regex that `needs` the literals given
+/// (lower-case ASCII, NUL-separated, looked for without regard to ASCII
+/// case): always when it needs none, and for non-ASCII text, which the
+/// literals do not speak for (`(?i)k` also matches `\u{212A}`).
+fn may_match(needs: &[u8], text: &[u8]) -> bool {
+    needs.is_empty()
+        || !text.is_ascii()
+        || needs
+            .split(|&b| b == 0)
+            .any(|literal| contains_any_case(text, literal))
+}
+
+/// Whether `text` contains `literal` (lower-case) in any ASCII case.
+fn contains_any_case(text: &[u8], literal: &[u8]) -> bool {
+    let Some((&first, rest)) = literal.split_first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), text).any(|at| {
+        text.get(at + 1..at + 1 + rest.len())
+            .is_some_and(|after| after.eq_ignore_ascii_case(rest))
+    })
 }
 
 /// The table's regexes, each compiled on first use: loading a table with
@@ -892,5 +924,24 @@ mod tests {
             m.is_match(0, &text, &Budget::new(RegexBudget::UNLIMITED)),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn a_text_may_match_when_it_holds_a_needed_literal_in_any_case() {
+        use super::may_match;
+        let needs = b".hookc\0claude~";
+        assert!(may_match(needs, b"rm -rf .hookc/rules.tbl"));
+        assert!(may_match(needs, b"rm -rf .HOOKC"), "any ASCII case");
+        assert!(may_match(needs, b"cat CLAUDE~1"), "the second literal");
+        assert!(!may_match(needs, b"npm test"));
+        assert!(
+            !may_match(needs, b"rm .hook"),
+            "a literal cut off by the end"
+        );
+        assert!(!may_match(needs, b"hookc claude"), "each literal whole");
+        // Non-ASCII text is searched: `(?i)k` also matches U+212A.
+        assert!(may_match(needs, ".hoo\u{212A}c".as_bytes()));
+        // A regex that needs nothing may always match.
+        assert!(may_match(b"", b"npm test"));
     }
 }

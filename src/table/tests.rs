@@ -61,6 +61,7 @@ fn sample() -> Program {
         command_input: crate::schema::CommandInput::Context,
         source_digest: String::new(),
         regex_dfas: Vec::new(),
+        regex_needs: Vec::new(),
     }
 }
 
@@ -88,6 +89,44 @@ fn round_trips() {
     let back = Table::from_bytes(&bytes).unwrap();
     assert_eq!(back.program(), table.program());
     assert_eq!(back.to_bytes(), bytes);
+}
+
+/// A regex inside an expression has a DFA section, read (checked and
+/// validated) the first time it is searched; a text without any of the
+/// literals every match needs is answered before that. So `ls` never
+/// reads the section, and a text that may match does, whatever the case
+/// of its letters; non-ASCII text always does (`\u{212A}` is a `k` to
+/// `(?i)`).
+#[test]
+fn a_text_without_what_a_regex_needs_never_reads_its_dfa() {
+    const RULES: &str = r#"
+hook no-policy on tool.pre_execute at *::* {
+    when any c in shell(payload.args): any a in c.args: a matches /(?i)(^|\/)\.hookc(\/|$)/
+    abort "the policy"
+}
+"#;
+    for (args, reason, read) in [
+        ("ls -la src", None, false),
+        ("cat hookc/x a.hook", None, false),
+        ("rm -rf .HooKC/rules.tbl", Some("the policy"), true),
+        ("cat a/.hookcx", None, true),
+        ("rm -rf .hoo\u{212A}c", Some("the policy"), true),
+    ] {
+        let table = crate::compile_str("a.hooks", RULES).unwrap().table;
+        assert_eq!(table.program().regex_needs, [[".hookc"]]);
+        let mut scratch = table.scratch();
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"tool": "exec", "args": args}),
+        );
+        let target = crate::Target::new("a::b");
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert_eq!(outcome.reason(), reason, "{args}");
+        let dfas = &table.loaded().dfas;
+        assert_eq!(dfas.len(), 1, "the regex has a DFA section");
+        assert_eq!(dfas[0].is_read(), read, "{args}");
+    }
 }
 
 /// A load reads the meta block and nothing of a point: a point block that

@@ -223,6 +223,7 @@ pub(super) fn explain_action(
         regexes: &run.loaded.regexes,
         dfas: &run.loaded.dfas,
         regex_dfas: run.loaded.regex_dfas(),
+        regex_needs: run.loaded.regex_needs(),
         budget: &budget,
         views: &views,
         host: run.effects.host_facts(),

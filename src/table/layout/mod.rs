@@ -285,13 +285,7 @@ impl ByteList {
     /// String `i`; empty when out of range.
     #[inline]
     pub(crate) fn get<'a>(&self, section: &'a [u32], i: usize) -> &'a [u8] {
-        let offsets = at(section, &self.offsets);
-        let (Some(&from), Some(&to)) = (offsets.get(i), offsets.get(i + 1)) else {
-            return &[];
-        };
-        bytemuck::cast_slice::<u32, u8>(at(section, &self.bytes))
-            .get(from as usize..to as usize)
-            .unwrap_or(&[])
+        self.view(section).get(i)
     }
 
     /// The offsets, sliced.
@@ -306,12 +300,39 @@ impl ByteList {
         bytemuck::cast_slice::<u32, u8>(at(section, &self.bytes))
     }
 
+    /// The strings, sliced once for the reads that follow.
+    #[inline]
+    pub(crate) fn view<'a>(&self, section: &'a [u32]) -> Strings<'a> {
+        Strings {
+            offsets: self.offsets(section),
+            bytes: self.bytes(section),
+        }
+    }
+
     /// String `i` as text: `None` when it is not UTF-8 (the format
     /// writes only text where text belongs; a crafted table may not, and
     /// whoever reads the string says what that means).
     #[inline]
     pub(crate) fn text<'a>(&self, section: &'a [u32], i: usize) -> Option<&'a str> {
         std::str::from_utf8(self.get(section, i)).ok()
+    }
+}
+
+/// A [`ByteList`]'s strings, sliced: reads index into these slices only.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Strings<'a> {
+    offsets: &'a [u32],
+    bytes: &'a [u8],
+}
+
+impl<'a> Strings<'a> {
+    /// String `i`; empty when out of range.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> &'a [u8] {
+        let (Some(&from), Some(&to)) = (self.offsets.get(i), self.offsets.get(i + 1)) else {
+            return &[];
+        };
+        self.bytes.get(from as usize..to as usize).unwrap_or(&[])
     }
 }
 

@@ -1,8 +1,8 @@
-//! The program block: the meta blob, the regexes, the regex DFAs and a
-//! block per point with rules.
+//! The program block: the meta blob, the regexes, the regex DFAs, the
+//! regexes' needed literals and a block per point with rules.
 
 use super::point::{self, PointSlot};
-use super::{at, checksum, Block, BlockWriter, ByteList, LayoutError, Words};
+use super::{at, checksum, Block, BlockWriter, ByteList, LayoutError, Strings, Words};
 use crate::ir;
 use crate::table::wire::PointHead;
 use crate::table::wire::{self, Meta};
@@ -19,14 +19,17 @@ mod slot {
     pub(super) const FLAGS: u32 = 3;
     /// G words (or none): each regex's DFA section, or `NO_DFA`.
     pub(super) const REGEX_DFAS: u32 = 4;
+    /// G strings: each regex's needed literals, separated by NUL bytes
+    /// (empty: none).
+    pub(super) const REGEX_NEEDS: u32 = 5;
     /// P words: the CRC-32 of each point block, checked when the point is
     /// first dispatched.
-    pub(super) const POINT_CRCS: u32 = 5;
+    pub(super) const POINT_CRCS: u32 = 6;
     /// A block of one point block per point of the meta block; written
     /// last, so that the words before it are the head the table's header
     /// checksums.
-    pub(super) const POINTS: u32 = 6;
-    pub(super) const LEN: u32 = 7;
+    pub(super) const POINTS: u32 = 7;
+    pub(super) const LEN: u32 = 8;
 }
 
 /// A program block as [`write`] lays it out.
@@ -46,6 +49,7 @@ pub(crate) fn write(program: &ir::Program) -> Written {
         points,
         regexes,
         regex_dfas,
+        regex_needs,
         files,
         rates,
         command_input,
@@ -76,6 +80,14 @@ pub(crate) fn write(program: &ir::Program) -> Written {
     block.byte_list(slot::PATTERNS, regexes.iter().map(|r| r.pattern.as_bytes()));
     block.byte_list(slot::FLAGS, regexes.iter().map(|r| r.flags.as_bytes()));
     block.words(slot::REGEX_DFAS, regex_dfas);
+    let needs: Vec<Vec<u8>> = (0..regexes.len())
+        .map(|i| {
+            regex_needs
+                .get(i)
+                .map_or_else(Vec::new, |n| n.join("\0").into_bytes())
+        })
+        .collect();
+    block.byte_list(slot::REGEX_NEEDS, needs.iter().map(Vec::as_slice));
     block.words(slot::POINT_CRCS, &crcs);
     let head = block.len();
     block.block(slot::POINTS, blocks);
@@ -121,6 +133,8 @@ pub(crate) struct ProgramLayout {
     pub(crate) flags: ByteList,
     /// Each regex's DFA section (or none at all).
     pub(crate) regex_dfas: Words,
+    /// Each regex's needed literals.
+    pub(crate) regex_needs: ByteList,
     /// Each point with rules, its block not yet read.
     pub(crate) points: Vec<PointSlot>,
 }
@@ -152,6 +166,7 @@ impl ProgramLayout {
             patterns: block.byte_list(slot::PATTERNS, regexes)?,
             flags: block.byte_list(slot::FLAGS, regexes)?,
             regex_dfas,
+            regex_needs: block.byte_list(slot::REGEX_NEEDS, regexes)?,
             points,
             meta,
         })
@@ -176,6 +191,11 @@ impl ProgramLayout {
     /// Each regex's DFA section.
     pub(crate) fn regex_dfas<'a>(&self, section: &'a [u32]) -> &'a [u32] {
         at(section, &self.regex_dfas)
+    }
+
+    /// Each regex's needed literals, NUL-separated.
+    pub(crate) fn regex_needs<'a>(&self, section: &'a [u32]) -> Strings<'a> {
+        self.regex_needs.view(section)
     }
 }
 

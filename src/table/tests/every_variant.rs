@@ -389,6 +389,7 @@ pub(in crate::table) fn program() -> Program {
             },
         ],
         regex_dfas: vec![1, crate::ir::NO_DFA],
+        regex_needs: vec![vec!["curl".into(), "wget".into()], Vec::new()],
         files: vec!["a.hooks".into(), "dir/b.hooks".into()],
         rates: vec![RateSpec {
             window_ms: 60_000,
