@@ -26,11 +26,36 @@ pub(in crate::table::wire) mod json_text {
         d: D,
     ) -> Result<Value, D::Error> {
         let text = <Cow<'de, str>>::deserialize(d)?;
-        if let Some(value) = plain(&text) {
+        if let Some(value) = plain(&text).or_else(|| plain_list(&text)) {
             return Ok(value);
         }
         serde_json::from_str(&text)
             .map_err(|e| super::super::depth::custom(format!("a JSON constant: {e}")))
+    }
+
+    /// A list of plain strings (`["rm","unlink"]`, as `Value`'s
+    /// `Display` writes it), read without the JSON parser: a hook process
+    /// decodes the lists of every rule its event reaches, a few hundred
+    /// names on a Bash event. `None` for any other text (a string with an
+    /// escape, a number, spaces), which the parser reads as always.
+    pub(in crate::table::wire) fn plain_list(text: &str) -> Option<Value> {
+        let mut rest = text.strip_prefix('[')?.strip_suffix(']')?.as_bytes();
+        let mut items = Vec::new();
+        while !rest.is_empty() {
+            let (quote, after) = rest.split_first()?;
+            let end = memchr::memchr2(b'"', b'\\', after)?;
+            let (item, after) = after.split_at(end);
+            if *quote != b'"' || after.first() != Some(&b'"') || item.iter().any(|&b| b < 0x20) {
+                return None;
+            }
+            items.push(Value::String(std::str::from_utf8(item).ok()?.to_string()));
+            rest = match after.get(1..)? {
+                [b',', next @ ..] if !next.is_empty() => next,
+                [] => &[],
+                _ => return None,
+            };
+        }
+        Some(Value::Array(items))
     }
 
     /// The constants most rules hold, read without the JSON parser (a hook

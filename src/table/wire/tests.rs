@@ -200,6 +200,45 @@ fn plain_constants_read_as_the_parser_reads_them() {
     assert_eq!(read_constant("\"rm\""), Ok(json!("rm")));
 }
 
+/// A list of plain strings read without the JSON parser is the list the
+/// parser reads; any other list is left to it.
+#[test]
+fn plain_lists_read_as_the_parser_reads_them() {
+    let plain_list = |text: &str| expr::json_text::plain_list(text);
+    for text in [
+        "[]",
+        "[\"\"]",
+        "[\"rm\"]",
+        "[\"rm\",\"unlink\",\"é ſ\",\"-rf /\"]",
+        "[\"a\",\"\",\"b\"]",
+    ] {
+        let parsed: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(plain_list(text), Some(parsed), "{text}");
+    }
+    for text in [
+        "[\"a\\nb\"]",
+        "[\"a\\\"b\"]",
+        "[\"a\nb\"]",
+        "[\"a\",]",
+        "[\"a\" ,\"b\"]",
+        "[\"a\"\"b\"]",
+        "[\"a\",1]",
+        "[1]",
+        "[\"a]",
+        "[,\"a\"]",
+        "\"a\"",
+        "[[\"a\"]]",
+    ] {
+        assert_eq!(plain_list(text), None, "{text}");
+    }
+    assert_eq!(
+        read_constant("[\"a\\nb\",\"c\"]"),
+        Ok(json!(["a\nb", "c"])),
+        "an escape is the parser's"
+    );
+    assert!(read_constant("[\"a\",]").is_err());
+}
+
 /// `text` as a table's constant, through the decoder.
 fn read_constant(text: &str) -> Result<serde_json::Value, String> {
     let bytes = postcard::to_allocvec(text).map_err(|e| e.to_string())?;
@@ -212,6 +251,16 @@ proptest::proptest! {
     #[test]
     fn plain_constants_agree_with_the_parser(text in "\"[ -~\\x00-\\x1f\\\\\"é]{0,12}\"?|true|null|.{0,6}") {
         if let Some(value) = expr::json_text::plain(&text) {
+            let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(value, parsed);
+        }
+    }
+
+    /// Any list-like text: the fast path says nothing, or what the parser
+    /// says.
+    #[test]
+    fn plain_lists_agree_with_the_parser(text in "\\[(\"[ -~\x00-\x1f\\\\\"é]{0,5}\"?,?){0,4}\\]?") {
+        if let Some(value) = expr::json_text::plain_list(&text) {
             let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
             proptest::prop_assert_eq!(value, parsed);
         }
