@@ -26,6 +26,10 @@ const MOST: usize = 16;
 /// The shortest literal worth a scan: shorter ones are in most texts.
 const SHORTEST: usize = 3;
 
+/// The most bytes a class may match (in ASCII text) to be read as a set
+/// of one-byte strings (`gh[pousr]_`: five strings of four bytes).
+const FEW: usize = 8;
+
 /// Each regex's needed literals, as [`Program::regex_needs`] holds them:
 /// empty altogether when no regex has any.
 ///
@@ -46,10 +50,17 @@ pub(super) fn needs(pattern: &str) -> Vec<String> {
         return Vec::new();
     };
     match read(&hir).any {
-        Some(any) if any.iter().all(|l| l.len() >= SHORTEST) => any
-            .into_iter()
-            .filter_map(|l| String::from_utf8(l).ok())
-            .collect(),
+        Some(any) if any.iter().all(|l| l.len() >= SHORTEST) => {
+            // A string that holds another of the set adds nothing to it
+            // (`/.claude` beside `.claude`).
+            let holds = |long: &[u8], short: &[u8]| {
+                long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
+            };
+            any.iter()
+                .filter(|l| !any.iter().any(|other| holds(l, other)))
+                .filter_map(|l| String::from_utf8(l.clone()).ok())
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -58,33 +69,39 @@ pub(super) fn needs(pattern: &str) -> Vec<String> {
 /// without regard to ASCII case).
 #[derive(Debug, Default)]
 struct Needs {
-    /// It matches exactly this string.
-    exact: Option<Vec<u8>>,
+    /// It matches exactly one of these strings (at most [`MOST`]).
+    exact: Option<Vec<Vec<u8>>>,
     /// Every match contains one of these.
     any: Option<Vec<Vec<u8>>>,
 }
 
 impl Needs {
-    /// Matches exactly `literal`, which it also needs.
-    fn exact(literal: Vec<u8>) -> Needs {
-        let any = (!literal.is_empty()).then(|| vec![literal.clone()]);
+    /// Matches exactly one of `strings`, and so needs one of them (unless
+    /// one is empty).
+    fn exact(strings: Vec<Vec<u8>>) -> Needs {
+        let any = useful(&strings).then(|| strings.clone());
         Needs {
-            exact: Some(literal),
+            exact: Some(strings),
             any,
         }
     }
 }
 
+/// Whether a set of strings is worth needing: none of them empty.
+fn useful(strings: &[Vec<u8>]) -> bool {
+    !strings.is_empty() && strings.iter().all(|s| !s.is_empty())
+}
+
 fn read(hir: &Hir) -> Needs {
     match hir.kind() {
         // Zero-width: part of any run of literals around it.
-        HirKind::Empty | HirKind::Look(_) => Needs::exact(Vec::new()),
+        HirKind::Empty | HirKind::Look(_) => Needs::exact(vec![Vec::new()]),
         HirKind::Literal(literal) => match ascii(&literal.0) {
-            Some(lower) => Needs::exact(lower),
+            Some(lower) => Needs::exact(vec![lower]),
             None => Needs::default(),
         },
-        HirKind::Class(class) => match one_letter(class) {
-            Some(byte) => Needs::exact(vec![byte]),
+        HirKind::Class(class) => match few_letters(class) {
+            Some(bytes) => Needs::exact(bytes.into_iter().map(|b| vec![b]).collect()),
             None => Needs::default(),
         },
         HirKind::Capture(capture) => read(&capture.sub),
@@ -94,8 +111,9 @@ fn read(hir: &Hir) -> Needs {
             }
             let sub = read(&rep.sub);
             let exact = match (sub.exact, rep.max) {
-                (Some(e), Some(max)) if max == rep.min && e.len() * max as usize <= 64 => {
-                    Some(e.repeat(max as usize))
+                (Some(mut one), Some(max)) if max == rep.min && one.len() == 1 => {
+                    let e = one.pop().unwrap_or_default();
+                    (e.len() * max as usize <= 64).then(|| vec![e.repeat(max as usize)])
                 }
                 _ => None,
             };
@@ -106,50 +124,73 @@ fn read(hir: &Hir) -> Needs {
         }
         HirKind::Concat(parts) => concat(parts),
         HirKind::Alternation(branches) => {
-            let mut any: Vec<Vec<u8>> = Vec::new();
+            let (mut any, mut exact) = (Some(Vec::new()), Some(Vec::new()));
             for branch in branches {
-                let Some(needed) = read(branch).any else {
-                    return Needs::default();
-                };
-                for literal in needed {
-                    if !any.contains(&literal) {
-                        any.push(literal);
-                    }
-                }
+                let needs = read(branch);
+                any = union(any, needs.any);
+                exact = union(exact, needs.exact);
             }
-            Needs {
-                exact: None,
-                any: (any.len() <= MOST).then_some(any),
-            }
+            Needs { exact, any }
         }
     }
 }
 
-/// A concatenation needs the run of literals between two parts that are
-/// not one, or what one of its parts needs: whichever is the longest.
+/// The union of two sets, when both are known and it has at most
+/// [`MOST`] strings.
+fn union(a: Option<Vec<Vec<u8>>>, b: Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    let (mut a, b) = (a?, b?);
+    for s in b {
+        if !a.contains(&s) {
+            a.push(s);
+        }
+    }
+    (a.len() <= MOST).then_some(a)
+}
+
+/// A concatenation matches the strings its parts' strings make, one
+/// after the other; it needs one of those of a run of parts that match
+/// known strings, or what one of its parts needs: whichever set's
+/// shortest string is the longest.
 fn concat(parts: &[Hir]) -> Needs {
     let mut choices: Vec<Vec<Vec<u8>>> = Vec::new();
-    let mut run: Option<Vec<u8>> = Some(Vec::new());
-    let mut current = Vec::new();
+    let mut run: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut whole = true;
+    let end_run = |choices: &mut Vec<Vec<Vec<u8>>>, run: &mut Vec<Vec<u8>>, next| {
+        let done = std::mem::replace(run, next);
+        if useful(&done) {
+            choices.push(done);
+        }
+    };
     for part in parts {
         let needs = read(part);
         match needs.exact {
-            Some(exact) => current.extend_from_slice(&exact),
+            Some(set) if run.len() * set.len() <= MOST => {
+                run = run
+                    .iter()
+                    .flat_map(|before| {
+                        set.iter().map(move |s| {
+                            let mut joined = before.clone();
+                            joined.extend_from_slice(s);
+                            joined
+                        })
+                    })
+                    .collect();
+            }
+            Some(set) => {
+                whole = false;
+                end_run(&mut choices, &mut run, set);
+            }
             None => {
-                run = None;
-                if !current.is_empty() {
-                    choices.push(vec![std::mem::take(&mut current)]);
-                }
+                whole = false;
+                end_run(&mut choices, &mut run, vec![Vec::new()]);
             }
         }
         if let Some(any) = needs.any {
             choices.push(any);
         }
     }
-    if !current.is_empty() {
-        choices.push(vec![current.clone()]);
-    }
-    let exact = run.map(|_| current);
+    let exact = whole.then(|| run.clone());
+    end_run(&mut choices, &mut run, Vec::new());
     let any = choices
         .into_iter()
         .max_by_key(|any| (shortest(any), std::cmp::Reverse(any.len())));
@@ -169,16 +210,19 @@ fn ascii(bytes: &[u8]) -> Option<Vec<u8>> {
         .then(|| bytes.to_ascii_lowercase())
 }
 
-/// The one byte, lower-cased, that the class matches in ASCII text
-/// (`[hH]`, `[kK\u{212A}]`, `\.`), when there is one.
-fn one_letter(class: &Class) -> Option<u8> {
-    let mut found: Option<u8> = None;
+/// The bytes, lower-cased, that the class matches in ASCII text
+/// (`[hH]`, `[kK\u{212A}]`, `\.`, `[pousr]`), when they are a few (at
+/// most [`FEW`]).
+fn few_letters(class: &Class) -> Option<Vec<u8>> {
+    let mut found: Vec<u8> = Vec::new();
     let mut add = |from: u32, to: u32| -> Option<()> {
         for c in from..=to.min(0x7f) {
             let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
-            match found {
-                Some(b) if b != lower => return None,
-                _ => found = Some(lower),
+            if !found.contains(&lower) {
+                found.push(lower);
+            }
+            if found.len() > FEW {
+                return None;
             }
         }
         Some(())
@@ -195,7 +239,7 @@ fn one_letter(class: &Class) -> Option<u8> {
             }
         }
     }
-    found.filter(|&b| b != 0)
+    (!found.is_empty() && !found.contains(&0)).then_some(found)
 }
 
 #[cfg(test)]
@@ -235,6 +279,19 @@ mod tests {
     }
 
     #[test]
+    fn a_class_of_a_few_letters_makes_as_many_strings() {
+        assert_eq!(
+            strings("AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_|-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+            ["akia", "gho_", "ghp_", "ghr_", "ghs_", "ghu_", "github_pat_", "private key-----"]
+        );
+        assert_eq!(strings("(?i)rm -[rf]{2}"), ["rm -"]);
+        assert_eq!(
+            strings("x(ab|cd)(ef|gh)y"),
+            ["xabefy", "xabghy", "xcdefy", "xcdghy"]
+        );
+    }
+
+    #[test]
     fn nothing_is_needed_where_a_match_may_do_without() {
         // A branch needs nothing, or the part is optional.
         assert!(strings("abc|[a-z]+").is_empty());
@@ -251,5 +308,44 @@ mod tests {
         assert!(strings("[a-c]+").is_empty());
         assert!(strings("é").is_empty());
         assert!(strings("(").is_empty());
+    }
+
+    fn pattern() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = proptest::sample::select(vec![
+            "a", "b", "abc", "bca", "[ab]", "[a-c]", ".", "\\.", "A", "(?i:abc)", "(?i)kab", "^",
+            "$", "\\b", "[^a]", "\u{212A}", "",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a}{b}")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}|{b})")),
+                (inner.clone(), 0..5usize).prop_map(|(a, op)| {
+                    format!("({a}){}", ["*", "+", "?", "{2}", "{1,3}"][op])
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// A text that matches holds one of what the regex needs: the
+        /// literals never turn a match away.
+        #[test]
+        fn a_match_always_holds_a_needed_literal(
+            pattern in pattern(),
+            text in "(abc|ABC|aBc|kab|KAB|[abckABCK. \\u{212A}]){0,8}",
+        ) {
+            let Ok(regex) = regex::Regex::new(&pattern) else {
+                return Ok(());
+            };
+            if regex.is_match(&text) {
+                let needs = needs(&pattern).join("\0");
+                proptest::prop_assert!(
+                    crate::table::regexes::may_match(needs.as_bytes(), text.as_bytes()),
+                    "{pattern} matches {text:?} but needs {needs:?}"
+                );
+            }
+        }
     }
 }

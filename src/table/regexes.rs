@@ -246,7 +246,7 @@ impl Matching<'_> {
 /// (lower-case ASCII, NUL-separated, looked for without regard to ASCII
 /// case): always when it needs none, and for non-ASCII text, which the
 /// literals do not speak for (`(?i)k` also matches `\u{212A}`).
-fn may_match(needs: &[u8], text: &[u8]) -> bool {
+pub(crate) fn may_match(needs: &[u8], text: &[u8]) -> bool {
     needs.is_empty()
         || !text.is_ascii()
         || needs
