@@ -214,29 +214,28 @@ fn ascii(bytes: &[u8]) -> Option<Vec<u8>> {
 /// (`[hH]`, `[kK\u{212A}]`, `\.`, `[pousr]`), when they are a few (at
 /// most [`FEW`]).
 fn few_letters(class: &Class) -> Option<Vec<u8>> {
-    let mut found: Vec<u8> = Vec::new();
-    let mut add = |from: u32, to: u32| -> Option<()> {
-        for c in from..=to.min(0x7f) {
-            let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
-            if !found.contains(&lower) {
-                found.push(lower);
-            }
-            if found.len() > FEW {
-                return None;
-            }
-        }
-        Some(())
+    let ranges: Vec<(u32, u32)> = match class {
+        Class::Unicode(class) => class
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+        Class::Bytes(class) => class
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
     };
-    match class {
-        Class::Unicode(class) => {
-            for range in class.iter() {
-                add(u32::from(range.start()), u32::from(range.end()))?;
-            }
+    let mut found: Vec<u8> = Vec::new();
+    // Past 0x7f, nothing matches in ASCII text.
+    for c in ranges
+        .into_iter()
+        .flat_map(|(from, to)| from..=to.min(0x7f))
+    {
+        let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
+        if !found.contains(&lower) {
+            found.push(lower);
         }
-        Class::Bytes(class) => {
-            for range in class.iter() {
-                add(u32::from(range.start()), u32::from(range.end()))?;
-            }
+        if found.len() > FEW {
+            return None;
         }
     }
     (!found.is_empty() && !found.contains(&0)).then_some(found)

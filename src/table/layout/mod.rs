@@ -250,17 +250,21 @@ impl Csr {
     }
 }
 
-/// [`Csr`] lists, sliced.
+/// [`Csr`] lists, or a [`ByteList`]'s strings ([`Strings`]), sliced:
+/// reads index into these slices only.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct CsrView<'a> {
+pub(crate) struct CsrView<'a, T = u32> {
     offsets: &'a [u32],
-    items: &'a [u32],
+    items: &'a [T],
 }
 
-impl<'a> CsrView<'a> {
+/// A [`ByteList`]'s strings, sliced.
+pub(crate) type Strings<'a> = CsrView<'a, u8>;
+
+impl<'a, T> CsrView<'a, T> {
     /// List `i`; empty when out of range.
     #[inline]
-    pub(crate) fn get(&self, i: usize) -> &'a [u32] {
+    pub(crate) fn get(&self, i: usize) -> &'a [T] {
         let (Some(&from), Some(&to)) = (self.offsets.get(i), self.offsets.get(i + 1)) else {
             return &[];
         };
@@ -305,7 +309,7 @@ impl ByteList {
     pub(crate) fn view<'a>(&self, section: &'a [u32]) -> Strings<'a> {
         Strings {
             offsets: self.offsets(section),
-            bytes: self.bytes(section),
+            items: self.bytes(section),
         }
     }
 
@@ -315,24 +319,6 @@ impl ByteList {
     #[inline]
     pub(crate) fn text<'a>(&self, section: &'a [u32], i: usize) -> Option<&'a str> {
         std::str::from_utf8(self.get(section, i)).ok()
-    }
-}
-
-/// A [`ByteList`]'s strings, sliced: reads index into these slices only.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Strings<'a> {
-    offsets: &'a [u32],
-    bytes: &'a [u8],
-}
-
-impl<'a> Strings<'a> {
-    /// String `i`; empty when out of range.
-    #[inline]
-    pub(crate) fn get(&self, i: usize) -> &'a [u8] {
-        let (Some(&from), Some(&to)) = (self.offsets.get(i), self.offsets.get(i + 1)) else {
-            return &[];
-        };
-        self.bytes.get(from as usize..to as usize).unwrap_or(&[])
     }
 }
 
