@@ -13,7 +13,9 @@
 //! - Spelling: `rm  -rf /`, `rm -r -f /`, tabs, `\rm`, `/bin/rm`, `r''m`,
 //!   `"rm"`, `$'rm'` all give program `rm` with flags `-r`, `-f`; so do
 //!   the Windows names Git Bash runs, `rm.exe`, `RM.EXE`,
-//!   `C:/Windows/System32/rm.exe` (the name without `.exe`, in lower case).
+//!   `C:/Windows/System32/rm.exe` (the name without `.exe`, in lower case),
+//!   and the GNU tools Homebrew installs under a `g` prefix (`grm`,
+//!   `gsed`, `gxargs`, `gtimeout`: the tool without its `g`).
 //! - Separators and grouping: `;`, `&&`, `||`, `|`, `|&`, `&`, newlines,
 //!   `!`, comments, `( … )`, `{ …; }`, `if`/`while`/`until`/`for`/`select`/
 //!   `case`, function bodies (`f() { … }`, `function f { … }`).

@@ -2072,7 +2072,8 @@ fn is_assignment_text(text: &str) -> bool {
 }
 
 /// The program of a program word (`text`, at `span`): its basename,
-/// without a Windows `.exe` (`C:/Windows/System32/rm.exe` is `rm`). A
+/// without a Windows `.exe` (`C:/Windows/System32/rm.exe` is `rm`) or the
+/// `g` of a GNU tool installed beside the system's (`grm` is `rm`). A
 /// dynamic word whose last component holds an expansion (`$(which rm)`) is
 /// kept whole.
 fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
@@ -2081,8 +2082,28 @@ fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
     if base.is_empty() || (dynamic && base.contains(['$', '`', '(', ')', '{', '}'])) {
         span
     } else {
-        span.sub(start, start + without_exe(base).len())
+        let name = without_exe(base);
+        let start = start + usize::from(is_gnu_prefixed(name));
+        span.sub(
+            start,
+            start + name.len() - usize::from(is_gnu_prefixed(name)),
+        )
     }
+}
+
+/// Whether `name` is a GNU tool under the `g` prefix that Homebrew (and
+/// the BSDs' ports) install it by, beside the system's own: `grm`,
+/// `gsed`, `gxargs`, `gtimeout` run what `rm`, `sed`, `xargs` and
+/// `timeout` do, and rules read them as those.
+fn is_gnu_prefixed(name: &str) -> bool {
+    const GNU: &[&str] = &[
+        "awk", "base64", "cat", "chgrp", "chmod", "chown", "chroot", "cp", "date", "dd", "df",
+        "du", "env", "find", "grep", "head", "install", "ln", "ls", "mkdir", "mktemp", "mv",
+        "nice", "nohup", "readlink", "realpath", "rm", "rmdir", "sed", "shred", "sort", "split",
+        "stat", "stdbuf", "tail", "tar", "tee", "timeout", "touch", "truncate", "unlink", "xargs",
+    ];
+    name.strip_prefix('g')
+        .is_some_and(|tool| GNU.contains(&tool))
 }
 
 /// A name without its Windows `.exe`, in any case: Git Bash on Windows runs

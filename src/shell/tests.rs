@@ -612,6 +612,17 @@ fn fd_exec_and_windows_names() {
         ("setup.exe /S", &["setup : /S"]),
         (".exe", &[".exe"]),
         ("RM -rf /", &["RM -r -f : /"]),
+        // Homebrew's GNU tools are the tools they name; other names that
+        // start with `g` are their own.
+        ("grm -rf /", &["rm -r -f : /"]),
+        ("/opt/homebrew/bin/gshred -u x", &["shred -u : x"]),
+        ("gxargs -0 grm -rf < list", &["rm -r -f @xargs <list"]),
+        ("gtimeout 5 grm -rf /", &["rm -r -f : / @timeout"]),
+        ("gsed -i s/a/b/ f", &["sed -i : s/a/b/ f"]),
+        ("git rm -rf .", &["git -r -f : rm ."]),
+        ("gh repo delete x", &["gh : repo delete x"]),
+        ("g", &["g"]),
+        ("grmx -rf /", &["grmx -r -f : /"]),
     ]);
 }
 
