@@ -2083,11 +2083,8 @@ fn program_span(text: &str, span: Span, dynamic: bool) -> Span {
         span
     } else {
         let name = without_exe(base);
-        let start = start + usize::from(is_gnu_prefixed(name));
-        span.sub(
-            start,
-            start + name.len() - usize::from(is_gnu_prefixed(name)),
-        )
+        let g = usize::from(is_gnu_prefixed(name));
+        span.sub(start + g, start + name.len())
     }
 }
 
