@@ -5,6 +5,20 @@
 use super::*;
 
 impl<'a> Run<'a> {
+    /// A template's text: a constant as written (the usual reason), without
+    /// gathering what an expression in it would need.
+    fn render<'t>(
+        &self,
+        template: &'t crate::ir::Template,
+        ctx: &HookContext,
+        scratch: &Scratch,
+    ) -> std::borrow::Cow<'t, str> {
+        match template.as_literal() {
+            Some(text) => std::borrow::Cow::Borrowed(text),
+            None => eval::render(template, ctx, self.matching(scratch)),
+        }
+    }
+
     pub(super) fn decide(&mut self, decision: Decision) {
         self.decision = Some(self.decision.map_or(decision, |d| d.max(decision)));
     }
@@ -27,7 +41,7 @@ impl<'a> Run<'a> {
             match action {
                 Action::Continue => {}
                 Action::Abort(reason) => {
-                    self.reason = Some(eval::render(reason, ctx, self.matching(scratch)));
+                    self.reason = Some(self.render(reason, ctx, scratch));
                     self.decide(Decision::Deny);
                     return Some(Stop::Abort);
                 }
@@ -102,7 +116,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Prepend(path, text) | Action::Append(path, text) => {
-                    let text = eval::render(text, ctx, self.matching(scratch)).into_owned();
+                    let text = self.render(text, ctx, scratch).into_owned();
                     let edited = match ctx.get(path) {
                         Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => {
                             Some(text + &s)
@@ -147,7 +161,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Log(level, message) => {
-                    let message = eval::render(message, ctx, self.matching(scratch)).into_owned();
+                    let message = self.render(message, ctx, scratch).into_owned();
                     emit_log(*level, &rule.id, self.point.name(), &message);
                     scratch.logs.push(LogLine {
                         level: *level,
@@ -158,13 +172,13 @@ impl<'a> Run<'a> {
                 Action::Ask(reason) => {
                     if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask)
                     {
-                        self.reason = Some(eval::render(reason, ctx, self.matching(scratch)));
+                        self.reason = Some(self.render(reason, ctx, scratch));
                     }
                     self.decide(Decision::Ask);
                 }
                 Action::Allow => self.decide(Decision::Allow),
                 Action::Context(text) => {
-                    let text = eval::render(text, ctx, self.matching(scratch)).into_owned();
+                    let text = self.render(text, ctx, scratch).into_owned();
                     scratch.additional_context.push(text);
                 }
                 Action::Output(name, value) => {

@@ -23,11 +23,20 @@
 //! every literal, overlapping or not, like an overlapping automaton
 //! search. When the anchors are too many, too short or the CPU has no
 //! packed search, the automaton is used as before.
+//!
+//! When every literal begins with one *stem* (a single literal, or a list
+//! generated from one template: `cmd{i} --flag`, `curl http://evil{i}`)
+//! and the literals have few lengths, the stem is the only anchor, as
+//! long as it is, and stage 1 is a single-substring search (`memchr`'s
+//! `memmem`), which costs a fraction of the packed search on text
+//! without the stem. A plan with one anchor, however made, is searched
+//! that way.
 
 use super::layout::strtable::StrTable;
 use super::layout::{ByteList, Csr};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
+use memchr::memmem;
 
 /// The widest anchor. Wider anchors are more selective but more numerous.
 /// The packed search fingerprints at most an anchor's first four bytes
@@ -49,6 +58,11 @@ const MAX_ANCHORS: usize = 64;
 /// twice the cost a byte): anchors are lengthened past the fingerprint
 /// only while they stay this few, or as few as they were.
 const FAST_ANCHORS: usize = 32;
+
+/// The most lengths a stem's literals may have: each place the stem
+/// occurs costs a lookup per length, where anchors one byte or more
+/// longer than the stem would tell most places apart without one.
+const STEM_LENGTHS: usize = 4;
 
 /// How many first bytes of an anchor the packed search fingerprints (it
 /// confirms the rest itself): anchors are lengthened up to this width
@@ -81,6 +95,9 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
     if sorted.is_empty() || sorted.len() != literals.len() {
         return None;
     }
+    if let Some(plan) = stem(&sorted) {
+        return Some(plan);
+    }
     let anchors = anchors(&sorted)?;
     let mut lengths = vec![Vec::new(); anchors.len()];
     for literal in literals {
@@ -97,6 +114,36 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
         width: anchors.iter().map(|a| a.len()).max()?,
         anchors: anchors.into_iter().map(<[u8]>::to_vec).collect(),
         lengths,
+    })
+}
+
+/// The plan with one anchor, the `sorted` literals' stem (their longest
+/// common beginning), when it is at least [`MIN_ANCHOR`] bytes and the
+/// literals have at most [`STEM_LENGTHS`] lengths.
+fn stem(sorted: &[&[u8]]) -> Option<AnchorPlan> {
+    // In sorted order, what the first and the last share, all share.
+    let (first, last) = (sorted.first()?, sorted.last()?);
+    let width = first
+        .iter()
+        .zip(last.iter())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if width < MIN_ANCHOR {
+        return None;
+    }
+    let mut lengths = sorted
+        .iter()
+        .map(|l| u32::try_from(l.len()).ok())
+        .collect::<Option<Vec<u32>>>()?;
+    lengths.sort_unstable();
+    lengths.dedup();
+    if lengths.len() > STEM_LENGTHS {
+        return None;
+    }
+    Some(AnchorPlan {
+        width,
+        anchors: vec![first.get(..width)?.to_vec()],
+        lengths: vec![lengths],
     })
 }
 
@@ -218,15 +265,38 @@ pub(crate) enum LiteralSearch {
     Automaton(AhoCorasick),
 }
 
-/// The two-stage search (see the module docs): the packed searcher of the
+/// The two-stage search (see the module docs): the search for the
 /// anchors, built at first use from the stored anchors; the lengths and
 /// the hash table of the literals are read in place.
 #[derive(Debug)]
 pub(crate) struct Anchored {
-    /// The anchors, pattern id = anchor index.
-    anchors: packed::Searcher,
+    anchors: AnchorFinder,
     /// The shortest anchor's length: no anchor starts closer to the end.
     shortest: usize,
+}
+
+/// Stage 1: where the next anchor starts, and which.
+#[derive(Debug)]
+enum AnchorFinder {
+    /// Several anchors, pattern id = anchor index.
+    Packed(packed::Searcher),
+    /// One anchor (anchor index 0).
+    One(memmem::Finder<'static>),
+}
+
+impl AnchorFinder {
+    /// The first anchor starting at or after `at`: its start and index.
+    #[inline]
+    fn find(&self, text: &[u8], at: usize) -> Option<(usize, usize)> {
+        match self {
+            AnchorFinder::Packed(searcher) => searcher
+                .find_in(text, Span::from(at..text.len()))
+                .map(|m| (m.start(), m.pattern().as_usize())),
+            AnchorFinder::One(finder) => {
+                finder.find(text.get(at..)?).map(|offset| (at + offset, 0))
+            }
+        }
+    }
 }
 
 impl LiteralSearch {
@@ -240,13 +310,19 @@ impl LiteralSearch {
         if let Some(anchors) = stored.anchors() {
             // Anchors are not empty (see `searchable`).
             let shortest = anchors.iter().map(|a| a.len()).min().unwrap_or(1);
+            if let [anchor] = anchors.as_slice() {
+                return Ok(LiteralSearch::Anchored(Anchored {
+                    anchors: AnchorFinder::One(memmem::Finder::new(anchor).into_owned()),
+                    shortest,
+                }));
+            }
             let mut builder = packed::Config::new()
                 .match_kind(packed::MatchKind::LeftmostFirst)
                 .builder();
             builder.extend(anchors);
             if let Some(searcher) = builder.build() {
                 return Ok(LiteralSearch::Anchored(Anchored {
-                    anchors: searcher,
+                    anchors: AnchorFinder::Packed(searcher),
                     shortest,
                 }));
             }
@@ -281,7 +357,10 @@ impl LiteralSearch {
     /// Heap used at load, for `hookc inspect`.
     pub(crate) fn memory_usage(&self) -> usize {
         match self {
-            LiteralSearch::Anchored(a) => a.anchors.memory_usage(),
+            LiteralSearch::Anchored(a) => match &a.anchors {
+                AnchorFinder::Packed(searcher) => searcher.memory_usage(),
+                AnchorFinder::One(finder) => finder.needle().len(),
+            },
             LiteralSearch::Automaton(ac) => ac.memory_usage(),
         }
     }
@@ -289,6 +368,18 @@ impl LiteralSearch {
     /// Whether the two-stage search is used (for tests and `inspect`).
     pub(crate) fn is_anchored(&self) -> bool {
         matches!(self, LiteralSearch::Anchored(_))
+    }
+
+    /// Whether stage 1 looks for one anchor alone (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_one_anchor(&self) -> bool {
+        matches!(
+            self,
+            LiteralSearch::Anchored(Anchored {
+                anchors: AnchorFinder::One(_),
+                ..
+            })
+        )
     }
 }
 
@@ -300,12 +391,11 @@ impl Anchored {
         let literals = stored.table.view(stored.section, stored.literals);
         let mut at = 0;
         while at + self.shortest <= text.len() {
-            let Some(m) = self.anchors.find_in(text, Span::from(at..text.len())) else {
+            let Some((start, anchor)) = self.anchors.find(text, at) else {
                 return;
             };
-            let start = m.start();
             let rest = text.get(start..).unwrap_or(&[]);
-            for &len in lengths.get(m.pattern().as_usize()) {
+            for &len in lengths.get(anchor) {
                 let Some(candidate) = rest.get(..len as usize) else {
                     break;
                 };

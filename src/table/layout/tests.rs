@@ -298,6 +298,59 @@ fn bytes(literals: &[String]) -> Vec<&[u8]> {
     literals.iter().map(|l| l.as_bytes()).collect()
 }
 
+/// Literals made from one template are searched for by their stem alone,
+/// however long it is, and every occurrence is still found: overlapping,
+/// repeated, or the stem without a literal.
+#[test]
+fn literals_that_share_a_stem_are_searched_for_by_it() {
+    let literals: Vec<String> = (0..1000).map(|i| format!("cmd{i} --flag")).collect();
+    let planned = plan(&bytes(&literals)).unwrap();
+    assert_eq!(planned.anchors, [b"cmd".to_vec()]);
+    assert_eq!(planned.width, 3);
+    assert_eq!(planned.lengths, [vec![11, 12, 13]]);
+    let stored = Stored::new(&literals);
+    assert!(stored.search().is_one_anchor());
+    for text in [
+        "run --jobs 4 cmd501 --flag --locked",
+        "cmdcmd1 --flagcmd10 --flag cmd999 --flag",
+        "cmd cmd12 --fla cmd7 --flag",
+        "",
+        "cmd",
+    ] {
+        assert_eq!(
+            stored.occurrences(text),
+            expected(&literals, text),
+            "{text:?}"
+        );
+    }
+    // One literal is its own stem, all of it.
+    let one = strings(&["curl http://evil.example/x"]);
+    let planned = plan(&bytes(&one)).unwrap();
+    assert_eq!(planned.anchors, [one[0].as_bytes().to_vec()]);
+    assert!(Stored::new(&one).search().is_one_anchor());
+    let text = "curl http://evil.example/xcurl http://evil.example/x";
+    assert_eq!(occurrences(&one, text), vec![0, 0]);
+}
+
+/// A stem whose literals have more than four lengths would cost a lookup
+/// per length wherever it occurs: longer anchors are planned instead, and
+/// a stem shorter than three bytes is none.
+#[test]
+fn a_stem_with_many_lengths_or_few_bytes_is_not_the_plan() {
+    let literals = strings(&[
+        "curl http://e1",
+        "curl http://e12",
+        "curl http://e123",
+        "curl http://e1234",
+        "curl http://e12345",
+    ]);
+    let planned = plan(&bytes(&literals)).unwrap();
+    assert_eq!(planned.anchors, [b"curl htt".to_vec()]);
+    let literals = strings(&["abc", "abcdefgh", "abcdxyz", "abd"]);
+    let planned = plan(&bytes(&literals)).unwrap();
+    assert_eq!(planned.anchors.len(), 2);
+}
+
 /// Each literal's anchor is as wide as the anchors' count allows (eight
 /// bytes at most), a short literal its own anchor: text that shares only
 /// the first bytes of the literals (`/srv/app`, `backups`) holds no anchor.
