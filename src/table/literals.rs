@@ -280,8 +280,8 @@ pub(crate) struct Anchored {
 enum AnchorFinder {
     /// Several anchors, pattern id = anchor index.
     Packed(packed::Searcher),
-    /// One anchor (anchor index 0).
-    One(memmem::Finder<'static>),
+    /// One anchor (anchor index 0); boxed, as the searcher is large.
+    One(Box<memmem::Finder<'static>>),
 }
 
 impl AnchorFinder {
@@ -312,7 +312,7 @@ impl LiteralSearch {
             let shortest = anchors.iter().map(|a| a.len()).min().unwrap_or(1);
             if let [anchor] = anchors.as_slice() {
                 return Ok(LiteralSearch::Anchored(Anchored {
-                    anchors: AnchorFinder::One(memmem::Finder::new(anchor).into_owned()),
+                    anchors: AnchorFinder::One(Box::new(memmem::Finder::new(anchor).into_owned())),
                     shortest,
                 }));
             }
