@@ -95,10 +95,19 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
     if sorted.is_empty() || sorted.len() != literals.len() {
         return None;
     }
-    if let Some(plan) = stem(&sorted) {
-        return Some(plan);
+    let stem = stem(&sorted);
+    if let Some(plan) = stem
+        .as_ref()
+        .filter(|p| p.lengths.iter().all(|l| l.len() <= STEM_LENGTHS))
+    {
+        return Some(plan.clone());
     }
     let anchors = anchors(&sorted)?;
+    // Anchors are at most `MAX_ANCHOR` bytes: where they could not tell
+    // the literals apart, the stem is the same anchor, only longer.
+    if anchors.len() == 1 {
+        return stem;
+    }
     let mut lengths = vec![Vec::new(); anchors.len()];
     for literal in literals {
         let anchor = anchor_of(&anchors, literal)?;
@@ -118,8 +127,9 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
 }
 
 /// The plan with one anchor, the `sorted` literals' stem (their longest
-/// common beginning), when it is at least [`MIN_ANCHOR`] bytes and the
-/// literals have at most [`STEM_LENGTHS`] lengths.
+/// common beginning), when it is at least [`MIN_ANCHOR`] bytes. [`plan`]
+/// takes it when the literals have at most [`STEM_LENGTHS`] lengths, or
+/// when anchors would not tell them apart either.
 fn stem(sorted: &[&[u8]]) -> Option<AnchorPlan> {
     // In sorted order, what the first and the last share, all share.
     let (first, last) = (sorted.first()?, sorted.last()?);
@@ -137,9 +147,6 @@ fn stem(sorted: &[&[u8]]) -> Option<AnchorPlan> {
         .collect::<Option<Vec<u32>>>()?;
     lengths.sort_unstable();
     lengths.dedup();
-    if lengths.len() > STEM_LENGTHS {
-        return None;
-    }
     Some(AnchorPlan {
         width,
         anchors: vec![first.get(..width)?.to_vec()],

@@ -333,10 +333,17 @@ fn literals_that_share_a_stem_are_searched_for_by_it() {
 }
 
 /// A stem whose literals have more than four lengths would cost a lookup
-/// per length wherever it occurs: longer anchors are planned instead, and
-/// a stem shorter than three bytes is none.
+/// per length wherever it occurs: longer anchors tell them apart instead
+/// (here each literal is its own). Where anchors cannot (they are at most eight bytes), the stem
+/// is the anchor, all of it; a stem shorter than three bytes is none.
 #[test]
 fn a_stem_with_many_lengths_or_few_bytes_is_not_the_plan() {
+    let literals = strings(&["abc1", "abc22", "abc333", "abc4444", "abc55555"]);
+    let planned = plan(&bytes(&literals)).unwrap();
+    let anchors: Vec<&[u8]> = planned.anchors.iter().map(Vec::as_slice).collect();
+    assert_eq!(anchors, bytes(&literals), "each literal its own anchor");
+    let text = "abc1 abc22 abc333x abc4444 abc5555";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
     let literals = strings(&[
         "curl http://e1",
         "curl http://e12",
@@ -345,7 +352,10 @@ fn a_stem_with_many_lengths_or_few_bytes_is_not_the_plan() {
         "curl http://e12345",
     ]);
     let planned = plan(&bytes(&literals)).unwrap();
-    assert_eq!(planned.anchors, [b"curl htt".to_vec()]);
+    assert_eq!(planned.anchors, [b"curl http://e1".to_vec()]);
+    assert_eq!(planned.lengths, [vec![14, 15, 16, 17, 18]]);
+    let text = "curl http://e1234 curl http://e1";
+    assert_eq!(occurrences(&literals, text), expected(&literals, text));
     let literals = strings(&["abc", "abcdefgh", "abcdxyz", "abd"]);
     let planned = plan(&bytes(&literals)).unwrap();
     assert_eq!(planned.anchors.len(), 2);
