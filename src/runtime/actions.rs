@@ -5,20 +5,6 @@
 use super::*;
 
 impl<'a> Run<'a> {
-    /// A template's text: a constant as written (the usual reason), without
-    /// gathering what an expression in it would need.
-    fn render<'t>(
-        &self,
-        template: &'t crate::ir::Template,
-        ctx: &HookContext,
-        scratch: &Scratch,
-    ) -> std::borrow::Cow<'t, str> {
-        match template.as_literal() {
-            Some(text) => std::borrow::Cow::Borrowed(text),
-            None => eval::render(template, ctx, self.matching(scratch)),
-        }
-    }
-
     pub(super) fn decide(&mut self, decision: Decision) {
         self.decision = Some(self.decision.map_or(decision, |d| d.max(decision)));
     }
@@ -41,12 +27,12 @@ impl<'a> Run<'a> {
             match action {
                 Action::Continue => {}
                 Action::Abort(reason) => {
-                    self.reason = Some(self.render(reason, ctx, scratch));
+                    self.reason = Some(eval::render(reason, ctx, || self.matching(scratch)));
                     self.decide(Decision::Deny);
                     return Some(Stop::Abort);
                 }
                 Action::Skip(value) => {
-                    match eval::json(value, ctx, self.matching(scratch)) {
+                    match eval::json(value, ctx, || self.matching(scratch)) {
                         Ok(v) => self.value = Some(v),
                         Err(e) => {
                             scratch
@@ -67,7 +53,7 @@ impl<'a> Run<'a> {
                         ));
                         continue;
                     }
-                    match eval::json(value, ctx, self.matching(scratch)) {
+                    match eval::json(value, ctx, || self.matching(scratch)) {
                         Ok(v) => ctx.payload = v,
                         Err(e) => scratch
                             .warnings
@@ -75,7 +61,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Set(path, value) => {
-                    let result = eval::json(value, ctx, self.matching(scratch));
+                    let result = eval::json(value, ctx, || self.matching(scratch));
                     match result {
                         Ok(v) => {
                             if let Err(e) = ctx.set(path, v) {
@@ -116,7 +102,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Prepend(path, text) | Action::Append(path, text) => {
-                    let text = self.render(text, ctx, scratch).into_owned();
+                    let text = eval::render(text, ctx, || self.matching(scratch)).into_owned();
                     let edited = match ctx.get(path) {
                         Some(Val::Str(s)) if matches!(action, Action::Prepend(..)) => {
                             Some(text + &s)
@@ -146,7 +132,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Meta(key, value) => {
-                    match eval::json(value, ctx, self.matching(scratch)) {
+                    match eval::json(value, ctx, || self.matching(scratch)) {
                         // A key already there is set in place: its name
                         // is not copied again.
                         Ok(v) => match crate::event::member_mut(&mut ctx.metadata, key) {
@@ -161,7 +147,8 @@ impl<'a> Run<'a> {
                     }
                 }
                 Action::Log(level, message) => {
-                    let message = self.render(message, ctx, scratch).into_owned();
+                    let message =
+                        eval::render(message, ctx, || self.matching(scratch)).into_owned();
                     emit_log(*level, &rule.id, self.point.name(), &message);
                     scratch.logs.push(LogLine {
                         level: *level,
@@ -172,17 +159,17 @@ impl<'a> Run<'a> {
                 Action::Ask(reason) => {
                     if self.decision != Some(Decision::Deny) && self.decision != Some(Decision::Ask)
                     {
-                        self.reason = Some(self.render(reason, ctx, scratch));
+                        self.reason = Some(eval::render(reason, ctx, || self.matching(scratch)));
                     }
                     self.decide(Decision::Ask);
                 }
                 Action::Allow => self.decide(Decision::Allow),
                 Action::Context(text) => {
-                    let text = self.render(text, ctx, scratch).into_owned();
+                    let text = eval::render(text, ctx, || self.matching(scratch)).into_owned();
                     scratch.additional_context.push(text);
                 }
                 Action::Output(name, value) => {
-                    match eval::json(value, ctx, self.matching(scratch)) {
+                    match eval::json(value, ctx, || self.matching(scratch)) {
                         Ok(v) => scratch.outputs.push((name.clone(), v)),
                         Err(e) => scratch
                             .warnings

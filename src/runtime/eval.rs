@@ -167,11 +167,16 @@ fn contains_val(haystack: &Val<'_>, needle: &Val<'_>) -> bool {
 
 /// Evaluates an expression to the JSON value an edit, a skip or an output
 /// writes. A constant (`meta audited = true`, the usual edit) is copied as
-/// it is, without a trip through [`Val`].
-pub(crate) fn json(expr: &Expr, ctx: &HookContext, m: Matching<'_>) -> Result<Value, EvalError> {
+/// it is, without a trip through [`Val`] and without gathering what
+/// matching needs (`m` is called only for an expression).
+pub(crate) fn json<'m>(
+    expr: &Expr,
+    ctx: &HookContext,
+    m: impl FnOnce() -> Matching<'m>,
+) -> Result<Value, EvalError> {
     match expr {
         Expr::Const(value) => Ok(value.clone()),
-        _ => eval(expr, ctx, m).map(|v| v.to_json()),
+        _ => eval(expr, ctx, m()).map(|v| v.to_json()),
     }
 }
 
@@ -329,7 +334,7 @@ fn eval_in<'a>(
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
-        Expr::Template(t) => Val::Str(render(t, ctx, m)),
+        Expr::Template(t) => Val::Str(render(t, ctx, || m)),
         Expr::Array(items) => {
             let items = items
                 .iter()
@@ -588,15 +593,17 @@ fn arith<'a>(op: BinaryOp, a: &Val<'_>, b: &Val<'_>) -> Option<Result<Val<'a>, E
 
 /// Fills a template's holes from the context: strings as they are, other
 /// values as JSON, missing fields and captures of nothing as the empty
-/// string. A template without holes is borrowed, not copied.
-pub(crate) fn render<'t>(
+/// string. A template without holes is borrowed, not copied, and `m` (what
+/// matching needs) is called only for a template with holes.
+pub(crate) fn render<'t, 'm>(
     template: &'t Template,
     ctx: &HookContext,
-    m: Matching<'_>,
+    m: impl FnOnce() -> Matching<'m>,
 ) -> Cow<'t, str> {
     if let Some(text) = template.as_literal() {
         return Cow::Borrowed(text);
     }
+    let m = m();
     let mut out = String::new();
     for part in &template.parts {
         match part {

@@ -418,7 +418,7 @@ impl<'a> Run<'a> {
         let count = if scratch.rate_dispatch.get(c) == Some(&scratch.dispatch) {
             scratch.rate_count.get(c).copied().unwrap_or(0)
         } else {
-            let key = eval::render(&test.key, ctx, self.matching(scratch));
+            let key = eval::render(&test.key, ctx, || self.matching(scratch));
             let count = match self.effects.rate_store() {
                 RateStore::Memory => match self.loaded.rate_id(test) {
                     Some(id) => self.effects.memory_store().hit(

@@ -26,8 +26,8 @@
 //!
 //! When every literal begins with one *stem* (a single literal, or a list
 //! generated from one template: `cmd{i} --flag`, `curl http://evil{i}`)
-//! and the literals have few lengths, the stem is the only anchor, as
-//! long as it is, and stage 1 is a single-substring search (`memchr`'s
+//! and the literals have few lengths (or anchors could not tell them
+//! apart either), the stem is the only anchor, as long as it is, and stage 1 is a single-substring search (`memchr`'s
 //! `memmem`), which costs a fraction of the packed search on text
 //! without the stem. A plan with one anchor, however made, is searched
 //! that way.
@@ -96,11 +96,11 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
         return None;
     }
     let stem = stem(&sorted);
-    if let Some(plan) = stem
+    if stem
         .as_ref()
-        .filter(|p| p.lengths.iter().all(|l| l.len() <= STEM_LENGTHS))
+        .is_some_and(|p| p.lengths.iter().all(|l| l.len() <= STEM_LENGTHS))
     {
-        return Some(plan.clone());
+        return stem;
     }
     let anchors = anchors(&sorted)?;
     // Anchors are at most `MAX_ANCHOR` bytes: where they could not tell
@@ -307,8 +307,9 @@ impl AnchorFinder {
 }
 
 impl LiteralSearch {
-    /// The search for the stored literals: the anchors' packed search when
-    /// the compiler planned one and this CPU has it, else the automaton.
+    /// The search for the stored literals: for a plan of one anchor, a
+    /// single-substring search; for more, the anchors' packed search when
+    /// this CPU has it; else (or without a plan) the automaton.
     ///
     /// # Errors
     ///

@@ -232,7 +232,7 @@ pub(super) fn explain_action(
         Ok(v) => v.to_json(),
         Err(err) => Value::String(format!("error: {err}")),
     };
-    let text = |t: &Template| Value::String(eval::render(t, ctx, matching).into_owned());
+    let text = |t: &Template| Value::String(eval::render(t, ctx, || matching).into_owned());
     let (shown, result) = match action {
         Action::Continue => ("continue".to_string(), None),
         Action::Abort(t) => (format!("abort {}", template(t)), Some(text(t))),
