@@ -95,6 +95,7 @@ pub mod embed;
 pub mod ir;
 #[doc(hidden)]
 pub mod net_guard;
+mod short_eq;
 
 #[cfg(feature = "compiler")]
 #[doc(hidden)]

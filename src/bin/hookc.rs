@@ -9,8 +9,19 @@
 static ALLOC: hookc_arena::Arena<{ 4 << 20 }> = hookc_arena::Arena::new();
 
 fn main() -> std::process::ExitCode {
-    if std::env::args_os().nth(1).is_some_and(|a| a == "claude") {
+    let claude = std::env::args_os().nth(1).is_some_and(|a| a == "claude");
+    if claude {
         ALLOC.enable();
     }
-    hookc::cli::main()
+    let code = hookc::cli::main();
+    if claude {
+        // The one sign outside the process that the arena served it (a
+        // logger is set up only when `HOOKC_LOG` or `-v` asks for one;
+        // without it this is a load and a branch).
+        tracing::debug!(
+            bytes = ALLOC.used(),
+            "hook process: small allocations bumped out of the arena"
+        );
+    }
+    code
 }

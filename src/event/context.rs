@@ -120,6 +120,21 @@ impl HookContext {
         crate::event::context(value)
     }
 
+    /// [`get`](Self::get) as a field's scan reads it: a payload string
+    /// that is not normalized (the usual hot field) comes back as `Ok`,
+    /// borrowed, with no [`Val`] built around it; every other read is
+    /// `Err` of what `get` gives.
+    #[inline]
+    pub(crate) fn get_text(&self, path: &FieldPath) -> Result<&str, Option<Val<'_>>> {
+        if path.root == Root::Payload && !path.normalized {
+            return match walk(&self.payload, &path.segments) {
+                Some(Value::String(text)) => Ok(text),
+                other => Err(other.map(Val::from_json)),
+            };
+        }
+        Err(self.get(path))
+    }
+
     /// Reads a field. Missing fields (and `child`/`instance` when absent) are
     /// `None`. A [`normalized`](FieldPath::normalized) path reads its string
     /// lexically normalized ([`crate::paths::normalize`]).
@@ -353,12 +368,11 @@ pub(crate) fn member_mut<'a>(
     }
 }
 
-/// `a == b`, with the length and the first byte compared inline: names of
-/// one length mostly differ there (`tool`, `args`, `size`), and the call
-/// to `memcmp` a plain `==` makes costs more than the whole test.
+/// `a == b` for member names, compared inline ([`crate::short_eq`]): the
+/// call to `memcmp` a plain `==` makes costs more than the whole test.
 #[inline]
 fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    crate::short_eq::same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// A value read from the context or computed by an expression, borrowed when
@@ -691,6 +705,62 @@ mod tests {
             segments: vec![Segment::Field(name.to_string())],
             normalized: false,
         }
+    }
+
+    /// `get_text` is `get` for every read: a plain payload string comes
+    /// back borrowed, everything else (a number, an object, a missing
+    /// member, a normalized path, another root) as `get` has it.
+    #[test]
+    fn get_text_reads_what_get_reads() {
+        let payload = serde_json::json!({
+            "tool": "exec", "size": 3, "nested": {"a": "b"}, "file": "/a/./b/../c"
+        });
+        let ctx = HookContext::new("tool.pre_execute", "a::b", payload);
+        let mut paths: Vec<FieldPath> = ["tool", "size", "nested", "missing", "file"]
+            .into_iter()
+            .map(payload_path)
+            .collect();
+        paths.push(FieldPath {
+            normalized: true,
+            ..payload_path("file")
+        });
+        paths.push(FieldPath {
+            root: Root::Component,
+            segments: vec![],
+            normalized: false,
+        });
+        for path in &paths {
+            let described = |v: Option<Val<'_>>| format!("{v:?}");
+            let got = match ctx.get_text(path) {
+                Ok(text) => {
+                    assert!(path.root == Root::Payload && !path.normalized, "{path}");
+                    described(Some(Val::Str(Cow::Borrowed(text))))
+                }
+                Err(other) => {
+                    assert!(
+                        !matches!(other, Some(Val::Str(Cow::Borrowed(_))))
+                            || path.root != Root::Payload
+                            || path.normalized,
+                        "{path}: {other:?}"
+                    );
+                    described(other)
+                }
+            };
+            assert_eq!(got, described(ctx.get(path)), "{path}");
+        }
+        assert_eq!(
+            described_normalized(&ctx),
+            "Some(Str(\"/a/c\"))",
+            "a normalized path reads normalized"
+        );
+    }
+
+    fn described_normalized(ctx: &HookContext) -> String {
+        let path = FieldPath {
+            normalized: true,
+            ..payload_path("file")
+        };
+        format!("{:?}", ctx.get_text(&path).err().flatten())
     }
 
     /// A member is found whether the object is small enough to be searched

@@ -97,12 +97,17 @@ impl<'a> Run<'a> {
             *g = generation;
         }
         let path = field.path();
-        let text = match ctx.get(path) {
-            Some(Val::Str(text)) => text,
+        let normalized;
+        let text = match ctx.get_text(path) {
+            Ok(text) => text,
+            Err(Some(Val::Str(text))) => {
+                normalized = text;
+                &*normalized
+            }
             // The event lacks the field: its atoms are decided without
             // evaluating (or decoding) them, from what the table says of
             // a missing field.
-            None => {
+            Err(None) => {
                 if let Some(r) = scratch.field_read.get_mut(f) {
                     *r = FieldRead::Matched;
                 }
@@ -119,7 +124,7 @@ impl<'a> Run<'a> {
                 return;
             }
             // A number: read once, here, for every comparison of the field.
-            Some(value @ (Val::Int(_) | Val::Float(_))) => {
+            Err(Some(value @ (Val::Int(_) | Val::Float(_)))) => {
                 let mut read = FieldRead::Direct;
                 if let (Some(n), Some(slot)) = (value.as_f64(), scratch.field_number.get_mut(f)) {
                     *slot = n;
@@ -127,17 +132,18 @@ impl<'a> Run<'a> {
                 }
                 return self.scan_unmatched(f, read, scratch, ctx, collect);
             }
-            Some(_) => return self.scan_unmatched(f, FieldRead::Direct, scratch, ctx, collect),
+            Err(Some(_)) => {
+                return self.scan_unmatched(f, FieldRead::Direct, scratch, ctx, collect)
+            }
         };
         // A Windows path matches without case, which the automata (built
         // for exact case) do not: its atoms are decided one by one.
-        if path.normalized && crate::paths::is_windows_shaped(&text) {
+        if path.normalized && crate::paths::is_windows_shaped(text) {
             return self.scan_unmatched(f, FieldRead::Direct, scratch, ctx, collect);
         }
         if let Some(r) = scratch.field_read.get_mut(f) {
             *r = FieldRead::Matched;
         }
-        let text: &str = &text;
         let hit = |a: u32, scratch: &mut Scratch| {
             if let Some(h) = scratch.hit_generation.get_mut(a as usize) {
                 if *h != generation {

@@ -393,6 +393,34 @@ fn log_lines_go_to_stderr_only() {
     );
 }
 
+/// The hook process allocates from its arena (`src/bin/hookc.rs`): with
+/// `HOOKC_LOG=debug` it says how many bytes it bumped, and they are some;
+/// without a logger it says nothing.
+#[test]
+fn the_hook_process_allocates_from_its_arena() {
+    let args = [
+        OsStr::new("claude"),
+        OsStr::new("--table"),
+        policy_table().as_os_str(),
+    ];
+    let event = event_text("pre_tool_use_bash_rm.json");
+    let run = hookc(&args, &event, &[("HOOKC_LOG", OsStr::new("debug"))]);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("small allocations bumped out of the arena"))
+        .unwrap_or_else(|| panic!("no arena line: {run:#?}"));
+    let bytes: usize = line
+        .split("bytes=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count in {line:?}"));
+    assert!(bytes > 0, "{line}");
+    let quiet = hookc(&args, &event, &[]);
+    assert!(!quiet.stderr.contains("arena"), "{quiet:#?}");
+}
+
 #[test]
 fn an_ask_where_nobody_is_asked_blocks_and_says_so() {
     let run = claude(&event_text("user_prompt_expansion_deploy.json"));

@@ -119,7 +119,8 @@ impl TableView<'_> {
                 else {
                     return None;
                 };
-                if self.bytes.get(from as usize..to as usize) == Some(key) {
+                let stored = self.bytes.get(from as usize..to as usize);
+                if stored.is_some_and(|stored| crate::short_eq::same_bytes(stored, key)) {
                     return Some(index);
                 }
             }
