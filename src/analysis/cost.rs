@@ -64,8 +64,9 @@ pub struct FieldCost {
     pub dfa_bytes: usize,
     /// Literals searched for.
     pub literals: usize,
-    /// How: `anchors` (a packed search for their first bytes) or
-    /// `automaton` (Aho-Corasick); `None` without literals.
+    /// How: `substring` (one text they all begin with), `anchors` (a
+    /// packed search for their first bytes) or `automaton` (Aho-Corasick);
+    /// `None` without literals.
     pub literal_search: Option<&'static str>,
     /// Regexes kept out of the DFA, each verified by the regex engine
     /// when its literal is found.
@@ -123,11 +124,7 @@ fn point_cost(table: &Table, program: &Program, point: &PointProgram) -> PointCo
             dfa_patterns: stats.dfa_patterns,
             dfa_bytes: stats.dfa_bytes,
             literals: stats.literals,
-            literal_search: match (stats.literals, stats.literal_anchors) {
-                (0, _) => None,
-                (_, true) => Some("anchors"),
-                (_, false) => Some("automaton"),
-            },
+            literal_search: stats.literal_search.as_ref().map(|k| k.name()),
             regexes_verified: point.fields.get(i).map_or(0, |m| {
                 m.literal_checks
                     .iter()

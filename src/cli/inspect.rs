@@ -9,7 +9,7 @@ use super::{
 };
 use crate::analysis::cost::{point_costs, PointCost};
 use crate::ir::{Action, Cond, PointProgram, Program, Rule, NO_FIELD};
-use crate::table::FieldStats;
+use crate::table::{FieldStats, LiteralSearchKind};
 use crate::Table;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -188,10 +188,14 @@ fn matcher_json(stats: &FieldStats) -> Value {
         "dfa_patterns": stats.dfa_patterns,
         "dfa_bytes": stats.dfa_bytes,
         "literals": stats.literals,
-        "literal_search": match (stats.literals, stats.literal_anchors) {
-            (0, _) => Value::Null,
-            (_, true) => json!("anchors"),
-            (_, false) => json!("automaton"),
+        "literal_search": stats.literal_search.as_ref().map(|k| k.name()),
+        "literal_substring": match &stats.literal_search {
+            Some(LiteralSearchKind::Substring(text)) => json!(text),
+            _ => Value::Null,
+        },
+        "literal_anchors": match &stats.literal_search {
+            Some(LiteralSearchKind::Anchors(n)) => json!(n),
+            _ => Value::Null,
         },
         "ac_bytes": stats.ac_bytes,
         "comparisons": stats.comparisons,
@@ -282,10 +286,15 @@ fn matcher_line(stats: &FieldStats) -> String {
         ));
     }
     if stats.literals > 0 {
-        let how = if stats.literal_anchors {
-            "found by their first bytes"
-        } else {
-            "in one Aho-Corasick automaton"
+        let how = match &stats.literal_search {
+            Some(LiteralSearchKind::Substring(text)) => {
+                format!("found by the substring {text:?} they begin with")
+            }
+            Some(LiteralSearchKind::Anchors(n)) => format!(
+                "found by their first bytes ({})",
+                plural(*n, "anchor", "anchors")
+            ),
+            _ => "in one Aho-Corasick automaton".to_string(),
         };
         parts.push(format!(
             "{} {how}",

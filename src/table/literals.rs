@@ -373,7 +373,25 @@ impl LiteralSearch {
         }
     }
 
-    /// Whether the two-stage search is used (for tests and `inspect`).
+    /// Which search this is, for `hookc inspect`; `stored` must be the
+    /// literals the search was built from.
+    pub(crate) fn kind(&self, stored: &StoredLiterals<'_>) -> super::LiteralSearchKind {
+        use super::LiteralSearchKind as Kind;
+        match self {
+            LiteralSearch::Anchored(Anchored {
+                anchors: AnchorFinder::One(finder),
+                ..
+            }) => Kind::Substring(String::from_utf8_lossy(finder.needle()).into_owned()),
+            LiteralSearch::Anchored(Anchored {
+                anchors: AnchorFinder::Packed(_),
+                ..
+            }) => Kind::Anchors(stored.anchors().map_or(0, |a| a.len())),
+            LiteralSearch::Automaton(_) => Kind::Automaton,
+        }
+    }
+
+    /// Whether the two-stage search is used (for tests).
+    #[cfg(test)]
     pub(crate) fn is_anchored(&self) -> bool {
         matches!(self, LiteralSearch::Anchored(_))
     }

@@ -496,15 +496,42 @@ pub struct FieldStats {
     pub dfa_bytes: usize,
     /// Literals searched for (`contains`, and regex prefilters).
     pub literals: usize,
-    /// Whether they are found by a packed search for their first bytes
-    /// and confirmed in place, rather than by an Aho-Corasick automaton
-    /// (see the `literals` module).
-    pub literal_anchors: bool,
+    /// How they are found (`None` without literals).
+    pub literal_search: Option<LiteralSearchKind>,
     /// Heap used by the literal search built at load.
     pub ac_bytes: usize,
     /// Comparisons with a number (`<`, `<=`, `>`, `>=`), decided against
     /// the field's value read once.
     pub comparisons: usize,
+}
+
+/// How a field's literals are found in its text, for `hookc inspect`. The
+/// first two confirm each place found against the literals of that
+/// beginning, by length, in a hash table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LiteralSearchKind {
+    /// Every literal begins with this text (their common stem, or the one
+    /// anchor their first bytes came to), found by a single-substring
+    /// search.
+    Substring(String),
+    /// Their first bytes take this many values (anchors), found together
+    /// by a packed SIMD search.
+    Anchors(usize),
+    /// One Aho-Corasick automaton of the whole literals: some are too
+    /// short for anchors, or this CPU has no packed search.
+    Automaton,
+}
+
+impl LiteralSearchKind {
+    /// Its name in `inspect`'s JSON: `substring`, `anchors`, `automaton`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LiteralSearchKind::Substring(_) => "substring",
+            LiteralSearchKind::Anchors(_) => "anchors",
+            LiteralSearchKind::Automaton => "automaton",
+        }
+    }
 }
 
 impl Table {
@@ -835,7 +862,7 @@ impl Table {
                         .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
                         .unwrap_or(0),
                     literals: f.literal_count(),
-                    literal_anchors: search.is_some_and(LiteralSearch::is_anchored),
+                    literal_search: search.map(|s| s.kind(&f.stored_literals())),
                     ac_bytes: search.map_or(0, LiteralSearch::memory_usage),
                     comparisons: f
                         .bulk()
