@@ -97,12 +97,14 @@ impl<'a> Run<'a> {
             *g = generation;
         }
         let path = field.path();
-        let normalized;
+        // A string `get` gives (a normalized path, another root than the
+        // payload) is kept here while the scan borrows it.
+        let owned;
         let text = match ctx.get_text(path) {
             Ok(text) => text,
             Err(Some(Val::Str(text))) => {
-                normalized = text;
-                &*normalized
+                owned = text;
+                &*owned
             }
             // The event lacks the field: its atoms are decided without
             // evaluating (or decoding) them, from what the table says of
