@@ -193,8 +193,10 @@ impl TargetGroups {
     /// ones remembered.
     #[inline]
     pub(super) fn get(&self, key: u64, component: &str) -> Option<[u32; 3]> {
-        let same = crate::short_eq::same_bytes(self.component.as_bytes(), component.as_bytes());
-        (key != 0 && self.key == key && same).then_some(self.groups)
+        (key != 0
+            && self.key == key
+            && crate::short_eq::same_bytes(self.component.as_bytes(), component.as_bytes()))
+        .then_some(self.groups)
     }
 
     /// Remembers them (the component's text reuses the memory of the one

@@ -359,11 +359,12 @@ impl LiteralSearch {
         if let Some(anchors) = stored.anchors() {
             // Anchors are not empty (see `searchable`).
             let shortest = anchors.iter().map(|a| a.len()).min().unwrap_or(1);
+            let endings = || Endings::of((0..stored.len()).map(|i| stored.literal(i)));
             if let [anchor] = anchors.as_slice() {
                 return Ok(LiteralSearch::Anchored(Anchored {
                     anchors: AnchorFinder::One(Box::new(memmem::Finder::new(anchor).into_owned())),
                     shortest,
-                    endings: Endings::of((0..stored.len()).map(|i| stored.literal(i))),
+                    endings: endings(),
                 }));
             }
             let mut builder = packed::Config::new()
@@ -374,7 +375,7 @@ impl LiteralSearch {
                 return Ok(LiteralSearch::Anchored(Anchored {
                     anchors: AnchorFinder::Packed(searcher),
                     shortest,
-                    endings: Endings::of((0..stored.len()).map(|i| stored.literal(i))),
+                    endings: endings(),
                 }));
             }
         }
