@@ -39,20 +39,23 @@ pub(in crate::table::wire) mod json_text {
     /// names on a Bash event. `None` for any other text (a string with an
     /// escape, a number, spaces), which the parser reads as always.
     pub(in crate::table::wire) fn plain_list(text: &str) -> Option<Value> {
-        let mut rest = text.strip_prefix('[')?.strip_suffix(']')?.as_bytes();
-        let mut items = Vec::new();
+        let mut rest = text.strip_prefix('[')?.strip_suffix(']')?;
+        // One allocation: a comma per item but the last (or more, inside
+        // the strings), rather than a copy at every doubling.
+        let mut items = Vec::with_capacity(memchr::memchr_iter(b',', rest.as_bytes()).count() + 1);
         while !rest.is_empty() {
-            let (quote, after) = rest.split_first()?;
-            let end = memchr::memchr2(b'"', b'\\', after)?;
-            let (item, after) = after.split_at(end);
-            if *quote != b'"' || after.first() != Some(&b'"') || item.iter().any(|&b| b < 0x20) {
+            let after = rest.strip_prefix('"')?;
+            let end = memchr::memchr2(b'"', b'\\', after.as_bytes())?;
+            // Sliced as text, not checked again: `text` is, and `end` is at
+            // an ASCII byte, which always starts a character.
+            let (item, after) = (after.get(..end)?, after.get(end..)?);
+            if !after.starts_with('"') || item.bytes().any(|b| b < 0x20) {
                 return None;
             }
-            items.push(Value::String(std::str::from_utf8(item).ok()?.to_string()));
+            items.push(Value::String(item.to_owned()));
             rest = match after.get(1..)? {
-                [b',', next @ ..] if !next.is_empty() => next,
-                [] => &[],
-                _ => return None,
+                "" => "",
+                next => next.strip_prefix(',').filter(|next| !next.is_empty())?,
             };
         }
         Some(Value::Array(items))
