@@ -1376,6 +1376,14 @@ impl Parser<'_> {
             split_flags(self.b, &mut command);
         }
         command.wrappers = self.b.copy_names(names);
+        // A program a wrapper fills in as it runs (`xargs -I{} {}`, `find
+        // . -exec {} \;`, `parallel {} :::`, `fd -x {}`): what runs is the
+        // wrapper's input, or a file's name. (A `-c` script's commands are
+        // marked in `nested`, which knows the wrappers around the script.)
+        let fillers = self.b.names.get(names..).unwrap_or_default();
+        if fillers.iter().any(|name| FILLS_IN.contains(name)) && has_placeholder(&command.name) {
+            command.dynamic = true;
+        }
         let dynamic = command.dynamic;
         // An argument whose braces were not expanded (quoted in part, or
         // past the limits): its words are known only when bash runs it.
@@ -1966,7 +1974,10 @@ impl Parser<'_> {
         } = &mut *self.b;
         let prefix = stack.get(names..).unwrap_or_default();
         let count = prefix.len() + 1;
+        // A script under `xargs -I{}` (`sh -c {}`): see `analyze`.
+        let filled = prefix.iter().any(|name| FILLS_IN.contains(name));
         for command in out.get_mut(first..).unwrap_or_default() {
+            command.dynamic |= filled && has_placeholder(&command.name);
             lists.reserve(&mut command.wrappers, count);
             for wrapper in prefix {
                 command.wrappers.push(strings.copy(wrapper));
@@ -2069,6 +2080,22 @@ fn reads_stdin(text: &str) -> bool {
 fn is_assignment_text(text: &str) -> bool {
     text.split_once('=')
         .is_some_and(|(name, _)| is_assign_name(name))
+}
+
+/// The wrappers that fill a placeholder in the words they run: `xargs
+/// -I{}`, GNU `parallel`, `find -exec`, `fd -x`.
+const FILLS_IN: [&str; 4] = ["xargs", "parallel", "find", "fd"];
+
+/// Whether `word` holds a placeholder one of [`FILLS_IN`] replaces: `{}`,
+/// or `parallel`'s `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`.
+fn has_placeholder(word: &str) -> bool {
+    word.split('{').skip(1).any(|after| {
+        after.split_once('}').is_some_and(|(inside, _)| {
+            inside
+                .bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'/' | b'#' | b'%'))
+        })
+    })
 }
 
 /// The program of a program word (`text`, at `span`): its basename,

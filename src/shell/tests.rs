@@ -718,6 +718,20 @@ fn dynamic_commands() {
         ("exec $x", &["$x @exec !dyn"]),
         ("sudo \"$@\"", &["$@ @sudo !dyn"]),
         ("find . | xargs sh", &["find : .", "sh @xargs !dyn"]),
+        // A program a wrapper fills in from its input or what it finds.
+        (
+            "xargs -a cmds -I{} sh -c {}",
+            &["sh -c : {} @xargs", "{} @xargs,sh !dyn"],
+        ),
+        (
+            "find . -exec {} \\;",
+            &["find -e -x -e -c : . {} ;", "{} @find !dyn"],
+        ),
+        ("parallel {.} ::: a", &["{.} : ::: a @parallel !dyn"]),
+        ("fd -x {}", &["fd -x : {}", "{} @fd !dyn"]),
+        // Filled in as an argument, or a brace outside a wrapper: known.
+        ("xargs -I{} echo {}", &["echo : {} @xargs"]),
+        ("{} x", &["{} : x"]),
         ("echo rm | sudo -s", &["echo : rm", "sudo -s !dyn"]),
         ("echo rm | su", &["echo : rm", "su !dyn"]),
     ]);
