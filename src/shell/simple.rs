@@ -1380,10 +1380,7 @@ impl Parser<'_> {
         // . -exec {} \;`, `parallel {} :::`, `fd -x {}`): what runs is the
         // wrapper's input, or a file's name. (A `-c` script's commands are
         // marked in `nested`, which knows the wrappers around the script.)
-        let fillers = self.b.names.get(names..).unwrap_or_default();
-        if fillers.iter().any(|name| FILLS_IN.contains(name)) && has_placeholder(&command.name) {
-            command.dynamic = true;
-        }
+        command.dynamic |= filled_in(self.b.names.get(names..).unwrap_or_default(), &command.name);
         let dynamic = command.dynamic;
         // An argument whose braces were not expanded (quoted in part, or
         // past the limits): its words are known only when bash runs it.
@@ -1974,10 +1971,9 @@ impl Parser<'_> {
         } = &mut *self.b;
         let prefix = stack.get(names..).unwrap_or_default();
         let count = prefix.len() + 1;
-        // A script under `xargs -I{}` (`sh -c {}`): see `analyze`.
-        let filled = prefix.iter().any(|name| FILLS_IN.contains(name));
         for command in out.get_mut(first..).unwrap_or_default() {
-            command.dynamic |= filled && has_placeholder(&command.name);
+            // A script under `xargs -I{}` (`sh -c {}`): see `analyze`.
+            command.dynamic |= filled_in(prefix, &command.name);
             lists.reserve(&mut command.wrappers, count);
             for wrapper in prefix {
                 command.wrappers.push(strings.copy(wrapper));
@@ -2086,8 +2082,15 @@ fn is_assignment_text(text: &str) -> bool {
 /// -I{}`, GNU `parallel`, `find -exec`, `fd -x`.
 const FILLS_IN: [&str; 4] = ["xargs", "parallel", "find", "fd"];
 
-/// Whether `word` holds a placeholder one of [`FILLS_IN`] replaces: `{}`,
-/// or `parallel`'s `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`.
+/// Whether the program word `word`, run under `wrappers`, is filled in by
+/// one of them when it runs: a wrapper of [`FILLS_IN`] is among them, and
+/// `word` holds a placeholder it replaces: `{}`, or `parallel`'s `{.}`,
+/// `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`.
+fn filled_in(wrappers: &[&str], word: &str) -> bool {
+    wrappers.iter().any(|name| FILLS_IN.contains(name)) && has_placeholder(word)
+}
+
+/// Whether `word` holds one of the placeholders [`filled_in`] names.
 fn has_placeholder(word: &str) -> bool {
     word.split('{').skip(1).any(|after| {
         after.split_once('}').is_some_and(|(inside, _)| {

@@ -48,7 +48,7 @@ pub(in crate::table::wire) mod json_text {
             let end = memchr::memchr2(b'"', b'\\', after.as_bytes())?;
             // Sliced as text, not checked again: `text` is, and `end` is at
             // an ASCII byte, which always starts a character.
-            let (item, after) = (after.get(..end)?, after.get(end..)?);
+            let (item, after) = after.split_at_checked(end)?;
             if !after.starts_with('"') || item.bytes().any(|b| b < 0x20) {
                 return None;
             }
