@@ -70,7 +70,7 @@ struct Snapshot {
     effects: Arc<Effects>,
     /// Native hooks by point name, by priority then registration, with a
     /// rule-less program of the point for when the table has no rules there.
-    natives: HashMap<String, (Vec<RegisteredHook>, Arc<PointSlot>)>,
+    natives: HashMap<String, (Vec<RegisteredHook>, Arc<PointSlot<'static>>)>,
     /// Ids of table rules switched off with `set_enabled`.
     disabled_ids: Vec<String>,
     /// The same as bitsets, by the table's point index.
@@ -101,7 +101,7 @@ impl Snapshot {
 /// A point with no rules, of the point's kind and with its host's way of
 /// applying edits, as `table`'s schema says (a point the schema does not
 /// have is an event point).
-fn empty_point(table: &Table, point: &str) -> PointSlot {
+fn empty_point(table: &Table, point: &str) -> PointSlot<'static> {
     let (kind, edits) = table
         .loaded()
         .program

@@ -17,7 +17,7 @@ pub(crate) struct Live<'a> {
     pub(crate) disabled: &'a [u64],
     /// A rule-less point, for when the table has no rules there and
     /// native hooks must still run.
-    pub(crate) empty_point: Option<&'a PointSlot>,
+    pub(crate) empty_point: Option<&'a PointSlot<'a>>,
 }
 
 impl<'a> Live<'a> {
@@ -170,11 +170,11 @@ impl<'a> Run<'a> {
                 groups
             }
         };
-        let buckets = self.point.buckets(groups);
+        let reach = self.point.group_rules(groups);
         // The fields whose atoms trigger the target's rules: an edit that
         // forgets none of them leaves the candidates as they are.
-        let watched = buckets.iter().flatten().fold(0, |m, b| m | b.fields);
-        self.collect(&buckets, None, scratch, ctx);
+        let watched = reach.fields;
+        self.collect(&reach, None, scratch, ctx);
         let mut at = 0;
         // The first rule not yet shown to the observer.
         let mut next = 0u32;
@@ -215,7 +215,7 @@ impl<'a> Run<'a> {
                         // triggers may now hold (or not) for the rules
                         // after it.
                         let after = self.point.rules_up_to(hook.priority).checked_sub(1);
-                        self.collect(&buckets, after, scratch, ctx);
+                        self.collect(&reach, after, scratch, ctx);
                         at = 0;
                     }
                     continue;
@@ -324,7 +324,7 @@ impl<'a> Run<'a> {
             if scratch.forgotten_fields & watched != 0 {
                 // A field that triggers rules changed: triggers may now
                 // hold (or not) for the rules after this one.
-                self.collect(&buckets, Some(i), scratch, ctx);
+                self.collect(&reach, Some(i), scratch, ctx);
                 at = 0;
             }
         }

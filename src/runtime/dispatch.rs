@@ -114,7 +114,7 @@ impl Table {
             // registry's native hooks.
             None => live
                 .empty_point
-                .and_then(|slot| slot.view(&[], loaded.refs(), 0).ok()),
+                .and_then(|slot| slot.view(loaded.refs()).ok()),
         };
         scratch.reset(
             point.map_or(0, |p| p.atom_count() as usize),

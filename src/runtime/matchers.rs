@@ -10,17 +10,16 @@ impl<'a> Run<'a> {
     /// atoms found true on the fields those groups need.
     pub(super) fn collect(
         &self,
-        buckets: &[Option<Bucket<'_>>; 4],
+        reach: &Groups<'_>,
         after: Option<u32>,
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) {
         scratch.candidates.clear();
         scratch.forgotten_fields = 0;
-        let mut fields = 0u64;
-        for bucket in buckets.iter().flatten() {
-            fields |= bucket.fields;
-            scratch.candidates.extend_from_slice(bucket.untriggered);
+        let mut fields = reach.fields;
+        for untriggered in reach.untriggered {
+            scratch.candidates.extend_from_slice(untriggered);
         }
         let count = self.point.field_count();
         let mut f = 0;

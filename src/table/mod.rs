@@ -312,14 +312,11 @@ impl Buffer {
 /// and the DFAs from them, and keeps what dispatches read of them later.
 #[derive(Debug)]
 pub(crate) struct Loaded<'a> {
-    /// This load's number, unique in the process (from 1): what a scratch
-    /// remembers a target's groups under ([`Point::key`]).
-    id: u64,
     /// The program block's words.
     pub(crate) section: &'a [u32],
     /// The meta block, the regexes, and the points (their blocks read on
     /// first dispatch).
-    pub(crate) program: ProgramLayout,
+    pub(crate) program: ProgramLayout<'a>,
     pub(crate) regexes: LazyRegexes<'a>,
     /// DFA sections, by index, each validated on first use.
     pub(crate) dfas: Vec<LazyDfa<'a>>,
@@ -354,12 +351,10 @@ impl<'a> Loaded<'a> {
 
     /// The point at index `i` of the points with rules; `Err` when its
     /// block does not read.
+    #[inline]
     pub(crate) fn point(&self, i: usize) -> Option<Result<Point<'_>, &str>> {
         let slot = self.program.points.get(i)?;
-        // Points are fewer than 2^16 (they are the schema's, which
-        // `PointId` numbers in 16 bits).
-        let key = self.id << 16 | (i as u64 & 0xffff);
-        Some(slot.view(self.section, self.refs(), key))
+        Some(slot.view(self.refs()))
     }
 
     /// Each regex's DFA section.
@@ -910,7 +905,6 @@ pub(crate) fn decode_unchecked(bytes: &[u8]) -> Result<Program, String> {
         .ok_or("unaligned")?;
     let program = ProgramLayout::read(section).map_err(|e| e.to_string())?;
     let loaded = Loaded {
-        id: 0,
         section,
         regexes: LazyRegexes::new(section, &program),
         dfas: decoded.dfas,
@@ -941,7 +935,7 @@ fn loaded<'a>(bytes: &'a [u8], decoded: encoding::Decoded<'a>) -> Result<Loaded<
         .get(program)
         .and_then(|b| bytemuck::try_cast_slice::<u8, u32>(b).ok())
         .ok_or_else(|| LoadError::invalid("the program block is not whole, aligned words"))?;
-    let program = ProgramLayout::read(section)
+    let mut program = ProgramLayout::read(section)
         .map_err(|e| LoadError::new(LoadErrorKind::Decode(e.to_string())))?;
     let meta = &program.meta;
     validate::points(meta)?;
@@ -982,8 +976,15 @@ fn loaded<'a>(bytes: &'a [u8], decoded: encoding::Decoded<'a>) -> Result<Loaded<
         .collect();
     // From 1: a scratch's empty memory (key 0) names no table's point.
     static LOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    // This load's number, unique in the process: what a scratch
+    // remembers a target's groups under ([`Point::key`]).
+    let id = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    for (i, point) in program.points.iter_mut().enumerate() {
+        // Points are fewer than 2^16 (they are the schema's, which
+        // `PointId` numbers in 16 bits).
+        point.set_key(id << 16 | (i as u64 & 0xffff));
+    }
     Ok(Loaded {
-        id: LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         section,
         regexes,
         dfas,

@@ -294,7 +294,7 @@ struct Compiled {
 
 impl<'a> LazyRegexes<'a> {
     /// The regexes of a program block, none compiled yet.
-    pub(crate) fn new(section: &'a [u32], program: &ProgramLayout) -> LazyRegexes<'a> {
+    pub(crate) fn new(section: &'a [u32], program: &ProgramLayout<'_>) -> LazyRegexes<'a> {
         LazyRegexes {
             section,
             patterns: program.patterns.clone(),

@@ -261,7 +261,21 @@ pub(crate) struct CsrView<'a, T = u32> {
 /// A [`ByteList`]'s strings, sliced.
 pub(crate) type Strings<'a> = CsrView<'a, u8>;
 
+impl<T> Default for CsrView<'_, T> {
+    fn default() -> Self {
+        CsrView {
+            offsets: &[],
+            items: &[],
+        }
+    }
+}
+
 impl<'a, T> CsrView<'a, T> {
+    /// How many lists.
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
     /// List `i`; empty when out of range.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> &'a [T] {

@@ -301,19 +301,88 @@ fn write_field(f: &ir::FieldMatcher, atoms: &[ir::Atom]) -> BlockWriter {
 /// without borrowing its own bytes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PointLayout {
-    priorities: Words,
     ids: ByteList,
     rules: ByteList,
     atoms: ByteList,
+    exact: Keyed,
+    scope: Keyed,
+    target: Keyed,
+    fields: Vec<FieldLayout>,
+}
+
+/// The slots of a point block a dispatch reads at every candidate, atom
+/// and hit, and the counts they are checked against.
+#[derive(Clone, Debug, Default)]
+struct HotLayout {
+    /// The group of `*::*`.
+    any: u32,
+    priorities: Words,
     atom_field: Words,
     triggers: Csr,
     buckets: Words,
     bucket_items: Words,
-    exact: Keyed,
-    scope: Keyed,
-    target: Keyed,
+}
+
+impl HotLayout {
+    /// Reads them from `block`, of `rules` rules and `buckets` groups.
+    fn read(block: &Block<'_>, rules: usize, buckets: usize) -> Result<HotLayout, LayoutError> {
+        Ok(HotLayout {
+            any: block.scalar(slot::ANY)?,
+            priorities: block.words(slot::PRIORITIES, rules)?,
+            // Read as long as they are: a short table answers `NO_FIELD`
+            // and no trigger past its end, and `Table::validate` says so.
+            atom_field: block.slot(slot::ATOM_FIELD)?,
+            triggers: block.csr_any(slot::TRIGGERS)?,
+            buckets: block.words(slot::BUCKETS, BUCKET * buckets)?,
+            bucket_items: block.slot(slot::BUCKET_ITEMS)?,
+        })
+    }
+}
+
+/// The [`HotLayout`] of a point, sliced from the section when the table
+/// loads: a dispatch reads them without a range check, and a point view
+/// is a few pointers. Sliced before the block's checksum is checked, and
+/// read only once it is (see [`PointSlot::view`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot<'a> {
+    section: &'a [u32],
     any: u32,
-    fields: Vec<FieldLayout>,
+    priorities: &'a [u32],
+    atom_field: &'a [u32],
+    triggers: CsrView<'a>,
+    buckets: &'a [u32],
+    bucket_items: &'a [u32],
+}
+
+impl<'a> Hot<'a> {
+    /// The hot slots of the point block at `range`; empty when they do
+    /// not read (the block's first dispatch then says why).
+    fn read(section: &'a [u32], range: &Words, head: &PointHead) -> Hot<'a> {
+        let read = || -> Result<Hot<'a>, LayoutError> {
+            let (block, counts) = PointLayout::counts(section, range.clone(), head)?;
+            let hot = HotLayout::read(&block, counts.rules, counts.buckets)?;
+            Ok(Hot {
+                section,
+                any: hot.any,
+                priorities: at(section, &hot.priorities),
+                atom_field: at(section, &hot.atom_field),
+                triggers: hot.triggers.view(section),
+                buckets: at(section, &hot.buckets),
+                bucket_items: at(section, &hot.bucket_items),
+            })
+        };
+        read().unwrap_or(Hot {
+            section,
+            ..Hot::default()
+        })
+    }
+}
+
+/// A point block's counts, checked against its head.
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    rules: usize,
+    buckets: usize,
 }
 
 /// One keyed group index.
@@ -352,6 +421,45 @@ impl PointLayout {
         range: Words,
         head: &PointHead,
     ) -> Result<PointLayout, LayoutError> {
+        let (block, counts) = PointLayout::counts(section, range, head)?;
+        // The hot slots are sliced at load (`Hot`); read here too, so that
+        // a point whose block reads has them as the load sliced them.
+        HotLayout::read(&block, counts.rules, counts.buckets)?;
+        let (r, a, f) = (counts.rules, head.atoms as usize, head.fields);
+        let keyed = |i: u32, what: &'static str| -> Result<Keyed, LayoutError> {
+            let k = block.block(i, keyed::LEN, what)?;
+            let n = k.scalar(keyed::COUNT)? as usize;
+            Ok(Keyed {
+                keys: k.byte_list(keyed::KEYS, n)?,
+                table: StrTable::read(&k, keyed::TABLE, n)?,
+                buckets: k.words(keyed::BUCKETS, n)?,
+            })
+        };
+        let field_blocks = block.block(slot::FIELDS, f, "the field blocks")?;
+        let fields = (0..f)
+            .map(|i| FieldLayout::read(&field_blocks.block(i, field::LEN, "a field block")?))
+            .collect::<Result<Vec<_>, _>>()?;
+        if fields.len() != f as usize {
+            return Err(LayoutError::new("a point block without its fields"));
+        }
+        Ok(PointLayout {
+            ids: block.byte_list(slot::IDS, r)?,
+            rules: block.byte_list(slot::RULES, r)?,
+            atoms: block.byte_list(slot::ATOMS, a)?,
+            exact: keyed(slot::EXACT, "the exact targets")?,
+            scope: keyed(slot::SCOPE, "the scopes")?,
+            target: keyed(slot::TARGET, "the targets")?,
+            fields,
+        })
+    }
+
+    /// The point block at `range`, and its counts, which must be those
+    /// `head` lists.
+    fn counts<'s>(
+        section: &'s [u32],
+        range: Words,
+        head: &PointHead,
+    ) -> Result<(Block<'s>, Counts), LayoutError> {
         let block = Block::read(section, range, slot::LEN, "a point block")?;
         let counts = at(section, &block.words(slot::COUNTS, 4)?);
         let &[rules, atoms, fields, buckets] = counts else {
@@ -363,45 +471,13 @@ impl PointLayout {
                 head.name, head.rules, head.atoms, head.fields
             )));
         }
-        let (r, a, f, b) = (
-            rules as usize,
-            atoms as usize,
-            fields as usize,
-            buckets as usize,
-        );
-        let keyed = |i: u32, what: &'static str| -> Result<Keyed, LayoutError> {
-            let k = block.block(i, keyed::LEN, what)?;
-            let n = k.scalar(keyed::COUNT)? as usize;
-            Ok(Keyed {
-                keys: k.byte_list(keyed::KEYS, n)?,
-                table: StrTable::read(&k, keyed::TABLE, n)?,
-                buckets: k.words(keyed::BUCKETS, n)?,
-            })
-        };
-        let field_blocks = block.block(slot::FIELDS, fields, "the field blocks")?;
-        let fields = (0..fields)
-            .map(|i| FieldLayout::read(&field_blocks.block(i, field::LEN, "a field block")?))
-            .collect::<Result<Vec<_>, _>>()?;
-        if fields.len() != f {
-            return Err(LayoutError::new("a point block without its fields"));
-        }
-        Ok(PointLayout {
-            priorities: block.words(slot::PRIORITIES, r)?,
-            ids: block.byte_list(slot::IDS, r)?,
-            rules: block.byte_list(slot::RULES, r)?,
-            atoms: block.byte_list(slot::ATOMS, a)?,
-            // Read as long as they are: a short table answers `NO_FIELD`
-            // and no trigger past its end, and `Table::validate` says so.
-            atom_field: block.slot(slot::ATOM_FIELD)?,
-            triggers: block.csr_any(slot::TRIGGERS)?,
-            buckets: block.words(slot::BUCKETS, BUCKET * b)?,
-            bucket_items: block.slot(slot::BUCKET_ITEMS)?,
-            exact: keyed(slot::EXACT, "the exact targets")?,
-            scope: keyed(slot::SCOPE, "the scopes")?,
-            target: keyed(slot::TARGET, "the targets")?,
-            any: block.scalar(slot::ANY)?,
-            fields,
-        })
+        Ok((
+            block,
+            Counts {
+                rules: rules as usize,
+                buckets: buckets as usize,
+            },
+        ))
     }
 }
 
@@ -491,14 +567,18 @@ pub(crate) struct Refs<'a> {
 /// A rule or atom decoded on first use, or why it does not decode.
 type Decoded<T> = OnceLock<Result<Box<T>, Box<str>>>;
 
-/// A point as a loaded table keeps it: its head, where its block is, and
-/// what its dispatches have read of it so far.
+/// A point as a loaded table keeps it: its head, where its block is, its
+/// hot slots, and what its dispatches have read of it so far.
 #[derive(Debug)]
-pub(crate) struct PointSlot {
+pub(crate) struct PointSlot<'a> {
     pub(crate) head: PointHead,
     block: Words,
     /// The CRC-32 of the block, checked when it is first read.
     crc: u32,
+    /// Names this point of this loaded table among all (see
+    /// [`Point::key`]); 0 until the load numbers it.
+    key: u64,
+    hot: Hot<'a>,
     state: OnceLock<Result<PointState, Box<str>>>,
 }
 
@@ -515,15 +595,28 @@ pub(crate) struct PointState {
     searches: Box<[OnceLock<Option<LiteralSearch>>]>,
 }
 
-impl PointSlot {
-    /// The point `head` names, whose block is at `block`; nothing read.
-    pub(crate) fn new(head: PointHead, block: Words, crc: u32) -> PointSlot {
+impl<'a> PointSlot<'a> {
+    /// The point `head` names, whose block is at `block` of `section`:
+    /// its hot slots sliced, nothing else read.
+    pub(crate) fn new(
+        section: &'a [u32],
+        head: PointHead,
+        block: Words,
+        crc: u32,
+    ) -> PointSlot<'a> {
         PointSlot {
+            hot: Hot::read(section, &block, &head),
             head,
             block,
             crc,
+            key: 0,
             state: OnceLock::new(),
         }
+    }
+
+    /// Numbers the point among all points of all loaded tables.
+    pub(crate) fn set_key(&mut self, key: u64) {
+        self.key = key;
     }
 
     /// Where its block is in the program block's words.
@@ -533,9 +626,9 @@ impl PointSlot {
     }
 
     /// A point without rules (a registry's native hooks run there).
-    pub(crate) fn empty(name: &str, kind: PointKind, edits: EditApplication) -> PointSlot {
-        let slot = PointSlot::new(
-            PointHead {
+    pub(crate) fn empty(name: &str, kind: PointKind, edits: EditApplication) -> PointSlot<'a> {
+        let slot = PointSlot {
+            head: PointHead {
                 name: name.to_string(),
                 kind,
                 edits,
@@ -543,9 +636,12 @@ impl PointSlot {
                 atoms: 0,
                 fields: 0,
             },
-            0..0,
-            0,
-        );
+            block: 0..0,
+            crc: 0,
+            key: 0,
+            hot: Hot::default(),
+            state: OnceLock::new(),
+        };
         let _ = slot.state.set(Ok(PointState {
             layout: PointLayout::default(),
             paths: Vec::new(),
@@ -560,28 +656,19 @@ impl PointSlot {
     /// The point, its block read on first use; `Err` when the block does
     /// not read (a crafted table: the loader checked its bounds, not its
     /// structure).
-    pub(crate) fn view<'a>(
-        &'a self,
-        section: &'a [u32],
-        refs: Refs<'a>,
-        key: u64,
-    ) -> Result<Point<'a>, &'a str> {
+    #[inline]
+    pub(crate) fn view(&'a self, refs: Refs<'a>) -> Result<Point<'a>, &'a str> {
+        // Only once the block's checksum and layout are checked are its
+        // hot slots (sliced at load) read.
         let state = self
             .state
-            .get_or_init(|| PointState::read(section, &self.block, self.crc, &self.head))
+            .get_or_init(|| PointState::read(self.hot.section, &self.block, self.crc, &self.head))
             .as_ref()
             .map_err(|e| &**e)?;
-        let layout = &state.layout;
         Ok(Point {
-            head: &self.head,
-            section,
+            slot: self,
             state,
             refs,
-            key,
-            atom_field: at(section, &layout.atom_field),
-            triggers: layout.triggers.view(section),
-            buckets: at(section, &layout.buckets),
-            bucket_items: at(section, &layout.bucket_items),
         })
     }
 }
@@ -625,21 +712,14 @@ pub(crate) fn cells<T>(n: usize) -> Box<[OnceLock<T>]> {
 }
 
 /// A point of a loaded table, for one dispatch: reads its block in place
-/// and decodes rules and atoms as they are asked for.
+/// and decodes rules and atoms as they are asked for. A few pointers:
+/// what a dispatch reads at every candidate, atom and hit was sliced when
+/// the table loaded.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Point<'a> {
-    pub(crate) head: &'a PointHead,
-    section: &'a [u32],
+    slot: &'a PointSlot<'a>,
     state: &'a PointState,
     refs: Refs<'a>,
-    /// Names this point of this loaded table among all (see
-    /// [`Point::key`]).
-    key: u64,
-    // Sliced once per dispatch: read at every candidate, atom and hit.
-    atom_field: &'a [u32],
-    triggers: CsrView<'a>,
-    buckets: &'a [u32],
-    bucket_items: &'a [u32],
 }
 
 /// No FQL group (a component no exact, scope or name group has).
@@ -647,11 +727,22 @@ pub(crate) const NO_GROUP: u32 = u32::MAX;
 
 /// The rules of one FQL group.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Bucket<'a> {
+struct Bucket<'a> {
     /// All of them, ascending.
-    pub(crate) rules: &'a [u32],
+    rules: &'a [u32],
     /// Those without a trigger, ascending.
-    pub(crate) untriggered: &'a [u32],
+    untriggered: &'a [u32],
+    /// The fields their triggers are on (bit 63: every field from 63 on).
+    fields: u64,
+}
+
+/// What a target's groups (its exact, scope and name groups, and `*::*`)
+/// give a dispatch: the rules it runs whatever the event, and the fields
+/// whose atoms trigger the others.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Groups<'a> {
+    /// Each group's rules without a trigger, ascending.
+    pub(crate) untriggered: [&'a [u32]; 4],
     /// The fields their triggers are on (bit 63: every field from 63 on).
     pub(crate) fields: u64,
 }
@@ -659,28 +750,30 @@ pub(crate) struct Bucket<'a> {
 impl<'a> Point<'a> {
     /// The point's dotted name.
     pub(crate) fn name(&self) -> &'a str {
-        &self.head.name
+        &self.slot.head.name
     }
 
     /// Pre, post or event.
     pub(crate) fn kind(&self) -> PointKind {
-        self.head.kind
+        self.slot.head.kind
     }
 
     /// How its host applies an edit before the next rule.
     pub(crate) fn edits(&self) -> &'a EditApplication {
-        &self.head.edits
+        &self.slot.head.edits
     }
 
     /// How many rules.
     pub(crate) fn rule_count(&self) -> u32 {
-        self.head.rules
+        self.slot.head.rules
     }
 
     /// Rule `i`'s priority.
     #[inline]
     pub(crate) fn priority(&self, i: u32) -> i32 {
-        at(self.section, &self.state.layout.priorities)
+        self.slot
+            .hot
+            .priorities
             .get(i as usize)
             .map_or(0, |&p| p as i32)
     }
@@ -688,7 +781,7 @@ impl<'a> Point<'a> {
     /// How many rules come first to a native hook of `priority` (those of
     /// a priority no higher: rules are in priority order).
     pub(crate) fn rules_up_to(&self, priority: i32) -> u32 {
-        let priorities = at(self.section, &self.state.layout.priorities);
+        let priorities = self.slot.hot.priorities;
         super::count(priorities.partition_point(|&p| p as i32 <= priority))
     }
 
@@ -698,7 +791,7 @@ impl<'a> Point<'a> {
         self.state
             .layout
             .ids
-            .text(self.section, i as usize)
+            .text(self.slot.hot.section, i as usize)
             .unwrap_or("")
     }
 
@@ -720,7 +813,7 @@ impl<'a> Point<'a> {
         let rule = self.read_rule(i)?;
         validate::rule(
             &rule,
-            self.head.atoms as usize,
+            self.slot.head.atoms as usize,
             self.refs.regexes,
             self.refs.files,
         )
@@ -730,14 +823,22 @@ impl<'a> Point<'a> {
 
     /// Rule `i` decoded, unchecked.
     fn read_rule(&self, i: u32) -> Result<ir::Rule, String> {
-        let bytes = self.state.layout.rules.get(self.section, i as usize);
+        let bytes = self
+            .state
+            .layout
+            .rules
+            .get(self.slot.hot.section, i as usize);
         let mut rule = wire::read_rule(bytes).map_err(|e| self.rule_error(i, e))?;
-        let id = self.state.layout.ids.text(self.section, i as usize);
+        let id = self
+            .state
+            .layout
+            .ids
+            .text(self.slot.hot.section, i as usize);
         rule.id = id
             .ok_or_else(|| {
                 format!(
                     "rule {i} of point `{}`: an id that is not text",
-                    self.head.name
+                    self.slot.head.name
                 )
             })?
             .to_string();
@@ -749,13 +850,13 @@ impl<'a> Point<'a> {
         format!(
             "rule `{}` of point `{}`: {e}",
             self.rule_id(i),
-            self.head.name
+            self.slot.head.name
         )
     }
 
     /// How many atoms.
     pub(crate) fn atom_count(&self) -> u32 {
-        self.head.atoms
+        self.slot.head.atoms
     }
 
     /// Atom `a`, decoded on first use; `Err` says why it does not decode.
@@ -773,7 +874,7 @@ impl<'a> Point<'a> {
 
     /// Atom `a` decoded and checked against what it may refer to.
     fn decode_atom(&self, a: u32) -> Result<ir::Atom, String> {
-        let fail = |e: String| format!("atom {a} of point `{}`: {e}", self.head.name);
+        let fail = |e: String| format!("atom {a} of point `{}`: {e}", self.slot.head.name);
         let atom = self.read_atom(a)?;
         validate::atom(&atom, self.refs.regexes, self.refs.rates)
             .map_err(|e| fail(e.to_string()))?;
@@ -789,14 +890,21 @@ impl<'a> Point<'a> {
 
     /// Atom `a` decoded, unchecked.
     fn read_atom(&self, a: u32) -> Result<ir::Atom, String> {
-        let bytes = self.state.layout.atoms.get(self.section, a as usize);
-        wire::read_atom(bytes).map_err(|e| format!("atom {a} of point `{}`: {e}", self.head.name))
+        let bytes = self
+            .state
+            .layout
+            .atoms
+            .get(self.slot.hot.section, a as usize);
+        wire::read_atom(bytes)
+            .map_err(|e| format!("atom {a} of point `{}`: {e}", self.slot.head.name))
     }
 
     /// The field matcher that computes atom `a`, or `NO_FIELD`.
     #[inline]
     pub(crate) fn atom_field(&self, a: u32) -> u32 {
-        self.atom_field
+        self.slot
+            .hot
+            .atom_field
             .get(a as usize)
             .copied()
             .unwrap_or(ir::NO_FIELD)
@@ -805,7 +913,7 @@ impl<'a> Point<'a> {
     /// The rules atom `a` triggers, ascending.
     #[inline]
     pub(crate) fn triggers(&self, a: u32) -> &'a [u32] {
-        self.triggers.get(a as usize)
+        self.slot.hot.triggers.get(a as usize)
     }
 
     /// The roots the field matchers' paths are on, one bit per root
@@ -824,7 +932,7 @@ impl<'a> Point<'a> {
     #[inline]
     pub(crate) fn field(&self, f: usize) -> Option<Field<'a>> {
         Some(Field {
-            section: self.section,
+            section: self.slot.hot.section,
             layout: self.state.layout.fields.get(f)?,
             path: self.state.paths.get(f)?,
             search: self.state.searches.get(f)?,
@@ -835,7 +943,7 @@ impl<'a> Point<'a> {
     /// (0 for a point without rules, which has none to remember): what a
     /// scratch remembers a target's groups by.
     pub(crate) fn key(&self) -> u64 {
-        self.key
+        self.slot.key
     }
 
     /// The groups of rules a component `scope::name` can reach besides
@@ -846,8 +954,8 @@ impl<'a> Point<'a> {
         let layout = &self.state.layout;
         let keyed = |k: &Keyed, key: &str| {
             k.table
-                .find(self.section, &k.keys, key.as_bytes())
-                .and_then(|i| at(self.section, &k.buckets).get(i).copied())
+                .find(self.slot.hot.section, &k.keys, key.as_bytes())
+                .and_then(|i| at(self.slot.hot.section, &k.buckets).get(i).copied())
                 .unwrap_or(NO_GROUP)
         };
         [
@@ -857,37 +965,52 @@ impl<'a> Point<'a> {
         ]
     }
 
-    /// The groups `ids` name (as [`group_ids`](Self::group_ids) gives
-    /// them), and `*::*`.
+    /// What the groups `ids` name (as [`group_ids`](Self::group_ids)
+    /// gives them) and `*::*` give a dispatch.
     #[inline]
-    pub(crate) fn buckets(&self, ids: [u32; 3]) -> [Option<Bucket<'a>>; 4] {
+    pub(crate) fn group_rules(&self, ids: [u32; 3]) -> Groups<'a> {
         let [exact, scope, name] = ids;
-        [
-            self.bucket(exact),
-            self.bucket(scope),
-            self.bucket(name),
-            self.bucket(self.state.layout.any),
-        ]
+        let mut reach = Groups::default();
+        for (untriggered, b) in
+            reach
+                .untriggered
+                .iter_mut()
+                .zip([exact, scope, name, self.slot.hot.any])
+        {
+            // Only the untriggered rules and the fields: a dispatch finds
+            // the others through their triggers.
+            let at = BUCKET * b as usize;
+            if let Some(&[_, _, from, to, lo, hi]) = self.slot.hot.buckets.get(at..at + BUCKET) {
+                *untriggered = self.items(from, to);
+                reach.fields |= u64::from(lo) | u64::from(hi) << 32;
+            }
+        }
+        reach
     }
 
-    #[inline]
+    /// Group `b`, whole (for [`to_ir`](Self::to_ir)).
     fn bucket(&self, b: u32) -> Option<Bucket<'a>> {
         let at = BUCKET * b as usize;
         let &[rules, rules_end, untriggered, untriggered_end, lo, hi] =
-            self.buckets.get(at..at + BUCKET)?
+            self.slot.hot.buckets.get(at..at + BUCKET)?
         else {
             return None;
         };
-        let items = |from: u32, to: u32| {
-            self.bucket_items
-                .get(from as usize..to as usize)
-                .unwrap_or(&[])
-        };
         Some(Bucket {
-            rules: items(rules, rules_end),
-            untriggered: items(untriggered, untriggered_end),
+            rules: self.items(rules, rules_end),
+            untriggered: self.items(untriggered, untriggered_end),
             fields: u64::from(lo) | u64::from(hi) << 32,
         })
+    }
+
+    /// The rules a group's record puts at `from..to`.
+    #[inline]
+    fn items(&self, from: u32, to: u32) -> &'a [u32] {
+        self.slot
+            .hot
+            .bucket_items
+            .get(from as usize..to as usize)
+            .unwrap_or(&[])
     }
 
     /// The point in the IR, every rule and atom decoded (and none
@@ -895,11 +1018,11 @@ impl<'a> Point<'a> {
     /// whole program): for the tools.
     pub(crate) fn to_ir(self) -> Result<ir::PointProgram, String> {
         let layout = &self.state.layout;
-        let s = self.section;
-        let rules = (0..self.head.rules)
+        let s = self.slot.hot.section;
+        let rules = (0..self.slot.head.rules)
             .map(|i| self.read_rule(i))
             .collect::<Result<Vec<_>, _>>()?;
-        let atoms = (0..self.head.atoms)
+        let atoms = (0..self.slot.head.atoms)
             .map(|a| self.read_atom(a))
             .collect::<Result<Vec<_>, _>>()?;
         let bucket = |b: u32| -> ir::Bucket {
@@ -925,23 +1048,23 @@ impl<'a> Point<'a> {
             .zip(&self.state.paths)
             .map(|(f, path)| f.to_ir(s, path))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("point `{}`: {e}", self.head.name))?;
+            .map_err(|e| format!("point `{}`: {e}", self.slot.head.name))?;
         Ok(ir::PointProgram {
-            name: self.head.name.clone(),
-            kind: self.head.kind,
-            edits: self.head.edits.clone(),
+            name: self.slot.head.name.clone(),
+            kind: self.slot.head.kind,
+            edits: self.slot.head.edits.clone(),
             rules,
             index: ir::FqlIndex {
                 exact: keyed(&layout.exact)?,
                 scope: keyed(&layout.scope)?,
                 target: keyed(&layout.target)?,
-                any: bucket(layout.any),
+                any: bucket(self.slot.hot.any),
             },
             atoms,
-            atom_field: self.atom_field.to_vec(),
+            atom_field: self.slot.hot.atom_field.to_vec(),
             fields,
-            triggers: (0..layout.triggers.len())
-                .map(|a| self.triggers.get(a).to_vec())
+            triggers: (0..self.slot.hot.triggers.len())
+                .map(|a| self.slot.hot.triggers.get(a).to_vec())
                 .collect(),
         })
     }

@@ -126,7 +126,7 @@ pub(crate) fn point_checksums(section: &[u32]) -> Result<Vec<(usize, u32)>, Layo
 /// The program block as a load reads it: the meta blob decoded, the rest
 /// located.
 #[derive(Debug)]
-pub(crate) struct ProgramLayout {
+pub(crate) struct ProgramLayout<'a> {
     pub(crate) meta: Meta,
     /// Each regex's pattern and flags.
     pub(crate) patterns: ByteList,
@@ -136,12 +136,12 @@ pub(crate) struct ProgramLayout {
     /// Each regex's needed literals.
     pub(crate) regex_needs: ByteList,
     /// Each point with rules, its block not yet read.
-    pub(crate) points: Vec<PointSlot>,
+    pub(crate) points: Vec<PointSlot<'a>>,
 }
 
-impl ProgramLayout {
+impl<'a> ProgramLayout<'a> {
     /// Reads the program block that fills `section`.
-    pub(crate) fn read(section: &[u32]) -> Result<ProgramLayout, LayoutError> {
+    pub(crate) fn read(section: &'a [u32]) -> Result<ProgramLayout<'a>, LayoutError> {
         let whole = 0..super::count(section.len());
         let block = Block::read(section, whole, slot::LEN, "the program")?;
         let meta = wire::read_meta(block.bytes(slot::META)?)
@@ -159,7 +159,7 @@ impl ProgramLayout {
             .map(|(i, (head, &crc))| {
                 let range = blocks.slot(super::count(i))?;
                 bounded(head, &range)?;
-                Ok(PointSlot::new(head.clone(), range, crc))
+                Ok(PointSlot::new(section, head.clone(), range, crc))
             })
             .collect::<Result<Vec<_>, LayoutError>>()?;
         Ok(ProgramLayout {
@@ -189,12 +189,12 @@ impl ProgramLayout {
     }
 
     /// Each regex's DFA section.
-    pub(crate) fn regex_dfas<'a>(&self, section: &'a [u32]) -> &'a [u32] {
+    pub(crate) fn regex_dfas<'s>(&self, section: &'s [u32]) -> &'s [u32] {
         at(section, &self.regex_dfas)
     }
 
     /// Each regex's needed literals, NUL-separated.
-    pub(crate) fn regex_needs<'a>(&self, section: &'a [u32]) -> Strings<'a> {
+    pub(crate) fn regex_needs<'s>(&self, section: &'s [u32]) -> Strings<'s> {
         self.regex_needs.view(section)
     }
 }
