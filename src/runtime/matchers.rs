@@ -198,7 +198,7 @@ impl<'a> Run<'a> {
         }
         if let Some(search) = field.literal_search() {
             let (literal_atoms, literal_checks) = (field.literal_atoms(), field.literal_checks());
-            search.for_each(&field.stored_literals(), text, |p| {
+            search.for_each(field.stored_literals(), text, |p| {
                 for &a in literal_atoms.get(p) {
                     hit(a, scratch);
                 }

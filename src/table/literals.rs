@@ -33,8 +33,8 @@
 //! without the stem. A plan with one anchor, however made, is searched
 //! that way.
 
-use super::layout::strtable::StrTable;
-use super::layout::{ByteList, Csr};
+use super::layout::strtable::TableView;
+use super::layout::{CsrView, Strings};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
 use memchr::memmem;
@@ -232,13 +232,13 @@ pub(crate) fn searchable(anchors: &[&[u8]], width: usize) -> bool {
 /// literals, and what [`plan`] made of them (a width of 0: no plan).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StoredLiterals<'a> {
-    pub(crate) section: &'a [u32],
-    pub(crate) literals: &'a ByteList,
+    pub(crate) literals: Strings<'a>,
     pub(crate) width: u32,
-    pub(crate) anchors: &'a ByteList,
-    pub(crate) lengths: &'a Csr,
+    pub(crate) anchors: Strings<'a>,
+    /// Per anchor, the lengths of its literals, ascending.
+    pub(crate) lengths: CsrView<'a>,
     /// A hash table of the literals (empty without a plan).
-    pub(crate) table: &'a StrTable,
+    pub(crate) table: TableView<'a>,
 }
 
 impl<'a> StoredLiterals<'a> {
@@ -250,7 +250,7 @@ impl<'a> StoredLiterals<'a> {
     /// Literal `i`.
     #[inline]
     fn literal(&self, i: usize) -> &'a [u8] {
-        self.literals.get(self.section, i)
+        self.literals.get(i)
     }
 
     /// The anchors as stored, when they can drive the search (see
@@ -258,7 +258,7 @@ impl<'a> StoredLiterals<'a> {
     /// automaton, which needs none).
     fn anchors(&self) -> Option<Vec<&'a [u8]>> {
         let anchors: Vec<&[u8]> = (0..self.anchors.len())
-            .map(|i| self.anchors.get(self.section, i))
+            .map(|i| self.anchors.get(i))
             .collect();
         searchable(&anchors, self.width as usize).then_some(anchors)
     }
@@ -456,9 +456,7 @@ impl LiteralSearch {
 impl Anchored {
     #[inline]
     fn for_each(&self, stored: &StoredLiterals<'_>, text: &[u8], mut found: impl FnMut(usize)) {
-        // Sliced once: the loop below looks up a literal at every hit.
-        let lengths = stored.lengths.view(stored.section);
-        let literals = stored.table.view(stored.section, stored.literals);
+        let (lengths, literals) = (&stored.lengths, &stored.table);
         let mut at = 0;
         while at + self.shortest <= text.len() {
             let Some((start, anchor)) = self.anchors.find(text, at) else {

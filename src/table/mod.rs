@@ -857,7 +857,7 @@ impl Table {
                         .and_then(|d| loaded.dfa_bytes.get(d as usize).copied())
                         .unwrap_or(0),
                     literals: f.literal_count(),
-                    literal_search: search.map(|s| s.kind(&f.stored_literals())),
+                    literal_search: search.map(|s| s.kind(f.stored_literals())),
                     ac_bytes: search.map_or(0, LiteralSearch::memory_usage),
                     comparisons: f
                         .bulk()

@@ -176,6 +176,42 @@ fn a_point_block_is_read_by_its_first_dispatch() {
     assert!(Table::from_program(sample()).unwrap().validate().is_ok());
 }
 
+/// The slots a dispatch reads at every candidate (priorities, atom fields,
+/// triggers, groups, `*::*`) and the field blocks are sliced when the table
+/// loads, before the block's checksum is checked: one that does not read
+/// still loads, and the point's first dispatch aborts and says so, as for
+/// any other slot.
+#[test]
+fn a_hot_slot_that_does_not_read_is_refused_by_the_first_dispatch() {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
+    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    // PRIORITIES, ATOM_FIELD, TRIGGERS, BUCKETS, ANY, FIELDS.
+    for slot in [1, 5, 6, 7, 12, 13] {
+        let mut crafted = bytes.clone();
+        let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * slot);
+        crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
+        super::encoding::reseal(&mut crafted).unwrap();
+        let table = Table::from_bytes(&crafted).expect("a load does not refuse a point block");
+        let mut scratch = table.scratch();
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"tool": "exec"}),
+        );
+        let target = crate::Target::new("a::b");
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert!(outcome.is_abort(), "slot {slot}");
+        let reason = outcome.reason().unwrap();
+        assert!(
+            reason.starts_with("corrupted table: point `tool.pre_execute`")
+                && reason.contains(&format!("slot {slot} is out of its block")),
+            "slot {slot}: {reason}"
+        );
+    }
+}
+
 /// A bit flipped in a point block (its checksum left as it was) is found
 /// the first time the point is dispatched, which aborts and says so; a
 /// load does not read the block, and `validate` finds it at once.

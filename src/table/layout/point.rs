@@ -17,7 +17,7 @@
 //! hook process answering one event decodes a handful of rules whatever
 //! the table holds.
 
-use super::strtable::StrTable;
+use super::strtable::{StrTable, TableView};
 use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
 use crate::ir;
 use crate::schema::{EditApplication, PointKind};
@@ -307,7 +307,6 @@ pub(crate) struct PointLayout {
     exact: Keyed,
     scope: Keyed,
     target: Keyed,
-    fields: Vec<FieldLayout>,
 }
 
 /// The slots of a point block a dispatch reads at every candidate, atom
@@ -343,37 +342,69 @@ impl HotLayout {
 /// loads: a dispatch reads them without a range check, and a point view
 /// is a few pointers. Sliced before the block's checksum is checked, and
 /// read only once it is (see [`PointSlot::view`]).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Hot<'a> {
-    section: &'a [u32],
     any: u32,
     priorities: &'a [u32],
     atom_field: &'a [u32],
     triggers: CsrView<'a>,
     buckets: &'a [u32],
     bucket_items: &'a [u32],
+    fields: Box<[FieldSlot<'a>]>,
+}
+
+/// A field block's structure, and what a scan reads of it, sliced when
+/// the table loads.
+#[derive(Clone, Debug)]
+struct FieldSlot<'a> {
+    layout: FieldLayout,
+    bulk: &'a [u32],
+    eq: TableView<'a>,
+    eq_atoms: CsrView<'a>,
+    dfa_atoms: &'a [u32],
+    literals: StoredLiterals<'a>,
+    literal_atoms: CsrView<'a>,
+    literal_checks: CsrView<'a>,
+    absent: &'a [u32],
+}
+
+impl<'a> FieldSlot<'a> {
+    fn new(section: &'a [u32], layout: FieldLayout) -> FieldSlot<'a> {
+        FieldSlot {
+            bulk: at(section, &layout.bulk),
+            eq: layout.eq_table.view(section, &layout.eq_keys),
+            eq_atoms: layout.eq_atoms.view(section),
+            dfa_atoms: at(section, &layout.dfa_atoms),
+            literals: layout.stored_literals(section),
+            literal_atoms: layout.literal_atoms.view(section),
+            literal_checks: layout.literal_checks.view(section),
+            absent: at(section, &layout.absent),
+            layout,
+        }
+    }
 }
 
 impl<'a> Hot<'a> {
-    /// The hot slots of the point block at `range`; empty when they do
-    /// not read (the block's first dispatch then says why).
-    fn read(section: &'a [u32], range: &Words, head: &PointHead) -> Hot<'a> {
-        let read = || -> Result<Hot<'a>, LayoutError> {
-            let (block, counts) = PointLayout::counts(section, range.clone(), head)?;
-            let hot = HotLayout::read(&block, counts.rules, counts.buckets)?;
-            Ok(Hot {
-                section,
-                any: hot.any,
-                priorities: at(section, &hot.priorities),
-                atom_field: at(section, &hot.atom_field),
-                triggers: hot.triggers.view(section),
-                buckets: at(section, &hot.buckets),
-                bucket_items: at(section, &hot.bucket_items),
+    /// The hot slots and the field blocks of the point block at `range`.
+    fn read(section: &'a [u32], range: &Words, head: &PointHead) -> Result<Hot<'a>, LayoutError> {
+        let (block, counts) = PointLayout::counts(section, range.clone(), head)?;
+        let hot = HotLayout::read(&block, counts.rules, counts.buckets)?;
+        let field_blocks = block.block(slot::FIELDS, head.fields, "the field blocks")?;
+        let fields = (0..head.fields)
+            .map(|i| {
+                let layout =
+                    FieldLayout::read(&field_blocks.block(i, field::LEN, "a field block")?)?;
+                Ok(FieldSlot::new(section, layout))
             })
-        };
-        read().unwrap_or(Hot {
-            section,
-            ..Hot::default()
+            .collect::<Result<Box<[_]>, LayoutError>>()?;
+        Ok(Hot {
+            any: hot.any,
+            priorities: at(section, &hot.priorities),
+            atom_field: at(section, &hot.atom_field),
+            triggers: hot.triggers.view(section),
+            buckets: at(section, &hot.buckets),
+            bucket_items: at(section, &hot.bucket_items),
+            fields,
         })
     }
 }
@@ -421,11 +452,9 @@ impl PointLayout {
         range: Words,
         head: &PointHead,
     ) -> Result<PointLayout, LayoutError> {
+        // The hot slots and the fields were read at load (`Hot`).
         let (block, counts) = PointLayout::counts(section, range, head)?;
-        // The hot slots are sliced at load (`Hot`); read here too, so that
-        // a point whose block reads has them as the load sliced them.
-        HotLayout::read(&block, counts.rules, counts.buckets)?;
-        let (r, a, f) = (counts.rules, head.atoms as usize, head.fields);
+        let (r, a) = (counts.rules, head.atoms as usize);
         let keyed = |i: u32, what: &'static str| -> Result<Keyed, LayoutError> {
             let k = block.block(i, keyed::LEN, what)?;
             let n = k.scalar(keyed::COUNT)? as usize;
@@ -435,13 +464,6 @@ impl PointLayout {
                 buckets: k.words(keyed::BUCKETS, n)?,
             })
         };
-        let field_blocks = block.block(slot::FIELDS, f, "the field blocks")?;
-        let fields = (0..f)
-            .map(|i| FieldLayout::read(&field_blocks.block(i, field::LEN, "a field block")?))
-            .collect::<Result<Vec<_>, _>>()?;
-        if fields.len() != f as usize {
-            return Err(LayoutError::new("a point block without its fields"));
-        }
         Ok(PointLayout {
             ids: block.byte_list(slot::IDS, r)?,
             rules: block.byte_list(slot::RULES, r)?,
@@ -449,7 +471,6 @@ impl PointLayout {
             exact: keyed(slot::EXACT, "the exact targets")?,
             scope: keyed(slot::SCOPE, "the scopes")?,
             target: keyed(slot::TARGET, "the targets")?,
-            fields,
         })
     }
 
@@ -483,14 +504,13 @@ impl PointLayout {
 
 impl FieldLayout {
     /// Its literals as stored, for the literal search.
-    pub(crate) fn stored_literals<'a>(&'a self, section: &'a [u32]) -> StoredLiterals<'a> {
+    pub(crate) fn stored_literals<'a>(&self, section: &'a [u32]) -> StoredLiterals<'a> {
         StoredLiterals {
-            section,
-            literals: &self.literals,
+            literals: self.literals.view(section),
             width: self.anchor_width,
-            anchors: &self.anchors,
-            lengths: &self.anchor_lengths,
-            table: &self.literal_table,
+            anchors: self.anchors.view(section),
+            lengths: self.anchor_lengths.view(section),
+            table: self.literal_table.view(section, &self.literals),
         }
     }
 
@@ -572,13 +592,17 @@ type Decoded<T> = OnceLock<Result<Box<T>, Box<str>>>;
 #[derive(Debug)]
 pub(crate) struct PointSlot<'a> {
     pub(crate) head: PointHead,
+    /// The program block's words, which `block` is in.
+    section: &'a [u32],
     block: Words,
     /// The CRC-32 of the block, checked when it is first read.
     crc: u32,
     /// Names this point of this loaded table among all (see
     /// [`Point::key`]); 0 until the load numbers it.
     key: u64,
-    hot: Hot<'a>,
+    /// Its hot slots and fields, sliced at load, or why they do not read
+    /// (the point's first dispatch then says it).
+    hot: Result<Hot<'a>, Box<str>>,
     state: OnceLock<Result<PointState, Box<str>>>,
 }
 
@@ -605,7 +629,8 @@ impl<'a> PointSlot<'a> {
         crc: u32,
     ) -> PointSlot<'a> {
         PointSlot {
-            hot: Hot::read(section, &block, &head),
+            hot: Hot::read(section, &block, &head).map_err(|e| e.to_string().into()),
+            section,
             head,
             block,
             crc,
@@ -636,10 +661,11 @@ impl<'a> PointSlot<'a> {
                 atoms: 0,
                 fields: 0,
             },
+            section: &[],
             block: 0..0,
             crc: 0,
             key: 0,
-            hot: Hot::default(),
+            hot: Ok(Hot::default()),
             state: OnceLock::new(),
         };
         let _ = slot.state.set(Ok(PointState {
@@ -662,11 +688,13 @@ impl<'a> PointSlot<'a> {
         // hot slots (sliced at load) read.
         let state = self
             .state
-            .get_or_init(|| PointState::read(self.hot.section, &self.block, self.crc, &self.head))
+            .get_or_init(|| PointState::read(self, &self.hot))
             .as_ref()
             .map_err(|e| &**e)?;
+        let hot = self.hot.as_ref().map_err(|e| &**e)?;
         Ok(Point {
             slot: self,
+            hot,
             state,
             refs,
         })
@@ -674,27 +702,32 @@ impl<'a> PointSlot<'a> {
 }
 
 impl PointState {
-    fn read(
-        section: &[u32],
-        block: &Words,
-        crc: u32,
-        head: &PointHead,
-    ) -> Result<PointState, Box<str>> {
-        let fail = |e: String| -> Box<str> { format!("point `{}`: {e}", head.name).into() };
+    fn read(slot: &PointSlot<'_>, hot: &Result<Hot<'_>, Box<str>>) -> Result<PointState, Box<str>> {
+        let PointSlot {
+            head,
+            section,
+            block,
+            crc,
+            ..
+        } = slot;
+        let crc = *crc;
+        let fail = |e: &dyn std::fmt::Display| -> Box<str> {
+            format!("point `{}`: {e}", head.name).into()
+        };
         let found = super::checksum(at(section, block));
         if found != crc {
-            return Err(fail(format!(
+            return Err(fail(&format!(
                 "its block's checksum is {found:#010x}, not {crc:#010x}: the table is corrupted"
             )));
         }
-        let layout =
-            PointLayout::read(section, block.clone(), head).map_err(|e| fail(e.to_string()))?;
-        let paths = layout
+        let hot = hot.as_ref().map_err(|e| fail(e))?;
+        let layout = PointLayout::read(section, block.clone(), head).map_err(|e| fail(&e))?;
+        let paths = hot
             .fields
             .iter()
-            .map(|f| wire::read_path(&f.path))
+            .map(|f| wire::read_path(&f.layout.path))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| fail(format!("a field path: {e}")))?;
+            .map_err(|e| fail(&format!("a field path: {e}")))?;
         Ok(PointState {
             field_roots: paths.iter().fold(0, |roots, p| roots | p.root.bit()),
             rules: cells(head.rules as usize),
@@ -718,6 +751,7 @@ pub(crate) fn cells<T>(n: usize) -> Box<[OnceLock<T>]> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Point<'a> {
     slot: &'a PointSlot<'a>,
+    hot: &'a Hot<'a>,
     state: &'a PointState,
     refs: Refs<'a>,
 }
@@ -771,17 +805,13 @@ impl<'a> Point<'a> {
     /// Rule `i`'s priority.
     #[inline]
     pub(crate) fn priority(&self, i: u32) -> i32 {
-        self.slot
-            .hot
-            .priorities
-            .get(i as usize)
-            .map_or(0, |&p| p as i32)
+        self.hot.priorities.get(i as usize).map_or(0, |&p| p as i32)
     }
 
     /// How many rules come first to a native hook of `priority` (those of
     /// a priority no higher: rules are in priority order).
     pub(crate) fn rules_up_to(&self, priority: i32) -> u32 {
-        let priorities = self.slot.hot.priorities;
+        let priorities = self.hot.priorities;
         super::count(priorities.partition_point(|&p| p as i32 <= priority))
     }
 
@@ -791,7 +821,7 @@ impl<'a> Point<'a> {
         self.state
             .layout
             .ids
-            .text(self.slot.hot.section, i as usize)
+            .text(self.slot.section, i as usize)
             .unwrap_or("")
     }
 
@@ -823,17 +853,9 @@ impl<'a> Point<'a> {
 
     /// Rule `i` decoded, unchecked.
     fn read_rule(&self, i: u32) -> Result<ir::Rule, String> {
-        let bytes = self
-            .state
-            .layout
-            .rules
-            .get(self.slot.hot.section, i as usize);
+        let bytes = self.state.layout.rules.get(self.slot.section, i as usize);
         let mut rule = wire::read_rule(bytes).map_err(|e| self.rule_error(i, e))?;
-        let id = self
-            .state
-            .layout
-            .ids
-            .text(self.slot.hot.section, i as usize);
+        let id = self.state.layout.ids.text(self.slot.section, i as usize);
         rule.id = id
             .ok_or_else(|| {
                 format!(
@@ -890,11 +912,7 @@ impl<'a> Point<'a> {
 
     /// Atom `a` decoded, unchecked.
     fn read_atom(&self, a: u32) -> Result<ir::Atom, String> {
-        let bytes = self
-            .state
-            .layout
-            .atoms
-            .get(self.slot.hot.section, a as usize);
+        let bytes = self.state.layout.atoms.get(self.slot.section, a as usize);
         wire::read_atom(bytes)
             .map_err(|e| format!("atom {a} of point `{}`: {e}", self.slot.head.name))
     }
@@ -902,8 +920,7 @@ impl<'a> Point<'a> {
     /// The field matcher that computes atom `a`, or `NO_FIELD`.
     #[inline]
     pub(crate) fn atom_field(&self, a: u32) -> u32 {
-        self.slot
-            .hot
+        self.hot
             .atom_field
             .get(a as usize)
             .copied()
@@ -913,7 +930,7 @@ impl<'a> Point<'a> {
     /// The rules atom `a` triggers, ascending.
     #[inline]
     pub(crate) fn triggers(&self, a: u32) -> &'a [u32] {
-        self.slot.hot.triggers.get(a as usize)
+        self.hot.triggers.get(a as usize)
     }
 
     /// The roots the field matchers' paths are on, one bit per root
@@ -925,15 +942,14 @@ impl<'a> Point<'a> {
 
     /// How many field matchers.
     pub(crate) fn field_count(&self) -> usize {
-        self.state.layout.fields.len()
+        self.hot.fields.len()
     }
 
     /// Field matcher `f`.
     #[inline]
     pub(crate) fn field(&self, f: usize) -> Option<Field<'a>> {
         Some(Field {
-            section: self.slot.hot.section,
-            layout: self.state.layout.fields.get(f)?,
+            slot: self.hot.fields.get(f)?,
             path: self.state.paths.get(f)?,
             search: self.state.searches.get(f)?,
         })
@@ -954,8 +970,8 @@ impl<'a> Point<'a> {
         let layout = &self.state.layout;
         let keyed = |k: &Keyed, key: &str| {
             k.table
-                .find(self.slot.hot.section, &k.keys, key.as_bytes())
-                .and_then(|i| at(self.slot.hot.section, &k.buckets).get(i).copied())
+                .find(self.slot.section, &k.keys, key.as_bytes())
+                .and_then(|i| at(self.slot.section, &k.buckets).get(i).copied())
                 .unwrap_or(NO_GROUP)
         };
         [
@@ -971,16 +987,15 @@ impl<'a> Point<'a> {
     pub(crate) fn group_rules(&self, ids: [u32; 3]) -> Groups<'a> {
         let [exact, scope, name] = ids;
         let mut reach = Groups::default();
-        for (untriggered, b) in
-            reach
-                .untriggered
-                .iter_mut()
-                .zip([exact, scope, name, self.slot.hot.any])
+        for (untriggered, b) in reach
+            .untriggered
+            .iter_mut()
+            .zip([exact, scope, name, self.hot.any])
         {
             // Only the untriggered rules and the fields: a dispatch finds
             // the others through their triggers.
             let at = BUCKET * b as usize;
-            if let Some(&[_, _, from, to, lo, hi]) = self.slot.hot.buckets.get(at..at + BUCKET) {
+            if let Some(&[_, _, from, to, lo, hi]) = self.hot.buckets.get(at..at + BUCKET) {
                 *untriggered = self.items(from, to);
                 reach.fields |= u64::from(lo) | u64::from(hi) << 32;
             }
@@ -992,7 +1007,7 @@ impl<'a> Point<'a> {
     fn bucket(&self, b: u32) -> Option<Bucket<'a>> {
         let at = BUCKET * b as usize;
         let &[rules, rules_end, untriggered, untriggered_end, lo, hi] =
-            self.slot.hot.buckets.get(at..at + BUCKET)?
+            self.hot.buckets.get(at..at + BUCKET)?
         else {
             return None;
         };
@@ -1006,8 +1021,7 @@ impl<'a> Point<'a> {
     /// The rules a group's record puts at `from..to`.
     #[inline]
     fn items(&self, from: u32, to: u32) -> &'a [u32] {
-        self.slot
-            .hot
+        self.hot
             .bucket_items
             .get(from as usize..to as usize)
             .unwrap_or(&[])
@@ -1018,7 +1032,7 @@ impl<'a> Point<'a> {
     /// whole program): for the tools.
     pub(crate) fn to_ir(self) -> Result<ir::PointProgram, String> {
         let layout = &self.state.layout;
-        let s = self.slot.hot.section;
+        let s = self.slot.section;
         let rules = (0..self.slot.head.rules)
             .map(|i| self.read_rule(i))
             .collect::<Result<Vec<_>, _>>()?;
@@ -1042,11 +1056,12 @@ impl<'a> Point<'a> {
                 buckets: at(s, &k.buckets).iter().map(|&b| bucket(b)).collect(),
             })
         };
-        let fields = layout
+        let fields = self
+            .hot
             .fields
             .iter()
             .zip(&self.state.paths)
-            .map(|(f, path)| f.to_ir(s, path))
+            .map(|(f, path)| f.layout.to_ir(s, path))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("point `{}`: {e}", self.slot.head.name))?;
         Ok(ir::PointProgram {
@@ -1058,13 +1073,13 @@ impl<'a> Point<'a> {
                 exact: keyed(&layout.exact)?,
                 scope: keyed(&layout.scope)?,
                 target: keyed(&layout.target)?,
-                any: bucket(self.slot.hot.any),
+                any: bucket(self.hot.any),
             },
             atoms,
-            atom_field: self.slot.hot.atom_field.to_vec(),
+            atom_field: self.hot.atom_field.to_vec(),
             fields,
-            triggers: (0..self.slot.hot.triggers.len())
-                .map(|a| self.slot.hot.triggers.get(a).to_vec())
+            triggers: (0..self.hot.triggers.len())
+                .map(|a| self.hot.triggers.get(a).to_vec())
                 .collect(),
         })
     }
@@ -1102,8 +1117,7 @@ impl FieldLayout {
 /// A field matcher of a point, for one dispatch.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Field<'a> {
-    section: &'a [u32],
-    layout: &'a FieldLayout,
+    slot: &'a FieldSlot<'a>,
     path: &'a ir::FieldPath,
     search: &'a OnceLock<Option<LiteralSearch>>,
 }
@@ -1117,15 +1131,14 @@ impl<'a> Field<'a> {
     /// The atoms its matchers compute, ascending.
     #[inline]
     pub(crate) fn bulk(&self) -> &'a [u32] {
-        at(self.section, &self.layout.bulk)
+        self.slot.bulk
     }
 
     /// The atoms that hold when the field's text is `text`.
     #[inline]
     pub(crate) fn eq(&self, text: &str) -> &'a [u32] {
-        let l = self.layout;
-        match l.eq_table.find(self.section, &l.eq_keys, text.as_bytes()) {
-            Some(i) => l.eq_atoms.get(self.section, i),
+        match self.slot.eq.find(text.as_bytes()) {
+            Some(i) => self.slot.eq_atoms.get(i),
             None => &[],
         }
     }
@@ -1134,35 +1147,36 @@ impl<'a> Field<'a> {
     /// atoms are false then.
     #[inline]
     pub(crate) fn absent(&self) -> &'a [u32] {
-        at(self.section, &self.layout.absent)
+        self.slot.absent
     }
 
     /// How many string constants its equality table holds.
     pub(crate) fn eq_len(&self) -> usize {
-        self.layout.eq_keys.len()
+        self.slot.layout.eq_keys.len()
     }
 
     /// The DFA section its regexes, globs, prefixes and suffixes are in.
     #[inline]
     pub(crate) fn dfa(&self) -> Option<u32> {
-        (self.layout.dfa != ir::NO_DFA).then_some(self.layout.dfa)
+        let dfa = self.slot.layout.dfa;
+        (dfa != ir::NO_DFA).then_some(dfa)
     }
 
     /// The atom each pattern of its DFA decides.
     #[inline]
     pub(crate) fn dfa_atoms(&self) -> &'a [u32] {
-        at(self.section, &self.layout.dfa_atoms)
+        self.slot.dfa_atoms
     }
 
     /// How many literals it searches for.
     pub(crate) fn literal_count(&self) -> usize {
-        self.layout.literals.len()
+        self.slot.literals.len()
     }
 
     /// Its literals as stored, for the literal search.
     #[inline]
-    pub(crate) fn stored_literals(&self) -> StoredLiterals<'a> {
-        self.layout.stored_literals(self.section)
+    pub(crate) fn stored_literals(&self) -> &'a StoredLiterals<'a> {
+        &self.slot.literals
     }
 
     /// The search for its literals, built on first use from what is
@@ -1170,11 +1184,11 @@ impl<'a> Field<'a> {
     /// when it has none, or when they do not build (a warning says why).
     #[inline]
     pub(crate) fn literal_search(&self) -> Option<&'a LiteralSearch> {
-        if self.layout.literals.len() == 0 {
+        if self.slot.literals.len() == 0 {
             return None;
         }
         self.search
-            .get_or_init(|| match LiteralSearch::new(&self.stored_literals()) {
+            .get_or_init(|| match LiteralSearch::new(self.stored_literals()) {
                 Ok(search) => Some(search),
                 Err(e) => {
                     tracing::warn!(
@@ -1190,12 +1204,12 @@ impl<'a> Field<'a> {
     /// Per literal, the atoms that hold when the field contains it.
     #[inline]
     pub(crate) fn literal_atoms(&self) -> CsrView<'a> {
-        self.layout.literal_atoms.view(self.section)
+        self.slot.literal_atoms
     }
 
     /// Per literal, the atoms to verify when the field contains it.
     #[inline]
     pub(crate) fn literal_checks(&self) -> CsrView<'a> {
-        self.layout.literal_checks.view(self.section)
+        self.slot.literal_checks
     }
 }
