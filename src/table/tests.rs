@@ -129,10 +129,10 @@ hook no-policy on tool.pre_execute at *::* {
     }
 }
 
-/// A load reads the meta block and nothing of a point: a point block that
-/// does not read loads, and its first dispatch is an abort that says the
-/// table is corrupted there, with a warning, and so is every one after;
-/// `validate` finds it at once.
+/// A load reads the meta block and no rule, id or group key of a point: a
+/// point block whose ids do not read loads, and its first dispatch is an
+/// abort that says the table is corrupted there, with a warning, and so
+/// is every one after; `validate` finds it at once.
 #[test]
 fn a_point_block_is_read_by_its_first_dispatch() {
     let bytes = Table::from_program(sample()).unwrap().to_bytes();

@@ -12,10 +12,15 @@
 //! evaluated on its own; most are decided by the field matchers and never
 //! are), each field's path (decoded with the point).
 //!
-//! So a load reads none of this, and the first dispatch of a point reads
-//! its block's header and field paths, then what its candidates need: a
-//! hook process answering one event decodes a handful of rules whatever
-//! the table holds.
+//! A load slices what a dispatch reads at every candidate, atom and hit
+//! (the priorities, the atom → field map, the triggers, the FQL groups,
+//! and each field block's tables and lists) into a [`PointSlot`], so a
+//! dispatch indexes slices and checks no range; it decodes none of the
+//! blobs. The first dispatch of a point checks its block's checksum (only
+//! then are the slices read), reads the rest of its header and decodes
+//! its field paths, then what its candidates need: a hook process
+//! answering one event decodes a handful of rules whatever the table
+//! holds.
 
 use super::strtable::{StrTable, TableView};
 use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
@@ -296,9 +301,10 @@ fn write_field(f: &ir::FieldMatcher, atoms: &[ir::Atom]) -> BlockWriter {
     block
 }
 
-/// A point block's structure, read once (the first time the point is
-/// dispatched) and kept: absolute word ranges, so that a table keeps it
-/// without borrowing its own bytes.
+/// The rest of a point block's structure (what [`Hot`] does not hold),
+/// read the first time the point is dispatched and kept: absolute word
+/// ranges, read in place by the rare reads (a rule's id and blob, an
+/// atom's blob, a target's group).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PointLayout {
     ids: ByteList,
