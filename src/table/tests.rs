@@ -129,24 +129,50 @@ hook no-policy on tool.pre_execute at *::* {
     }
 }
 
+/// The sample table's bytes, and the words of its first point's block.
+fn sample_and_its_point() -> (Vec<u8>, std::ops::Range<u32>) {
+    let bytes = Table::from_program(sample()).unwrap().to_bytes();
+    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
+    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    (bytes, point)
+}
+
+/// `bytes` with slot `slot` of the point block at `point` starting far
+/// outside the block (its start is the block's word 1 + 2 × `slot`), and
+/// the checksum fixed.
+fn with_slot_out_of_its_block(bytes: &[u8], point: &std::ops::Range<u32>, slot: usize) -> Vec<u8> {
+    let mut crafted = bytes.to_vec();
+    let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * slot);
+    crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
+    super::encoding::reseal(&mut crafted).unwrap();
+    crafted
+}
+
+/// Whether dispatching `{"tool": "exec"}` at `tool.pre_execute` on `a::b`
+/// aborts, and its reason.
+fn exec_at_pre_execute(table: &Table) -> (bool, Option<String>) {
+    let mut scratch = table.scratch();
+    let mut ctx = crate::HookContext::new(
+        "tool.pre_execute",
+        "a::b",
+        serde_json::json!({"tool": "exec"}),
+    );
+    let target = crate::Target::new("a::b");
+    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+    (outcome.is_abort(), outcome.reason().map(str::to_string))
+}
+
 /// A load reads the meta block and no rule, id or group key of a point: a
 /// point block whose ids do not read loads, and its first dispatch is an
 /// abort that says the table is corrupted there, with a warning, and so
 /// is every one after; `validate` finds it at once.
 #[test]
 fn a_point_block_is_read_by_its_first_dispatch() {
-    let bytes = Table::from_program(sample()).unwrap().to_bytes();
-    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
-    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
-    // Point the rule ids' slot (slot 2: its start is the block's word
-    // 1 + 2 × 2) far outside the block, and fix the checksum.
-    let mut crafted = bytes.clone();
-    let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * 2);
-    crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
-    super::encoding::reseal(&mut crafted).unwrap();
-
-    let table = Table::from_bytes(&crafted).expect("a load does not read point blocks");
+    let (bytes, point) = sample_and_its_point();
+    // The rule ids' slot.
+    let crafted = with_slot_out_of_its_block(&bytes, &point, 2);
+    let table = Table::from_bytes(&crafted).expect("a load does not read a point's ids");
     let mut scratch = table.scratch();
     let target = crate::Target::new("a::b");
     for _ in 0..2 {
@@ -183,27 +209,14 @@ fn a_point_block_is_read_by_its_first_dispatch() {
 /// any other slot.
 #[test]
 fn a_hot_slot_that_does_not_read_is_refused_by_the_first_dispatch() {
-    let bytes = Table::from_program(sample()).unwrap().to_bytes();
-    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
-    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    let (bytes, point) = sample_and_its_point();
     // PRIORITIES, ATOM_FIELD, TRIGGERS, BUCKETS, ANY, FIELDS.
     for slot in [1, 5, 6, 7, 12, 13] {
-        let mut crafted = bytes.clone();
-        let at = HEADER_LEN + 4 * (point.start as usize + 1 + 2 * slot);
-        crafted[at..at + 4].copy_from_slice(&0x00ff_ffffu32.to_ne_bytes());
-        super::encoding::reseal(&mut crafted).unwrap();
+        let crafted = with_slot_out_of_its_block(&bytes, &point, slot);
         let table = Table::from_bytes(&crafted).expect("a load does not refuse a point block");
-        let mut scratch = table.scratch();
-        let mut ctx = crate::HookContext::new(
-            "tool.pre_execute",
-            "a::b",
-            serde_json::json!({"tool": "exec"}),
-        );
-        let target = crate::Target::new("a::b");
-        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
-        assert!(outcome.is_abort(), "slot {slot}");
-        let reason = outcome.reason().unwrap();
+        let (aborted, reason) = exec_at_pre_execute(&table);
+        assert!(aborted, "slot {slot}");
+        let reason = reason.unwrap();
         assert!(
             reason.starts_with("corrupted table: point `tool.pre_execute`")
                 && reason.contains(&format!("slot {slot} is out of its block")),
@@ -214,26 +227,16 @@ fn a_hot_slot_that_does_not_read_is_refused_by_the_first_dispatch() {
 
 /// A bit flipped in a point block (its checksum left as it was) is found
 /// the first time the point is dispatched, which aborts and says so; a
-/// load does not read the block, and `validate` finds it at once.
+/// load does not check the block's checksum, and `validate` finds it at
+/// once.
 #[test]
 fn a_point_block_is_checked_by_its_first_dispatch() {
-    let bytes = Table::from_program(sample()).unwrap().to_bytes();
-    let program_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-    let section = bytemuck::cast_slice::<u8, u32>(&bytes[HEADER_LEN..HEADER_LEN + program_len]);
-    let point = ProgramLayout::read(section).unwrap().points[0].block_words();
+    let (bytes, point) = sample_and_its_point();
     let mut flipped = bytes.clone();
     // The last byte of the point block.
     flipped[HEADER_LEN + 4 * point.end as usize - 1] ^= 0x10;
-    let table = Table::from_bytes(&flipped).expect("a load does not read point blocks");
-    let mut scratch = table.scratch();
-    let mut ctx = crate::HookContext::new(
-        "tool.pre_execute",
-        "a::b",
-        serde_json::json!({"tool": "exec"}),
-    );
-    let target = crate::Target::new("a::b");
-    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
-    let reason = outcome.reason().unwrap();
+    let table = Table::from_bytes(&flipped).expect("a load does not check point blocks");
+    let reason = exec_at_pre_execute(&table).1.unwrap();
     assert!(
         reason.contains("point `tool.pre_execute`") && reason.contains("checksum"),
         "{reason}"
@@ -671,18 +674,7 @@ fn tables_are_shared_across_threads() {
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let table = std::sync::Arc::clone(&table);
-            std::thread::spawn(move || {
-                let mut scratch = table.scratch();
-                let mut ctx = crate::HookContext::new(
-                    "tool.pre_execute",
-                    "a::b",
-                    serde_json::json!({"tool": "exec"}),
-                );
-                let target = crate::Target::new("a::b");
-                table
-                    .dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx)
-                    .is_abort()
-            })
+            std::thread::spawn(move || exec_at_pre_execute(&table).0)
         })
         .collect();
     for h in handles {
