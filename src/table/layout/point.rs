@@ -316,7 +316,7 @@ pub(crate) struct PointLayout {
 }
 
 /// The slots of a point block a dispatch reads at every candidate, atom
-/// and hit, and the counts they are checked against.
+/// and hit, as word ranges (sliced into a [`Hot`]).
 #[derive(Clone, Debug, Default)]
 struct HotLayout {
     /// The group of `*::*`.
@@ -627,7 +627,7 @@ pub(crate) struct PointState {
 
 impl<'a> PointSlot<'a> {
     /// The point `head` names, whose block is at `block` of `section`:
-    /// its hot slots sliced, nothing else read.
+    /// its hot slots and field blocks sliced, no blob read.
     pub(crate) fn new(
         section: &'a [u32],
         head: PointHead,
@@ -694,7 +694,7 @@ impl<'a> PointSlot<'a> {
         // hot slots (sliced at load) read.
         let state = self
             .state
-            .get_or_init(|| PointState::read(self, &self.hot))
+            .get_or_init(|| PointState::read(self))
             .as_ref()
             .map_err(|e| &**e)?;
         let hot = self.hot.as_ref().map_err(|e| &**e)?;
@@ -708,12 +708,15 @@ impl<'a> PointSlot<'a> {
 }
 
 impl PointState {
-    fn read(slot: &PointSlot<'_>, hot: &Result<Hot<'_>, Box<str>>) -> Result<PointState, Box<str>> {
+    /// The state of `slot`'s block: its checksum checked first, then
+    /// what the load sliced (refused if it did not read), then the rest.
+    fn read(slot: &PointSlot<'_>) -> Result<PointState, Box<str>> {
         let PointSlot {
             head,
             section,
             block,
             crc,
+            hot,
             ..
         } = slot;
         let crc = *crc;
