@@ -170,11 +170,11 @@ impl<'a> Run<'a> {
                 groups
             }
         };
-        let reach = self.point.group_rules(groups);
+        let group_rules = self.point.group_rules(groups);
         // The fields whose atoms trigger the target's rules: an edit that
         // forgets none of them leaves the candidates as they are.
-        let watched = reach.fields;
-        self.collect(&reach, None, scratch, ctx);
+        let watched = group_rules.fields;
+        self.collect(&group_rules, None, scratch, ctx);
         let mut at = 0;
         // The first rule not yet shown to the observer.
         let mut next = 0u32;
@@ -215,7 +215,7 @@ impl<'a> Run<'a> {
                         // triggers may now hold (or not) for the rules
                         // after it.
                         let after = self.point.rules_up_to(hook.priority).checked_sub(1);
-                        self.collect(&reach, after, scratch, ctx);
+                        self.collect(&group_rules, after, scratch, ctx);
                         at = 0;
                     }
                     continue;
@@ -324,7 +324,7 @@ impl<'a> Run<'a> {
             if scratch.forgotten_fields & watched != 0 {
                 // A field that triggers rules changed: triggers may now
                 // hold (or not) for the rules after this one.
-                self.collect(&reach, Some(i), scratch, ctx);
+                self.collect(&group_rules, Some(i), scratch, ctx);
                 at = 0;
             }
         }

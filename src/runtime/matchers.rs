@@ -10,15 +10,15 @@ impl<'a> Run<'a> {
     /// atoms found true on the fields those groups need.
     pub(super) fn collect(
         &self,
-        reach: &Groups<'_>,
+        group_rules: &GroupRules<'_>,
         after: Option<u32>,
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) {
         scratch.candidates.clear();
         scratch.forgotten_fields = 0;
-        let mut fields = reach.fields;
-        for untriggered in reach.untriggered {
+        let mut fields = group_rules.fields;
+        for untriggered in group_rules.untriggered {
             scratch.candidates.extend_from_slice(untriggered);
         }
         let count = self.point.field_count();

@@ -76,7 +76,7 @@ use crate::ir::{LuaCode, RateTest};
 pub use crate::schema::PointId;
 use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
-use crate::table::layout::point::{Groups, Point, PointSlot};
+use crate::table::layout::point::{GroupRules, Point, PointSlot};
 use crate::table::regexes::{self, Matching};
 use crate::table::Loaded;
 use crate::table::Table;

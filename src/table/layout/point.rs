@@ -316,40 +316,12 @@ pub(crate) struct PointLayout {
 }
 
 /// The slots of a point block a dispatch reads at every candidate, atom
-/// and hit, as word ranges (sliced into a [`Hot`]).
-#[derive(Clone, Debug, Default)]
-struct HotLayout {
-    /// The group of `*::*`.
-    any: u32,
-    priorities: Words,
-    atom_field: Words,
-    triggers: Csr,
-    buckets: Words,
-    bucket_items: Words,
-}
-
-impl HotLayout {
-    /// Reads them from `block`, of `rules` rules and `buckets` groups.
-    fn read(block: &Block<'_>, rules: usize, buckets: usize) -> Result<HotLayout, LayoutError> {
-        Ok(HotLayout {
-            any: block.scalar(slot::ANY)?,
-            priorities: block.words(slot::PRIORITIES, rules)?,
-            // Read as long as they are: a short table answers `NO_FIELD`
-            // and no trigger past its end, and `Table::validate` says so.
-            atom_field: block.slot(slot::ATOM_FIELD)?,
-            triggers: block.csr_any(slot::TRIGGERS)?,
-            buckets: block.words(slot::BUCKETS, BUCKET * buckets)?,
-            bucket_items: block.slot(slot::BUCKET_ITEMS)?,
-        })
-    }
-}
-
-/// The [`HotLayout`] of a point, sliced from the section when the table
-/// loads: a dispatch reads them without a range check, and a point view
-/// is a few pointers. Sliced before the block's checksum is checked, and
+/// and hit, sliced from the section when the table loads: a dispatch
+/// reads them without a range check, and a point view is a few pointers. Sliced before the block's checksum is checked, and
 /// read only once it is (see [`PointSlot::view`]).
 #[derive(Clone, Debug, Default)]
 struct Hot<'a> {
+    /// The group of `*::*`.
     any: u32,
     priorities: &'a [u32],
     atom_field: &'a [u32],
@@ -393,8 +365,8 @@ impl<'a> FieldSlot<'a> {
 impl<'a> Hot<'a> {
     /// The hot slots and the field blocks of the point block at `range`.
     fn read(section: &'a [u32], range: &Words, head: &PointHead) -> Result<Hot<'a>, LayoutError> {
-        let (block, counts) = PointLayout::counts(section, range.clone(), head)?;
-        let hot = HotLayout::read(&block, counts.rules, counts.buckets)?;
+        let (block, buckets) = PointLayout::counts(section, range.clone(), head)?;
+        let slice = |range: Words| at(section, &range);
         let field_blocks = block.block(slot::FIELDS, head.fields, "the field blocks")?;
         let fields = (0..head.fields)
             .map(|i| {
@@ -404,22 +376,17 @@ impl<'a> Hot<'a> {
             })
             .collect::<Result<Box<[_]>, LayoutError>>()?;
         Ok(Hot {
-            any: hot.any,
-            priorities: at(section, &hot.priorities),
-            atom_field: at(section, &hot.atom_field),
-            triggers: hot.triggers.view(section),
-            buckets: at(section, &hot.buckets),
-            bucket_items: at(section, &hot.bucket_items),
+            any: block.scalar(slot::ANY)?,
+            priorities: slice(block.words(slot::PRIORITIES, head.rules as usize)?),
+            // Read as long as they are: a short table answers `NO_FIELD`
+            // and no trigger past its end, and `Table::validate` says so.
+            atom_field: slice(block.slot(slot::ATOM_FIELD)?),
+            triggers: block.csr_any(slot::TRIGGERS)?.view(section),
+            buckets: slice(block.words(slot::BUCKETS, BUCKET * buckets)?),
+            bucket_items: slice(block.slot(slot::BUCKET_ITEMS)?),
             fields,
         })
     }
-}
-
-/// A point block's counts, checked against its head.
-#[derive(Clone, Copy, Debug)]
-struct Counts {
-    rules: usize,
-    buckets: usize,
 }
 
 /// One keyed group index.
@@ -459,8 +426,8 @@ impl PointLayout {
         head: &PointHead,
     ) -> Result<PointLayout, LayoutError> {
         // The hot slots and the fields were read at load (`Hot`).
-        let (block, counts) = PointLayout::counts(section, range, head)?;
-        let (r, a) = (counts.rules, head.atoms as usize);
+        let (block, _) = PointLayout::counts(section, range, head)?;
+        let (r, a) = (head.rules as usize, head.atoms as usize);
         let keyed = |i: u32, what: &'static str| -> Result<Keyed, LayoutError> {
             let k = block.block(i, keyed::LEN, what)?;
             let n = k.scalar(keyed::COUNT)? as usize;
@@ -480,13 +447,13 @@ impl PointLayout {
         })
     }
 
-    /// The point block at `range`, and its counts, which must be those
-    /// `head` lists.
+    /// The point block at `range`, whose counts must be those `head`
+    /// lists, and its number of FQL groups.
     fn counts<'s>(
         section: &'s [u32],
         range: Words,
         head: &PointHead,
-    ) -> Result<(Block<'s>, Counts), LayoutError> {
+    ) -> Result<(Block<'s>, usize), LayoutError> {
         let block = Block::read(section, range, slot::LEN, "a point block")?;
         let counts = at(section, &block.words(slot::COUNTS, 4)?);
         let &[rules, atoms, fields, buckets] = counts else {
@@ -498,13 +465,7 @@ impl PointLayout {
                 head.name, head.rules, head.atoms, head.fields
             )));
         }
-        Ok((
-            block,
-            Counts {
-                rules: rules as usize,
-                buckets: buckets as usize,
-            },
-        ))
+        Ok((block, buckets as usize))
     }
 }
 
@@ -783,7 +744,7 @@ struct Bucket<'a> {
 /// give a dispatch: the rules it runs whatever the event, and the fields
 /// whose atoms trigger the others.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Groups<'a> {
+pub(crate) struct GroupRules<'a> {
     /// Each group's rules without a trigger, ascending.
     pub(crate) untriggered: [&'a [u32]; 4],
     /// The fields their triggers are on (bit 63: every field from 63 on).
@@ -993,26 +954,26 @@ impl<'a> Point<'a> {
     /// What the groups `ids` name (as [`group_ids`](Self::group_ids)
     /// gives them) and `*::*` give a dispatch.
     #[inline]
-    pub(crate) fn group_rules(&self, ids: [u32; 3]) -> Groups<'a> {
+    pub(crate) fn group_rules(&self, ids: [u32; 3]) -> GroupRules<'a> {
         let [exact, scope, name] = ids;
-        let mut reach = Groups::default();
-        for (untriggered, b) in reach
+        let mut rules = GroupRules::default();
+        for (untriggered, b) in rules
             .untriggered
             .iter_mut()
             .zip([exact, scope, name, self.hot.any])
         {
             // Only the untriggered rules and the fields: a dispatch finds
             // the others through their triggers.
-            let at = BUCKET * b as usize;
-            if let Some(&[_, _, from, to, lo, hi]) = self.hot.buckets.get(at..at + BUCKET) {
-                *untriggered = self.items(from, to);
-                reach.fields |= u64::from(lo) | u64::from(hi) << 32;
+            if let Some(group) = self.bucket(b) {
+                *untriggered = group.untriggered;
+                rules.fields |= group.fields;
             }
         }
-        reach
+        rules
     }
 
-    /// Group `b`, whole (for [`to_ir`](Self::to_ir)).
+    /// Group `b`.
+    #[inline]
     fn bucket(&self, b: u32) -> Option<Bucket<'a>> {
         let at = BUCKET * b as usize;
         let &[rules, rules_end, untriggered, untriggered_end, lo, hi] =
