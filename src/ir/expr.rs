@@ -461,6 +461,7 @@ impl Template {
     }
 
     /// The text, when the template has no holes.
+    #[inline]
     pub fn as_literal(&self) -> Option<&str> {
         match self.parts.as_slice() {
             [] => Some(""),

@@ -595,14 +595,27 @@ fn arith<'a>(op: BinaryOp, a: &Val<'_>, b: &Val<'_>) -> Option<Result<Val<'a>, E
 /// values as JSON, missing fields and captures of nothing as the empty
 /// string. A template without holes is borrowed, not copied, and `m` (what
 /// matching needs) is called only for a template with holes.
+///
+/// Inlined as far as a constant template, the usual reason: the rest is
+/// [`render_parts`].
+#[inline]
 pub(crate) fn render<'t, 'm>(
     template: &'t Template,
     ctx: &HookContext,
     m: impl FnOnce() -> Matching<'m>,
 ) -> Cow<'t, str> {
-    if let Some(text) = template.as_literal() {
-        return Cow::Borrowed(text);
+    match template.as_literal() {
+        Some(text) => Cow::Borrowed(text),
+        None => Cow::Owned(render_parts(template, ctx, m)),
     }
+}
+
+/// A template with paths or expressions, rendered.
+fn render_parts<'m>(
+    template: &Template,
+    ctx: &HookContext,
+    m: impl FnOnce() -> Matching<'m>,
+) -> String {
     let m = m();
     let mut out = String::new();
     for part in &template.parts {
@@ -626,7 +639,7 @@ pub(crate) fn render<'t, 'm>(
             },
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 #[cfg(test)]

@@ -315,10 +315,14 @@ impl<'a> Run<'a> {
         )
     }
 
+    /// The rules `atom` triggers are candidates. Most atoms trigger one
+    /// rule, pushed without the call a slice's copy makes.
+    #[inline]
     pub(super) fn trigger(&self, atom: u32, scratch: &mut Scratch) {
-        scratch
-            .candidates
-            .extend_from_slice(self.point.triggers(atom));
+        match self.point.triggers(atom) {
+            [rule] => scratch.candidates.push(*rule),
+            rules => scratch.candidates.extend_from_slice(rules),
+        }
     }
 
     /// Part of the point does not decode: the chain ends with an abort

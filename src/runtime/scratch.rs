@@ -147,16 +147,27 @@ impl Backup {
     }
 
     /// Puts every saved part back into `ctx` and forgets them.
+    ///
+    /// Each part is tested before it is taken: most chains that stop saved
+    /// nothing, and taking an empty `Option` of a whole context still
+    /// copies it.
+    #[inline]
     pub(super) fn restore(&mut self, ctx: &mut HookContext) {
         // The whole first: the parts saved before it hold older values.
-        if let Some(whole) = self.whole.take() {
-            *ctx = whole;
+        if self.whole.is_some() {
+            if let Some(whole) = self.whole.take() {
+                *ctx = whole;
+            }
         }
-        if let Some(payload) = self.payload.take() {
-            ctx.payload = payload;
+        if self.payload.is_some() {
+            if let Some(payload) = self.payload.take() {
+                ctx.payload = payload;
+            }
         }
-        if let Some(metadata) = self.metadata.take() {
-            ctx.metadata = metadata;
+        if self.metadata.is_some() {
+            if let Some(metadata) = self.metadata.take() {
+                ctx.metadata = metadata;
+            }
         }
     }
 

@@ -341,6 +341,7 @@ pub(crate) struct Loaded<'a> {
 
 impl<'a> Loaded<'a> {
     /// What the points' rules and atoms may refer to.
+    #[inline]
     pub(crate) fn refs(&self) -> Refs<'_> {
         Refs {
             regexes: self.program.regex_count(),

@@ -796,6 +796,8 @@ impl<'a> Point<'a> {
     }
 
     /// Rule `i`, decoded on first use; `Err` says why it does not decode.
+    /// Inlined: after the first use it is a load and a test.
+    #[inline]
     pub(crate) fn rule(&self, i: u32) -> Result<&'a ir::Rule, &'a str> {
         let cell = self
             .state
