@@ -347,6 +347,17 @@ impl<'a> Run<'a> {
         ctx: &HookContext,
     ) -> Option<bool> {
         if scratch.field_generation.get(f) != Some(&scratch.generation) {
+            // A field of exact values (a tool's name) not scanned yet: the
+            // first atom a condition asks of it is decided alone, a member
+            // lookup and a compare, where a scan hashes the text and
+            // probes a table for all its atoms. An atom already decided
+            // so is read from its memo; a second one scans.
+            if self.point.is_exact_field(f)
+                && (scratch.atom_generation.get(a as usize) == Some(&scratch.generation)
+                    || scratch.first_ask(f))
+            {
+                return self.exact_value(a, scratch, ctx);
+            }
             self.scan(f, scratch, ctx, false);
         }
         match scratch
@@ -367,6 +378,32 @@ impl<'a> Run<'a> {
             },
             FieldRead::Direct => self.direct_value(a, scratch, ctx),
         }
+    }
+
+    /// The value of an atom of a field of exact values decided alone (see
+    /// [`bulk_value`](Self::bulk_value)), memoized: an equality with a
+    /// string, on a payload string read bare, is one compare; any other
+    /// atom or value is evaluated as [`direct_value`](Self::direct_value)
+    /// evaluates it.
+    fn exact_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
+        let i = a as usize;
+        if scratch.atom_generation.get(i) != Some(&scratch.generation) {
+            if let Ok(Atom::Eq(path, Value::String(value))) = self.point.atom(a) {
+                if let Ok(text) = ctx.get_text(path) {
+                    let holds = crate::short_eq::same_bytes(text.as_bytes(), value.as_bytes());
+                    if let (Some(g), Some(v)) = (
+                        scratch.atom_generation.get_mut(i),
+                        scratch.atom_value.get_mut(i),
+                    ) {
+                        *g = scratch.generation;
+                        *v = holds;
+                    }
+                    scratch.memoized(a, path.root.bit());
+                    return Some(holds);
+                }
+            }
+        }
+        self.direct_value(a, scratch, ctx)
     }
 
     /// The value of an atom evaluated on its own, memoized; `None` when its

@@ -42,6 +42,9 @@ pub struct Scratch {
     pub(super) field_read: Vec<FieldRead>,
     /// …and the number it read, when [`FieldRead::Number`].
     pub(super) field_number: Vec<f64>,
+    /// Fields of exact values: the generation one of their atoms was last
+    /// decided alone in, without a scan (see [`Scratch::first_ask`]).
+    pub(super) field_asked: Vec<u32>,
     /// Candidate rules of the current dispatch, ascending.
     pub(super) candidates: Vec<u32>,
     pub(super) fired: Vec<u32>,
@@ -299,6 +302,7 @@ impl Scratch {
             self.field_generation.resize(fields, 0);
             self.field_read.resize(fields, FieldRead::Matched);
             self.field_number.resize(fields, 0.0);
+            self.field_asked.resize(fields, 0);
         }
     }
 
@@ -337,10 +341,27 @@ impl Scratch {
                 &mut self.hit_generation,
                 &mut self.field_generation,
                 &mut self.failed_generation,
+                &mut self.field_asked,
             ] {
                 g.iter_mut().for_each(|g| *g = 0);
             }
             self.generation = 1;
+        }
+    }
+
+    /// True the first time in this generation an atom of field `f` is
+    /// asked for before the field is scanned (and marks it asked): a
+    /// field of exact values decides that one atom alone, and scans for
+    /// the next, whose answer the scan's one lookup then memoizes for all.
+    #[inline]
+    pub(super) fn first_ask(&mut self, f: usize) -> bool {
+        let generation = self.generation;
+        match self.field_asked.get_mut(f) {
+            Some(asked) if *asked != generation => {
+                *asked = generation;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -473,6 +494,84 @@ hook big on tool.pre_execute priority 3 {
             [seen],
             "each memoized atom is listed once"
         );
+    }
+
+    /// The first atom a condition asks of a field of exact values (here
+    /// `payload.tool`, which triggers nothing: each rule's literal, used
+    /// by that rule alone, is more selective) is
+    /// decided alone, without a scan; a second atom of the field scans
+    /// it. An edit of the field forgets the atom decided alone: a later
+    /// rule asking it again reads the new value.
+    #[test]
+    fn a_field_of_exact_values_decides_its_first_atom_alone() {
+        let source = r#"hook rename on tool.pre_execute priority 1 {
+    when payload.args contains "--now" and payload.tool == "exec"
+    set payload.tool = "run"
+}
+hook stale on tool.pre_execute priority 2 {
+    when payload.args contains "--fast" and payload.tool == "exec"
+    abort "read a value the edit replaced"
+}
+hook renamed on tool.pre_execute priority 3 {
+    when payload.args contains "--dry" and (payload.tool == "other" or payload.tool == "run")
+    abort "renamed"
+}
+"#;
+        let table = crate::compile_str("t.hooks", source).unwrap().table;
+        let point = &table.program().points[0];
+        let tool = point
+            .fields
+            .iter()
+            .position(|f| f.path.to_string() == "payload.tool")
+            .unwrap();
+        let exec = point
+            .atoms
+            .iter()
+            .position(|a| matches!(a, crate::ir::Atom::Eq(_, v) if v == "exec"))
+            .unwrap();
+        let mut scratch = table.scratch();
+        let target = crate::Target::new("a::b");
+        let dispatch = |payload: serde_json::Value, scratch: &mut super::Scratch| {
+            let mut ctx = crate::HookContext::new("tool.pre_execute", "a::b", payload);
+            let outcome = table.dispatch(scratch, "tool.pre_execute", &target, &mut ctx);
+            let fired: Vec<String> = outcome.fired().map(str::to_string).collect();
+            (outcome.kind(), outcome.reason().map(str::to_string), fired)
+        };
+
+        // Another tool: `rename` asks `tool == "exec"` alone and stops;
+        // `stale` reads the memo; `renamed` asks two more atoms of the
+        // field, the first of which scans it.
+        let (kind, _, fired) = dispatch(
+            serde_json::json!({"tool": "ls", "args": "deploy --now --fast --dry"}),
+            &mut scratch,
+        );
+        assert_eq!(kind, crate::OutcomeKind::Continue);
+        assert!(fired.is_empty(), "{fired:?}");
+        assert_eq!(scratch.atom_generation[exec], scratch.generation);
+        assert!(!scratch.atom_value[exec]);
+        assert_eq!(
+            scratch.field_generation[tool], scratch.generation,
+            "a second atom of the field scanned it"
+        );
+
+        // The tool `rename` renames: its atom was decided alone, the edit
+        // forgot it, and `stale` asks it again of the new value.
+        let (kind, reason, fired) = dispatch(
+            serde_json::json!({"tool": "exec", "args": "deploy --now --fast --dry"}),
+            &mut scratch,
+        );
+        assert_eq!(kind, crate::OutcomeKind::Abort);
+        assert_eq!(reason.as_deref(), Some("renamed"));
+        assert_eq!(fired, ["rename", "renamed"]);
+
+        // No rule reached past the literal: the field is never read.
+        let (kind, _, _) = dispatch(
+            serde_json::json!({"tool": "exec", "args": "stop"}),
+            &mut scratch,
+        );
+        assert_eq!(kind, crate::OutcomeKind::Continue);
+        assert_ne!(scratch.atom_generation[exec], scratch.generation);
+        assert_ne!(scratch.field_generation[tool], scratch.generation);
     }
 
     /// An event that reaches no rule reading a shell view parses nothing;

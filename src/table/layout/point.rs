@@ -329,6 +329,9 @@ struct Hot<'a> {
     buckets: &'a [u32],
     bucket_items: &'a [u32],
     fields: Box<[FieldSlot<'a>]>,
+    /// Bit `f` (below 64) set when field `f` has only exact values to
+    /// look up: no DFA and no literals.
+    exact_fields: u64,
 }
 
 /// A field block's structure, and what a scan reads of it, sliced when
@@ -375,6 +378,12 @@ impl<'a> Hot<'a> {
                 Ok(FieldSlot::new(section, layout))
             })
             .collect::<Result<Box<[_]>, LayoutError>>()?;
+        let exact_fields = fields
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, f)| f.layout.dfa == ir::NO_DFA && f.literals.len() == 0)
+            .fold(0, |bits, (f, _)| bits | 1 << f);
         Ok(Hot {
             any: block.scalar(slot::ANY)?,
             priorities: slice(block.words(slot::PRIORITIES, head.rules as usize)?),
@@ -385,6 +394,7 @@ impl<'a> Hot<'a> {
             buckets: slice(block.words(slot::BUCKETS, BUCKET * buckets)?),
             bucket_items: slice(block.slot(slot::BUCKET_ITEMS)?),
             fields,
+            exact_fields,
         })
     }
 }
@@ -910,6 +920,13 @@ impl<'a> Point<'a> {
     #[inline]
     pub(crate) fn field_roots(&self) -> u32 {
         self.state.field_roots
+    }
+
+    /// True when field matcher `f` only looks its text up among exact
+    /// values (no DFA, no literals).
+    #[inline]
+    pub(crate) fn is_exact_field(&self, f: usize) -> bool {
+        f < 64 && self.hot.exact_fields & 1 << f != 0
     }
 
     /// How many field matchers.
