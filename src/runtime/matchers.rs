@@ -348,15 +348,18 @@ impl<'a> Run<'a> {
     ) -> Option<bool> {
         if scratch.field_generation.get(f) != Some(&scratch.generation) {
             // A field of exact values (a tool's name) not scanned yet: the
-            // first atom a condition asks of it is decided alone, a member
-            // lookup and a compare, where a scan hashes the text and
-            // probes a table for all its atoms. An atom already decided
-            // so is read from its memo; a second one scans.
+            // first atom a condition asks of it, an equality with a string,
+            // is decided alone, a member lookup and a compare, where a
+            // scan hashes the text and probes a table for all its atoms.
+            // An atom already decided so is read from its memo; a second
+            // one, or another kind of atom, scans.
             if self.point.is_exact_field(f)
                 && (scratch.atom_generation.get(a as usize) == Some(&scratch.generation)
                     || scratch.first_ask(f))
             {
-                return self.exact_value(a, scratch, ctx);
+                if let Some(value) = self.exact_value(a, scratch, ctx) {
+                    return value;
+                }
             }
             self.scan(f, scratch, ctx, false);
         }
@@ -382,28 +385,33 @@ impl<'a> Run<'a> {
 
     /// The value of an atom of a field of exact values decided alone (see
     /// [`bulk_value`](Self::bulk_value)), memoized: an equality with a
-    /// string, on a payload string read bare, is one compare; any other
-    /// atom or value is evaluated as [`direct_value`](Self::direct_value)
-    /// evaluates it.
-    fn exact_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
+    /// string, on a payload string read bare, is one compare. `None` for
+    /// any other atom or value, which the field's scan decides (evaluated
+    /// on its own, it would cost more than the scan).
+    fn exact_value(
+        &self,
+        a: u32,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<Option<bool>> {
         let i = a as usize;
-        if scratch.atom_generation.get(i) != Some(&scratch.generation) {
-            if let Ok(Atom::Eq(path, Value::String(value))) = self.point.atom(a) {
-                if let Ok(text) = ctx.get_text(path) {
-                    let holds = crate::short_eq::same_bytes(text.as_bytes(), value.as_bytes());
-                    if let (Some(g), Some(v)) = (
-                        scratch.atom_generation.get_mut(i),
-                        scratch.atom_value.get_mut(i),
-                    ) {
-                        *g = scratch.generation;
-                        *v = holds;
-                    }
-                    scratch.memoized(a, path.root.bit());
-                    return Some(holds);
-                }
-            }
+        if scratch.atom_generation.get(i) == Some(&scratch.generation) {
+            return Some(self.direct_value(a, scratch, ctx));
         }
-        self.direct_value(a, scratch, ctx)
+        let Ok(Atom::Eq(path, Value::String(value))) = self.point.atom(a) else {
+            return None;
+        };
+        let text = ctx.get_text(path).ok()?;
+        let holds = crate::short_eq::same_bytes(text.as_bytes(), value.as_bytes());
+        if let (Some(g), Some(v)) = (
+            scratch.atom_generation.get_mut(i),
+            scratch.atom_value.get_mut(i),
+        ) {
+            *g = scratch.generation;
+            *v = holds;
+        }
+        scratch.memoized(a, path.root.bit());
+        Some(Some(holds))
     }
 
     /// The value of an atom evaluated on its own, memoized; `None` when its

@@ -498,10 +498,10 @@ hook big on tool.pre_execute priority 3 {
 
     /// The first atom a condition asks of a field of exact values (here
     /// `payload.tool`, which triggers nothing: each rule's literal, used
-    /// by that rule alone, is more selective) is
-    /// decided alone, without a scan; a second atom of the field scans
-    /// it. An edit of the field forgets the atom decided alone: a later
-    /// rule asking it again reads the new value.
+    /// by that rule alone, is more selective) is decided alone, without
+    /// a scan; a second atom of the field scans it. An edit of the field
+    /// forgets the atom decided alone: a later rule asking it again reads
+    /// the new value.
     #[test]
     fn a_field_of_exact_values_decides_its_first_atom_alone() {
         let source = r#"hook rename on tool.pre_execute priority 1 {
