@@ -353,11 +353,8 @@ impl<'a> Run<'a> {
             // scan hashes the text and probes a table for all its atoms.
             // An atom already decided so is read from its memo; a second
             // one, or another kind of atom, scans.
-            if self.point.is_exact_field(f)
-                && (scratch.atom_generation.get(a as usize) == Some(&scratch.generation)
-                    || scratch.first_ask(f))
-            {
-                if let Some(value) = self.exact_value(a, scratch, ctx) {
+            if self.point.is_exact_field(f) {
+                if let Some(value) = self.exact_value(a, f, scratch, ctx) {
                     return value;
                 }
             }
@@ -385,18 +382,23 @@ impl<'a> Run<'a> {
 
     /// The value of an atom of a field of exact values decided alone (see
     /// [`bulk_value`](Self::bulk_value)), memoized: an equality with a
-    /// string, on a payload string read bare, is one compare. `None` for
-    /// any other atom or value, which the field's scan decides (evaluated
-    /// on its own, it would cost more than the scan).
+    /// string, on a payload string read bare, is one compare. `None` when
+    /// field `f` is to be scanned: another atom of it was decided alone
+    /// before, or this one is of another kind or value (evaluated on its
+    /// own, it would cost more than the scan).
     fn exact_value(
         &self,
         a: u32,
+        f: usize,
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<Option<bool>> {
         let i = a as usize;
         if scratch.atom_generation.get(i) == Some(&scratch.generation) {
             return Some(self.direct_value(a, scratch, ctx));
+        }
+        if !scratch.first_ask(f) {
+            return None;
         }
         let Ok(Atom::Eq(path, Value::String(value))) = self.point.atom(a) else {
             return None;

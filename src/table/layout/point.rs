@@ -317,8 +317,9 @@ pub(crate) struct PointLayout {
 
 /// The slots of a point block a dispatch reads at every candidate, atom
 /// and hit, sliced from the section when the table loads: a dispatch
-/// reads them without a range check, and a point view is a few pointers. Sliced before the block's checksum is checked, and
-/// read only once it is (see [`PointSlot::view`]).
+/// reads them without a range check, and a point view is a few pointers.
+/// Sliced before the block's checksum is checked, and read only once it
+/// is (see [`PointSlot::view`]).
 #[derive(Clone, Debug, Default)]
 struct Hot<'a> {
     /// The group of `*::*`.
@@ -330,7 +331,8 @@ struct Hot<'a> {
     bucket_items: &'a [u32],
     fields: Box<[FieldSlot<'a>]>,
     /// Bit `f` (below 64) set when field `f` has only exact values to
-    /// look up: no DFA and no literals.
+    /// look up: no DFA and no literals. Derived from `fields` at load, so
+    /// that a condition's atom tests it without reaching the field's slot.
     exact_fields: u64,
 }
 
