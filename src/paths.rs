@@ -65,6 +65,15 @@ pub fn normalize(path: &str) -> Cow<'_, str> {
 /// `$…`) stays as it is, and so does any path when there is no `base`
 /// (`None`: the host did not say where the command runs).
 ///
+/// A path that starts from the working directory by one of its names is
+/// resolved against `base` too, since the shell expands each of them to
+/// it: `$PWD`, `${PWD}` (also with a default it never uses, `${PWD:-x}`),
+/// `$(pwd)`, `` `pwd` `` (also with `-L` or `-P`) and `~+`, alone or
+/// before a separator. A rule that reads `.` as the
+/// working directory then reads `$PWD`, `~+/..` and `$(pwd)/*` as the
+/// shell does, not as a variable it cannot see. The names are
+/// case-sensitive, as the shell's are (`$pwd` is another variable).
+///
 /// ```
 /// use hookc::paths::join;
 /// assert_eq!(join(Some("/proj/.hookc"), "rules.tbl"), "/proj/.hookc/rules.tbl");
@@ -73,8 +82,17 @@ pub fn normalize(path: &str) -> Cow<'_, str> {
 /// assert_eq!(join(Some("/proj"), "~/.ssh"), "~/.ssh");
 /// assert_eq!(join(Some(r"C:\proj"), r"src\a.rs"), "c:/proj/src/a.rs");
 /// assert_eq!(join(None, "src/../a.rs"), "a.rs");
+/// assert_eq!(join(Some("/home/dev/proj"), "$PWD/.."), "/home/dev");
+/// assert_eq!(join(Some("/home/dev"), "~+"), "/home/dev");
+/// assert_eq!(join(None, "~+/a"), "~+/a");
 /// ```
 pub fn join(base: Option<&str>, path: &str) -> String {
+    let path = match (base, working_directory_rest(path)) {
+        (Some(base), Some(rest)) if !base.is_empty() => {
+            return normalize(&format!("{base}{rest}")).into_owned();
+        }
+        _ => path,
+    };
     let rooted = path.starts_with(['/', '\\', '~', '$'])
         || matches!(path.as_bytes(), [letter, b':', ..] if letter.is_ascii_alphabetic());
     match base {
@@ -86,6 +104,42 @@ pub fn join(base: Option<&str>, path: &str) -> String {
         }
         _ => normalize(path).into_owned(),
     }
+}
+
+/// The names a shell expands to its working directory.
+const WORKING_DIRECTORY_NAMES: [&str; 9] = [
+    "${PWD}",
+    "$PWD",
+    "$(pwd -L)",
+    "$(pwd -P)",
+    "$(pwd)",
+    "`pwd -L`",
+    "`pwd -P`",
+    "`pwd`",
+    "~+",
+];
+
+/// The operators of `${PWD…}` whose word is used only when `PWD` is unset
+/// or empty, which it never is: `${PWD:-x}`, `${PWD=x}`, `${PWD:?x}` are
+/// the working directory.
+const UNSET_OPERATORS: [&str; 6] = [":-", ":=", ":?", "-", "=", "?"];
+
+/// What follows a name of the working directory that starts `path` (empty,
+/// or from a separator on), if one does: `$PWD/..` gives `/..`; `$PWDX`
+/// (another variable) and `~+x` (a user's name) give nothing.
+fn working_directory_rest(path: &str) -> Option<&str> {
+    let after_name = WORKING_DIRECTORY_NAMES
+        .iter()
+        .find_map(|name| path.strip_prefix(name))
+        .or_else(|| {
+            // `${PWD:-x}`: up to the brace that closes it.
+            let operand = path.strip_prefix("${PWD")?;
+            UNSET_OPERATORS
+                .iter()
+                .find(|op| operand.starts_with(**op))?;
+            operand.split_once('}').map(|(_, rest)| rest)
+        });
+    after_name.filter(|rest| rest.is_empty() || rest.starts_with(['/', '\\']))
 }
 
 /// The last segment of `path`, normalized first: `basename("/a/b/")` is
@@ -304,6 +358,71 @@ fn windows_name(segment: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_working_directory_by_its_names_joins_as_the_directory() {
+        for name in WORKING_DIRECTORY_NAMES {
+            for (rest, want) in [
+                ("", "/home/dev/proj"),
+                ("/", "/home/dev/proj"),
+                ("/.", "/home/dev/proj"),
+                ("/..", "/home/dev"),
+                ("/../..", "/home"),
+                ("/*", "/home/dev/proj/*"),
+                ("/src/../a.rs", "/home/dev/proj/a.rs"),
+            ] {
+                let path = format!("{name}{rest}");
+                assert_eq!(join(Some("/home/dev/proj"), &path), want, "{path}");
+            }
+            // A Windows working directory keeps its separator.
+            assert_eq!(
+                join(Some(r"C:\Users\dev\proj"), &format!(r"{name}\.."),),
+                "c:/Users/dev",
+                "{name}"
+            );
+            // With no working directory, nothing resolves it.
+            assert_eq!(join(None, name), normalize(name), "{name}");
+            assert_eq!(join(Some(""), name), normalize(name), "{name}");
+        }
+        // A default for an unset `PWD` is never used.
+        for path in ["${PWD:-/}", "${PWD=/tmp}", "${PWD:?unset}", "${PWD-}"] {
+            assert_eq!(
+                join(Some("/home/dev/proj"), path),
+                "/home/dev/proj",
+                "{path}"
+            );
+            let parent = format!("{path}/..");
+            assert_eq!(
+                join(Some("/home/dev/proj"), &parent),
+                "/home/dev",
+                "{parent}"
+            );
+        }
+        // Other variables and users, and other shell expansions, stay as
+        // they are.
+        for path in [
+            "$PWDX",
+            "$pwd",
+            "${pwd}",
+            "$(PWD)",
+            "~+x",
+            "~+x/..",
+            "~-",
+            "$OLDPWD",
+            "${PWD%/*}",
+            "${PWD:+x}",
+            "${PWD:-/}x",
+            "${PWD:-",
+            "${PWD}x/a",
+            "$(pwd)x",
+        ] {
+            assert_eq!(
+                join(Some("/home/dev/proj"), path),
+                normalize(path),
+                "{path}"
+            );
+        }
+    }
 
     #[test]
     fn posix_paths_normalize_lexically() {

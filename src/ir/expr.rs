@@ -396,7 +396,7 @@ impl Func {
             Func::Stem => "`stem(p)`: the last segment of a path without its extension",
             Func::Extension => "`extension(p)`: the extension of a path, without its dot; empty when it has none",
             Func::Replace => "`replace(s, from, to)`: every `from` in `s` replaced by `to` (literal text; `rewrite` takes regexes)",
-            Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path",
+            Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path (`$PWD`, `${PWD}`, `$(pwd)` and `~+` name `base`)",
         }
     }
 
