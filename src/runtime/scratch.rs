@@ -574,6 +574,50 @@ hook renamed on tool.pre_execute priority 3 {
         assert_ne!(scratch.field_generation[tool], scratch.generation);
     }
 
+    /// On a field of exact values, only an equality with a string is
+    /// decided alone: any other atom asked first (`in` a list here) scans
+    /// the field, which decides it with the rest, and is never evaluated on
+    /// its own (that cost more than the scan).
+    #[test]
+    fn a_field_of_exact_values_scans_for_an_atom_other_than_an_equality() {
+        let source = r#"hook listed on tool.pre_execute {
+    when payload.args contains "--now" and payload.tool in ["exec", "run"]
+    abort "listed"
+}
+"#;
+        let table = crate::compile_str("t.hooks", source).unwrap().table;
+        let point = &table.program().points[0];
+        let tool = point
+            .fields
+            .iter()
+            .position(|f| f.path.to_string() == "payload.tool")
+            .unwrap();
+        let listed = point
+            .atoms
+            .iter()
+            .position(|a| matches!(a, crate::ir::Atom::In(..)))
+            .unwrap();
+        let mut scratch = table.scratch();
+        let target = crate::Target::new("a::b");
+        for (name, fires) in [("exec", true), ("run", true), ("ls", false)] {
+            let mut ctx = crate::HookContext::new(
+                "tool.pre_execute",
+                "a::b",
+                serde_json::json!({"tool": name, "args": "deploy --now"}),
+            );
+            let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+            assert_eq!(outcome.is_abort(), fires, "{name}");
+            assert_eq!(
+                scratch.field_generation[tool], scratch.generation,
+                "{name}: the field was scanned"
+            );
+            assert_ne!(
+                scratch.atom_generation[listed], scratch.generation,
+                "{name}: the `in` atom was not evaluated alone"
+            );
+        }
+    }
+
     /// An event that reaches no rule reading a shell view parses nothing;
     /// one that does parses its command once, into the scratch's cache.
     #[test]
