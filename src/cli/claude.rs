@@ -270,9 +270,13 @@ fn respond(
     let mut effects = Effects::new();
     let dir = project_dir(&event);
     // Rules read the hook's environment (`env(…)`) and measure paths from
-    // the project (`relpath(…)`).
-    let dir_text = dir.as_deref().and_then(std::path::Path::to_str);
-    effects = effects.with_host_facts(crate::event::HostFacts::from_process(dir_text));
+    // the project (`relpath(…)`). A path is measured as it is written, so
+    // an event's `cwd` is the project even where no directory of that
+    // name is here to run commands in.
+    let project = env_path(PROJECT_VAR)
+        .and_then(|d| d.to_str().map(str::to_owned))
+        .or_else(|| event.cwd().filter(|cwd| !cwd.is_empty()).map(str::to_owned));
+    effects = effects.with_host_facts(crate::event::HostFacts::from_process(project.as_deref()));
     if let Some(dir) = dir {
         effects = effects.with_exec(ExecConfig::new().with_project_dir(dir));
     }

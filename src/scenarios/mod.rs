@@ -357,7 +357,8 @@ fn run_loaded(
             crate::Effects::new().recording_only()
         } else {
             crate::Effects::new()
-        };
+        }
+        .with_host_facts(test_host(&ctx));
         // A test's mocks are the only handlers `call` finds in it, and
         // stand in for the commands and webhooks they match.
         for mock in &case.test.mocks {
@@ -497,6 +498,15 @@ fn condition_table(
     compile_loaded(loaded, options).map(|c| c.table)
 }
 
+/// What a test's event tells `env(…)` and `relpath(…)`: no environment
+/// (a test answers the same on every machine), and the event's `cwd` as
+/// the project directory, as `hookc claude` takes it when Claude Code
+/// names none.
+fn test_host(ctx: &HookContext) -> crate::event::HostFacts {
+    let cwd = ctx.payload.get("cwd").and_then(serde_json::Value::as_str);
+    crate::event::HostFacts::new(std::collections::HashMap::new(), cwd)
+}
+
 /// True when the rule of condition `n` matches `ctx` (it fires, or it is
 /// stopped by the depth limit after matching).
 fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
@@ -504,7 +514,9 @@ fn condition_holds(table: &Table, ctx: &HookContext, n: usize) -> bool {
     // Effects of its own, recorded only: a `rate(…)` in the condition
     // counts apart, and the rules' effects, which ran for the test, do not
     // run again for each condition checked.
-    let effects = crate::Effects::new().recording_only();
+    let effects = crate::Effects::new()
+        .recording_only()
+        .with_host_facts(test_host(ctx));
     let report = table.dispatch_context_with(&mut ctx.clone(), &effects);
     let stopped = format!("rule `{id}`");
     report.fired.contains(&id) || report.warnings.iter().any(|w| w.contains(&stopped))

@@ -1455,7 +1455,7 @@ fn doctor_finds_a_miswired_hook() {
     assert_eq!(ok.code, Some(0), "{ok:#?}");
     assert!(
         ok.stdout
-            .contains("schema claude-code, 29 rules, fresh, unsigned"),
+            .contains("schema claude-code, 30 rules, fresh, unsigned"),
         "{ok:#?}"
     );
     assert!(ok.stdout.contains("no problems found"), "{ok:#?}");
@@ -1789,4 +1789,67 @@ hook red on TaskCompleted {
         "{task:#?}"
     );
     assert_eq!(task.stderr, "tests are red\n");
+}
+
+/// The shipped pack's owned scope is measured from the project, as the
+/// hook names it: `CLAUDE_PROJECT_DIR`, else the event's `cwd`, read as
+/// written (it need not exist here). A `src/` of another directory is
+/// outside the scope, and so is every path when the project is unknown.
+#[test]
+fn the_shipped_scope_is_the_projects_own() {
+    let write = |cwd: Option<&str>, file: &str| {
+        let mut event = json!({
+            "session_id": "s",
+            "transcript_path": "/t",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": file, "content": "x"},
+        });
+        if let Some(cwd) = cwd {
+            event["cwd"] = json!(cwd);
+        }
+        event.to_string()
+    };
+    let decision = |stdin: &str, env: &[(&str, &OsStr)]| {
+        let run = hookc(
+            &[
+                OsStr::new("claude"),
+                OsStr::new("--rules"),
+                OsStr::new("rules/claude-code"),
+            ],
+            stdin,
+            env,
+        );
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        match run.stdout.as_str() {
+            "" => "none".to_owned(),
+            _ => run.json()["hookSpecificOutput"]["permissionDecision"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        }
+    };
+    let project = Some("/nowhere/acme-api");
+    for (cwd, file, want) in [
+        (project, "/nowhere/acme-api/src/a.ts", "none"),
+        (project, "/nowhere/acme-api/packages/web/src/app.ts", "none"),
+        (project, "/nowhere/acme-api/package.json", "deny"),
+        (project, "/nowhere/other/src/a.ts", "deny"),
+        (project, "/home/dev/.vscode/extensions/x/src/e.js", "deny"),
+        (
+            project,
+            "/nowhere/acme-api/src/../../other/src/a.ts",
+            "deny",
+        ),
+        (None, "/nowhere/acme-api/src/a.ts", "deny"),
+    ] {
+        assert_eq!(decision(&write(cwd, file), &[]), want, "{cwd:?} {file}");
+    }
+    // `CLAUDE_PROJECT_DIR` stays where the session started; the event's
+    // `cwd` may have moved.
+    let env = [("CLAUDE_PROJECT_DIR", OsStr::new("/nowhere/acme-api"))];
+    let moved = write(Some("/nowhere/other"), "/nowhere/acme-api/src/a.ts");
+    assert_eq!(decision(&moved, &env), "none");
+    let moved = write(Some("/nowhere/acme-api"), "/nowhere/other/src/a.ts");
+    assert_eq!(decision(&moved, &env), "deny");
 }
