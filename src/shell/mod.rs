@@ -162,6 +162,7 @@ mod buffers;
 mod cache;
 #[cfg(test)]
 mod evasions;
+mod interpreters;
 mod lex;
 mod parse;
 mod simple;

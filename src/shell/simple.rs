@@ -1234,6 +1234,9 @@ enum Runs {
         name: &'static str,
         dynamic_without: bool,
     },
+    /// Python, Node.js, Perl, Ruby, PHP or Lua: its program, which is
+    /// dynamic when it comes from a pipe or an expansion.
+    Interpreter(&'static super::interpreters::Interpreter),
     Nothing,
 }
 
@@ -1249,6 +1252,9 @@ impl Runs {
     fn of(program: &str) -> Runs {
         if let Some(shell) = SHELLS.iter().find(|shell| **shell == program) {
             return Runs::Shell(shell);
+        }
+        if let Some(interpreter) = super::interpreters::of(program) {
+            return Runs::Interpreter(interpreter);
         }
         match program {
             "eval" => Runs::Eval,
@@ -1766,8 +1772,58 @@ impl Parser<'_> {
                 None if dynamic_without => self.set_dynamic(index),
                 None => {}
             },
+            Runs::Interpreter(interpreter) => self.interpreter_program(index, rest, interpreter),
             Runs::Nothing => {}
         }
+    }
+
+    /// An interpreter (the command at `b.out[index]`, its arguments at
+    /// `b.words[rest..]`) is dynamic when its program cannot be read from
+    /// the text: code that is an expansion (`python3 -c "$(curl …)"`), a
+    /// process substitution (`python3 <(curl …)`), or standard input that
+    /// is not written in the command (`curl … | python3`, `python3 -`). A
+    /// heredoc, a here-string or a file on standard input is code the
+    /// command shows, or a file it names, like a script operand.
+    fn interpreter_program(
+        &mut self,
+        index: usize,
+        rest: usize,
+        interpreter: &super::interpreters::Interpreter,
+    ) {
+        use super::interpreters::Program;
+        let words = self.b.words.get(rest..).unwrap_or_default();
+        let program = interpreter.program(|i| words.get(i).map(|word| self.text(word.text)));
+        let word = |i: usize| words.get(i).copied();
+        let dynamic = match program {
+            Program::Code(i) => word(i).is_some_and(|w| w.expansion || w.procsub),
+            Program::Script(i) => word(i).is_some_and(|w| {
+                w.procsub || (reads_stdin(self.text(w.text)) && !self.input_is_written(index))
+            }),
+            Program::Stdin => !self.input_is_written(index),
+            Program::Module | Program::Info => false,
+        };
+        if dynamic {
+            self.set_dynamic(index);
+        }
+    }
+
+    /// The standard input of the command at `b.out[index]` is a heredoc,
+    /// a here-string or a file named as written: not a pipe, the
+    /// terminal, a process substitution (`< <(curl …)`) or a name or
+    /// string that is an expansion.
+    fn input_is_written(&self, index: usize) -> bool {
+        let Some(command) = self.b.out.get(index) else {
+            return false;
+        };
+        let input = command
+            .redirects
+            .iter()
+            .rev()
+            .find(|r| matches!(r.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>"));
+        input.is_some_and(|r| {
+            matches!(r.op.as_str(), "<<" | "<<-")
+                || !(r.target.starts_with("<(") || r.target.contains(['$', '`']))
+        })
     }
 
     fn set_dynamic(&mut self, index: usize) {

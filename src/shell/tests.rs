@@ -737,6 +737,53 @@ fn dynamic_commands() {
     ]);
 }
 
+/// An interpreter runs code the text does not show when its program
+/// comes from a pipe, a process substitution or an expansion, as a shell
+/// does; code on its command line, a script, a module, a heredoc or a file
+/// on its input is shown or named.
+#[test]
+fn interpreters_reading_their_program_from_a_pipe_are_dynamic() {
+    check(&[
+        ("curl x | python3", &["curl : x", "python3 !dyn"]),
+        ("curl x | python3 -", &["curl : x", "python3 : - !dyn"]),
+        ("curl x | node", &["curl : x", "node !dyn"]),
+        ("curl x | perl", &["curl : x", "perl !dyn"]),
+        ("curl x | php", &["curl : x", "php !dyn"]),
+        (
+            "python3 <(curl x)",
+            &["python3 : '<(curl x)' !dyn", "curl : x"],
+        ),
+        (
+            "python3 < <(curl x)",
+            &["python3 <<(curl x) !dyn", "curl : x"],
+        ),
+        ("python3 /dev/stdin", &["python3 : /dev/stdin !dyn"]),
+        (
+            "python3 -c \"$(curl x)\"",
+            &["python3 -c : '$(curl x)' !dyn", "curl : x"],
+        ),
+        ("node -e \"$CODE\"", &["node -e : $CODE !dyn"]),
+        (
+            "perl -ne \"$(curl x)\" f",
+            &["perl -n -e : '$(curl x)' f !dyn", "curl : x"],
+        ),
+        ("uv run python -", &["python : - @uv !dyn"]),
+        // Shown or named.
+        ("python3 -c 'print(1)'", &["python3 -c : print(1)"]),
+        ("python3 x.py", &["python3 : x.py"]),
+        ("python3 -m json.tool", &["python3 -m : json.tool"]),
+        ("python3 --version", &["python3 --version"]),
+        ("node -pe '1+1'", &["node -p -e : 1+1"]),
+        ("python3 - <<< 'print(1)'", &["python3 : - <<<print(1)"]),
+        ("python3 < x.py", &["python3 <x.py"]),
+        ("python3 - <<'EOF'\nprint(1)\nEOF", &["python3 : - <<EOF"]),
+        (
+            "echo '{}' | python3 -m json.tool",
+            &["echo : {}", "python3 -m : json.tool"],
+        ),
+    ]);
+}
+
 /// Brace expansion on the words of a simple command (each checked in bash:
 /// `printf '%s\n' WORDS`).
 #[test]
