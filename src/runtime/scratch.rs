@@ -517,18 +517,10 @@ hook renamed on tool.pre_execute priority 3 {
     abort "renamed"
 }
 "#;
-        let table = crate::compile_str("t.hooks", source).unwrap().table;
-        let point = &table.program().points[0];
-        let tool = point
-            .fields
-            .iter()
-            .position(|f| f.path.to_string() == "payload.tool")
-            .unwrap();
-        let exec = point
-            .atoms
-            .iter()
-            .position(|a| matches!(a, crate::ir::Atom::Eq(_, v) if v == "exec"))
-            .unwrap();
+        let (table, tool, exec) = tool_field_and_atom(
+            source,
+            |a| matches!(a, crate::ir::Atom::Eq(_, v) if v == "exec"),
+        );
         let mut scratch = table.scratch();
         let target = crate::Target::new("a::b");
         let dispatch = |payload: serde_json::Value, scratch: &mut super::Scratch| {
@@ -574,6 +566,23 @@ hook renamed on tool.pre_execute priority 3 {
         assert_ne!(scratch.field_generation[tool], scratch.generation);
     }
 
+    /// `source` compiled, with the index of its one point's
+    /// `payload.tool` field and of the first atom `wanted` picks.
+    fn tool_field_and_atom(
+        source: &str,
+        wanted: impl Fn(&crate::ir::Atom) -> bool,
+    ) -> (crate::Table, usize, usize) {
+        let table = crate::compile_str("t.hooks", source).unwrap().table;
+        let point = &table.program().points[0];
+        let tool = point
+            .fields
+            .iter()
+            .position(|f| f.path.to_string() == "payload.tool")
+            .unwrap();
+        let atom = point.atoms.iter().position(wanted).unwrap();
+        (table, tool, atom)
+    }
+
     /// On a field of exact values, only an equality with a string is
     /// decided alone: any other atom asked first (`in` a list here) scans
     /// the field, which decides it with the rest, and is never evaluated on
@@ -585,18 +594,8 @@ hook renamed on tool.pre_execute priority 3 {
     abort "listed"
 }
 "#;
-        let table = crate::compile_str("t.hooks", source).unwrap().table;
-        let point = &table.program().points[0];
-        let tool = point
-            .fields
-            .iter()
-            .position(|f| f.path.to_string() == "payload.tool")
-            .unwrap();
-        let listed = point
-            .atoms
-            .iter()
-            .position(|a| matches!(a, crate::ir::Atom::In(..)))
-            .unwrap();
+        let (table, tool, listed) =
+            tool_field_and_atom(source, |a| matches!(a, crate::ir::Atom::In(..)));
         let mut scratch = table.scratch();
         let target = crate::Target::new("a::b");
         for (name, fires) in [("exec", true), ("run", true), ("ls", false)] {
