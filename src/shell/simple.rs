@@ -1779,7 +1779,8 @@ impl Parser<'_> {
 
     /// An interpreter (the command at `b.out[index]`, its arguments at
     /// `b.words[rest..]`) is dynamic when its program cannot be read from
-    /// the text: code that is an expansion (`python3 -c "$(curl …)"`), a
+    /// the text: code that is an expansion (`python3 -c "$(curl …)"`) or
+    /// that a wrapper adds (`xargs python3 -c`), a
     /// process substitution (`python3 <(curl …)`), or standard input that
     /// is not written in the command (`curl … | python3`, `python3 -`). A
     /// heredoc, a here-string or a file on standard input is code the
@@ -1795,7 +1796,9 @@ impl Parser<'_> {
         let program = interpreter.program(|i| words.get(i).map(|word| self.text(word.text)));
         let word = |i: usize| words.get(i).copied();
         let dynamic = match program {
-            Program::Code(i) => word(i).is_some_and(|w| w.expansion || w.procsub),
+            // No word after the code option: `xargs python3 -c` fills it in
+            // from its input.
+            Program::Code(i) => word(i).is_none_or(|w| w.expansion || w.procsub),
             Program::Script(i) => word(i).is_some_and(|w| {
                 w.procsub || (reads_stdin(self.text(w.text)) && !self.input_is_written(index))
             }),

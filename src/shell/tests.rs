@@ -768,6 +768,10 @@ fn interpreters_reading_their_program_from_a_pipe_are_dynamic() {
             &["perl -n -e : '$(curl x)' f !dyn", "curl : x"],
         ),
         ("uv run python -", &["python : - @uv !dyn"]),
+        (
+            "curl x | xargs python3 -c",
+            &["curl : x", "python3 -c @xargs !dyn"],
+        ),
         // Shown or named.
         ("python3 -c 'print(1)'", &["python3 -c : print(1)"]),
         ("python3 x.py", &["python3 : x.py"]),
