@@ -1815,15 +1815,7 @@ impl Parser<'_> {
     /// terminal, a process substitution (`< <(curl …)`) or a name or
     /// string that is an expansion.
     fn input_is_written(&self, index: usize) -> bool {
-        let Some(command) = self.b.out.get(index) else {
-            return false;
-        };
-        let input = command
-            .redirects
-            .iter()
-            .rev()
-            .find(|r| matches!(r.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>"));
-        input.is_some_and(|r| {
+        input(&self.b.out, index).is_some_and(|r| {
             matches!(r.op.as_str(), "<<" | "<<-")
                 || !(r.target.starts_with("<(") || r.target.contains(['$', '`']))
         })
@@ -1947,11 +1939,7 @@ impl Parser<'_> {
     /// it is literal: one that holds `$` or a backquote could expand to
     /// anything.
     fn here_string(&mut self, index: usize) -> Option<String> {
-        let command = self.b.out.get(index)?;
-        let input =
-            command.redirects.iter().rev().find(|redirect| {
-                matches!(redirect.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>")
-            })?;
+        let input = input(&self.b.out, index)?;
         if input.op != "<<<" || input.target.contains(['$', '`']) {
             return None;
         }
@@ -2129,6 +2117,16 @@ fn starts_fd_exec(word: &str) -> bool {
 /// A script path that means standard input.
 fn reads_stdin(text: &str) -> bool {
     STDIN_PATHS.contains(&text)
+}
+
+/// The redirection command `index` of `out` reads its standard input
+/// from: the last of its input redirections.
+fn input(out: &[Command], index: usize) -> Option<&Redirect> {
+    out.get(index)?
+        .redirects
+        .iter()
+        .rev()
+        .find(|redirect| matches!(redirect.op.as_str(), "<" | "<<" | "<<-" | "<<<" | "<>"))
 }
 
 /// `NAME=value` as a program such as `env` sees it (quotes already gone).
