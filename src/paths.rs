@@ -142,6 +142,176 @@ fn working_directory_rest(path: &str) -> Option<&str> {
     after_name.filter(|rest| rest.is_empty() || rest.starts_with(['/', '\\']))
 }
 
+/// `word` as the shell expands it when the variables it names are unset:
+/// the reading that makes `rm -rf "$DIR/"*` delete `/*`. `None` when the
+/// shell would stop instead of running the command (`${DIR:?}`).
+///
+/// - `$NAME`, `${NAME}`, the positional parameters (`$1`, `${10}`, `$@`,
+///   `$*`) and what an unset variable gives through another operator
+///   (`${NAME:+x}`, `${NAME%x}`, `${!NAME}`, `${NAME:1}`) are empty;
+///   `${#NAME}` is `0`;
+/// - `${NAME:-x}`, `${NAME-x}`, `${NAME:=x}` and `${NAME=x}` are `x`, read
+///   the same way (`${A:-${B:-/}}` is `/`);
+/// - `${NAME:?x}` and `${NAME?x}` make the shell stop: `None`;
+/// - what the shell always sets stays as written: `HOME`, `PWD`,
+///   `OLDPWD`, `USER`, `LOGNAME`, and the special parameters `$$`, `$?`,
+///   `$#`, `$!`, `$-`, `$0`; so do command substitutions and arithmetic
+///   (`$(…)`, `$((…))`), which are not variables, and a `$` that starts
+///   none of these.
+///
+/// Names are case-sensitive, as the shell's are: `$home` is another
+/// variable than `$HOME`, and is unset. A word without `$` is returned as
+/// it is, borrowed.
+///
+/// ```
+/// use hookc::paths::if_unset;
+/// assert_eq!(if_unset("$STEAMROOT/*").as_deref(), Some("/*"));
+/// assert_eq!(if_unset("${DIR:-/}").as_deref(), Some("/"));
+/// assert_eq!(if_unset("${DIR:?}/*"), None);
+/// assert_eq!(if_unset("$HOME/build").as_deref(), Some("$HOME/build"));
+/// assert_eq!(if_unset("build").as_deref(), Some("build"));
+/// ```
+pub fn if_unset(word: &str) -> Option<Cow<'_, str>> {
+    if !word.contains('$') {
+        return Some(Cow::Borrowed(word));
+    }
+    let mut out = String::with_capacity(word.len());
+    expand_unset(word, &mut out)?;
+    Some(Cow::Owned(out))
+}
+
+/// The variables a shell always has, kept as written by [`if_unset`].
+const ALWAYS_SET: [&str; 5] = ["HOME", "PWD", "OLDPWD", "USER", "LOGNAME"];
+
+/// The special parameters a shell always has (`$$`, `$?`, …).
+const ALWAYS_SET_SPECIAL: &[u8] = b"$?#!-0";
+
+/// Appends `word` expanded as [`if_unset`] reads it to `out`; `None` when
+/// the shell would stop.
+fn expand_unset(word: &str, out: &mut String) -> Option<()> {
+    let mut rest = word;
+    while let Some((before, after)) = rest.split_once('$') {
+        out.push_str(before);
+        let bytes = after.as_bytes();
+        match bytes.first() {
+            // `$(…)` and `$((…))`: not a variable; kept to its closing
+            // parenthesis (the rest of the word when there is none).
+            Some(b'(') => {
+                let end = closing(after, b'(', b')').map_or(after.len(), |i| i + 1);
+                let (kept, tail) = after.split_at_checked(end).unwrap_or((after, ""));
+                out.push('$');
+                out.push_str(kept);
+                rest = tail;
+            }
+            Some(b'{') => {
+                let Some(close) = closing(after, b'{', b'}') else {
+                    // No closing brace: the shell refuses the word; kept.
+                    out.push('$');
+                    out.push_str(after);
+                    return Some(());
+                };
+                let inner = after.get(1..close).unwrap_or("");
+                if !expand_braced(inner, out)? {
+                    out.push('$');
+                    out.push_str(after.get(..=close).unwrap_or(""));
+                }
+                rest = after.get(close + 1..).unwrap_or("");
+            }
+            Some(&b) if b.is_ascii_digit() || b == b'@' || b == b'*' => {
+                // A positional parameter is one character: `$10` is `${1}0`.
+                if b == b'0' {
+                    out.push_str("$0");
+                }
+                rest = after.get(1..).unwrap_or("");
+            }
+            Some(&b) if ALWAYS_SET_SPECIAL.contains(&b) => {
+                out.push('$');
+                out.push(char::from(b));
+                rest = after.get(1..).unwrap_or("");
+            }
+            _ => {
+                let len = name_len(after);
+                let (name, tail) = after.split_at_checked(len).unwrap_or((after, ""));
+                if name.is_empty() || ALWAYS_SET.contains(&name) {
+                    out.push('$');
+                    out.push_str(name);
+                }
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    Some(())
+}
+
+/// Appends what `${inner}` gives with its variable unset; `Some(false)`
+/// when it names a variable the shell always sets (the caller keeps it
+/// as written), `None` when the shell would stop.
+fn expand_braced(inner: &str, out: &mut String) -> Option<bool> {
+    if let Some(name) = inner.strip_prefix('#') {
+        if !name.is_empty() && name_len(name) == name.len() {
+            // `${#NAME}`: the length of an unset variable.
+            out.push('0');
+            return Some(true);
+        }
+    }
+    if inner.len() > 1 && inner.starts_with('!') {
+        // `${!REF}`: the variable an unset variable names, none.
+        return Some(true);
+    }
+    let len = match inner.as_bytes().first() {
+        Some(b) if b.is_ascii_digit() => inner.bytes().take_while(u8::is_ascii_digit).count(),
+        Some(b'@' | b'*') => 1,
+        Some(b) if ALWAYS_SET_SPECIAL.contains(b) => return Some(false),
+        _ => name_len(inner),
+    };
+    let (name, operator) = inner.split_at_checked(len).unwrap_or((inner, ""));
+    if ALWAYS_SET.contains(&name) || name == "0" {
+        return Some(false);
+    }
+    // The operators whose word an unset variable gives.
+    for op in [":-", ":=", "-", "="] {
+        if let Some(default) = operator.strip_prefix(op) {
+            expand_unset(default, out)?;
+            return Some(true);
+        }
+    }
+    if operator.starts_with(":?") || operator.starts_with('?') {
+        return None;
+    }
+    // Empty: no operator, `:+`, `+`, or one that edits the (empty) value.
+    Some(true)
+}
+
+/// The length of the shell variable name `text` starts with.
+fn name_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    match bytes.first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => bytes
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count(),
+        _ => 0,
+    }
+}
+
+/// The index of the `close` byte that closes the `open` byte `text`
+/// starts with, counting nested pairs.
+fn closing(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b == open {
+            depth += 1;
+        } else if b == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
 /// The last segment of `path`, normalized first: `basename("/a/b/")` is
 /// `b`, `basename("C:\\x\\y.txt")` is `y.txt`, `basename("/")` is `/`.
 ///
@@ -358,6 +528,59 @@ fn windows_name(segment: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unset_variables_expand_as_the_shell_expands_them() {
+        for (word, want) in [
+            // Empty.
+            ("$STEAMROOT/*", Some("/*")),
+            ("${DIR}/", Some("/")),
+            ("$A$B", Some("")),
+            ("$1/", Some("/")),
+            ("${10}/x", Some("/x")),
+            ("$10", Some("0")),
+            ("$@/", Some("/")),
+            ("${*}/", Some("/")),
+            ("${DIR:+/tmp}/etc", Some("/etc")),
+            ("${DIR%/}/", Some("/")),
+            ("${!REF}/", Some("/")),
+            ("${DIR:1}/", Some("/")),
+            ("/srv/${#DIR}", Some("/srv/0")),
+            ("$home/", Some("/")),
+            // Defaults, read the same way.
+            ("${DIR:-/}", Some("/")),
+            ("${DIR-/usr}", Some("/usr")),
+            ("${DIR:=~}", Some("~")),
+            ("${DIR=$HOME}", Some("$HOME")),
+            ("${A:-${B:-/}}/*", Some("//*")),
+            ("${A:-$B}/", Some("/")),
+            ("${DIR:-build}/out", Some("build/out")),
+            // The shell stops.
+            ("${DIR:?}/*", None),
+            ("${DIR?unset}/", None),
+            ("${A:-${B:?}}/", None),
+            // Kept as written.
+            ("$HOME/x", Some("$HOME/x")),
+            ("${HOME}", Some("${HOME}")),
+            ("${HOME:-/}", Some("${HOME:-/}")),
+            ("$PWD/..", Some("$PWD/..")),
+            ("${OLDPWD}/x", Some("${OLDPWD}/x")),
+            ("/home/$USER", Some("/home/$USER")),
+            ("$$/$?/$#/$!/$-/$0", Some("$$/$?/$#/$!/$-/$0")),
+            ("${0}", Some("${0}")),
+            ("$(pwd)/x", Some("$(pwd)/x")),
+            ("$((1 + $N))/x", Some("$((1 + $N))/x")),
+            ("$(echo $(ls))$D/", Some("$(echo $(ls))/")),
+            ("a$", Some("a$")),
+            ("$/x", Some("$/x")),
+            ("${DIR", Some("${DIR")),
+            ("$(unclosed", Some("$(unclosed")),
+            ("plain/path", Some("plain/path")),
+        ] {
+            assert_eq!(if_unset(word).as_deref(), want, "{word}");
+        }
+        assert!(matches!(if_unset("plain"), Some(Cow::Borrowed("plain"))));
+    }
 
     #[test]
     fn the_working_directory_by_its_names_joins_as_the_directory() {

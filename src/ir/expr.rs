@@ -330,11 +330,15 @@ pub enum Func {
     /// shell resolves a relative path against its working directory
     /// ([`crate::paths::join`]).
     Join,
+    /// `if_unset(w)`: the word `w` as the shell expands it when the
+    /// variables it names are unset ([`crate::paths::if_unset`]), or `null`
+    /// when the shell would stop (`${DIR:?}`).
+    IfUnset,
 }
 
 impl Func {
     /// Every function, in a fixed order.
-    pub const ALL: [Func; 14] = [
+    pub const ALL: [Func; 15] = [
         Func::Shell,
         Func::Lower,
         Func::Upper,
@@ -349,6 +353,7 @@ impl Func {
         Func::Extension,
         Func::Replace,
         Func::Join,
+        Func::IfUnset,
     ];
 
     /// The name written in rules.
@@ -368,6 +373,7 @@ impl Func {
             Func::Extension => "extension",
             Func::Replace => "replace",
             Func::Join => "join",
+            Func::IfUnset => "if_unset",
         }
     }
 
@@ -397,6 +403,7 @@ impl Func {
             Func::Extension => "`extension(p)`: the extension of a path, without its dot; empty when it has none",
             Func::Replace => "`replace(s, from, to)`: every `from` in `s` replaced by `to` (literal text; `rewrite` takes regexes)",
             Func::Join => "`join(base, p)`: `p` resolved against the directory `base`, as a shell resolves a relative path (`$PWD`, `${PWD}`, `$(pwd)` and `~+` name `base`)",
+            Func::IfUnset => "`if_unset(w)`: the word as the shell expands it when the variables it names are unset (`$DIR/*` is `/*`, `${DIR:-/}` is `/`), `null` when the shell would stop (`${DIR:?}`); `HOME`, `PWD`, `OLDPWD`, `USER` and `LOGNAME` stay as written",
         }
     }
 

@@ -306,6 +306,11 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         },
         Func::Stem => text(|s| Val::Str(Cow::Owned(crate::paths::stem(s)))),
         Func::Extension => text(|s| Val::Str(Cow::Owned(crate::paths::extension(s)))),
+        // `None` from `if_unset`: the shell stops, the word has no value.
+        Func::IfUnset => match arg.as_str().and_then(crate::paths::if_unset) {
+            Some(word) => Val::Str(Cow::Owned(word.into_owned())),
+            None => Val::Null,
+        },
         // More than one argument: evaluated by the caller.
         Func::Replace | Func::Join => Val::Null,
         Func::Len => match &arg {

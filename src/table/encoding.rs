@@ -60,7 +60,8 @@
 //! indexes, matchers, the literal search's anchors and hash tables, with
 //! rules, atoms and field paths as postcard blobs decoded on first use,
 //! and checksums each part where it is read; version 15 the literals
-//! each regex needs (`regex_needs`), looked for before it is searched. A
+//! each regex needs (`regex_needs`), looked for before it is searched;
+//! version 16 the function `if_unset`. A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -87,7 +88,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 15;
+pub const VERSION: u32 = 16;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

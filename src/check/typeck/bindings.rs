@@ -310,7 +310,8 @@ impl<'a> TypeChecker<'a, '_> {
             | Func::Stem
             | Func::Extension
             | Func::Replace
-            | Func::Join => (ty == Ty::String, Ty::String),
+            | Func::Join
+            | Func::IfUnset => (ty == Ty::String, Ty::String),
             Func::Len => (matches!(ty, Ty::String | Ty::List | Ty::Object), Ty::Int),
         };
         if !accepts && ty != Ty::Any {

@@ -193,6 +193,7 @@ pub(super) enum Func {
     Extension,
     Replace,
     Join,
+    IfUnset,
 }
 
 /// [`ir::RegexId`].
