@@ -61,7 +61,9 @@
 //! rules, atoms and field paths as postcard blobs decoded on first use,
 //! and checksums each part where it is read; version 15 the literals
 //! each regex needs (`regex_needs`), looked for before it is searched;
-//! version 16 the function `if_unset`. A
+//! version 16 the function `if_unset`; version 17 literals shorter than
+//! an anchor beside a field's planned literals (searched for on their
+//! own, where a table of 16 held no plan for such a field). A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -88,7 +90,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 16;
+pub const VERSION: u32 = 17;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

@@ -25,6 +25,14 @@
 //! search. When the anchors are too many, too short or the CPU has no
 //! packed search, the automaton is used as before.
 //!
+//! A literal shorter than an anchor can be (`"$"`, `"rm"`, `"|"`) is
+//! left out of the plan and searched for on its own, after the anchors
+//! (a single-substring search for one, a small automaton over the few
+//! there are): one such literal beside a pack's other literals would
+//! otherwise make the whole field an automaton built when the table
+//! loads, which on a Claude Code Bash event cost more than half the
+//! process's instructions.
+//!
 //! When every literal begins with one *stem* (a single literal, or a list
 //! generated from one template: `cmd{i} --flag`, `curl http://evil{i}`)
 //! and the literals have few lengths (or anchors could not tell them
@@ -81,19 +89,24 @@ pub(crate) struct AnchorPlan {
     pub(crate) lengths: Vec<Vec<u32>>,
 }
 
-/// The two-stage search's plan for `literals`: `None` when a literal is
-/// shorter than [`MIN_ANCHOR`], their first [`MIN_ANCHOR`] bytes take more
-/// than [`MAX_ANCHORS`] values, or a literal repeats (the compiler stores
-/// each literal once; a table that repeats one gets the automaton, which
-/// reports every copy, where a hash table would find one).
+/// The two-stage search's plan for `literals`, made of those at least
+/// [`MIN_ANCHOR`] bytes long (the shorter ones are searched for on their
+/// own, see [`is_short`]): `None` when there are none, their first
+/// [`MIN_ANCHOR`] bytes take more than [`MAX_ANCHORS`] values, or a
+/// literal repeats (the compiler stores each literal once; a table that
+/// repeats one gets the automaton, which reports every copy, where a hash
+/// table would find one).
 pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
-    if literals.iter().any(|l| l.len() < MIN_ANCHOR) {
+    let mut all: Vec<&[u8]> = literals.to_vec();
+    all.sort_unstable();
+    all.dedup();
+    if all.len() != literals.len() {
         return None;
     }
-    let mut sorted: Vec<&[u8]> = literals.to_vec();
+    let long: Vec<&[u8]> = literals.iter().copied().filter(|l| !is_short(l)).collect();
+    let mut sorted = long.clone();
     sorted.sort_unstable();
-    sorted.dedup();
-    if sorted.is_empty() || sorted.len() != literals.len() {
+    if sorted.is_empty() {
         return None;
     }
     let stem = stem(&sorted);
@@ -110,7 +123,7 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
         return stem;
     }
     let mut lengths = vec![Vec::new(); anchors.len()];
-    for literal in literals {
+    for literal in &long {
         let anchor = anchor_of(&anchors, literal)?;
         lengths
             .get_mut(anchor)?
@@ -125,6 +138,12 @@ pub(crate) fn plan(literals: &[&[u8]]) -> Option<AnchorPlan> {
         anchors: anchors.into_iter().map(<[u8]>::to_vec).collect(),
         lengths,
     })
+}
+
+/// True when `literal` is shorter than an anchor can be: no plan holds
+/// it, and the search looks for it on its own.
+pub(crate) fn is_short(literal: &[u8]) -> bool {
+    literal.len() < MIN_ANCHOR
 }
 
 /// The plan with one anchor, the `sorted` literals' stem (their longest
@@ -283,6 +302,76 @@ pub(crate) struct Anchored {
     shortest: usize,
     /// Which literal lengths end with which byte, to skip most lookups.
     endings: Box<Endings>,
+    /// The literals too short for an anchor, searched for after them.
+    short: Option<Box<ShortLiterals>>,
+}
+
+/// The literals of a planned field too short for an anchor (see
+/// [`is_short`]): their indexes among the field's literals, and the
+/// search for them.
+#[derive(Debug)]
+struct ShortLiterals {
+    ids: Vec<usize>,
+    search: ShortSearch,
+}
+
+/// How the short literals are found: one by a single-substring search,
+/// several by an automaton over them alone (a few states). The whole is
+/// boxed already ([`Anchored::short`]), so the variants are not.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "held in a Box of its own; a second box would cost a load per search"
+)]
+enum ShortSearch {
+    One(memmem::Finder<'static>),
+    Many(AhoCorasick),
+}
+
+impl ShortLiterals {
+    /// The short literals of `stored`, if any; `Err` when their
+    /// automaton cannot be built.
+    fn of(stored: &StoredLiterals<'_>) -> Result<Option<Box<ShortLiterals>>, String> {
+        let ids: Vec<usize> = (0..stored.len())
+            .filter(|&i| is_short(stored.literal(i)))
+            .collect();
+        let search = match ids.as_slice() {
+            [] => return Ok(None),
+            [one] => ShortSearch::One(memmem::Finder::new(stored.literal(*one)).into_owned()),
+            many => ShortSearch::Many(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(many.iter().map(|&i| stored.literal(i)))
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        Ok(Some(Box::new(ShortLiterals { ids, search })))
+    }
+
+    /// Calls `found` with the index of each short literal at each place
+    /// it occurs in `text`, overlapping or not.
+    #[inline]
+    fn for_each(&self, text: &[u8], mut found: impl FnMut(usize)) {
+        match &self.search {
+            ShortSearch::One(finder) => {
+                let Some(&id) = self.ids.first() else {
+                    return;
+                };
+                let mut at = 0;
+                while let Some(offset) = text.get(at..).and_then(|rest| finder.find(rest)) {
+                    found(id);
+                    at += offset + 1;
+                }
+            }
+            ShortSearch::Many(ac) => {
+                for m in ac.find_overlapping_iter(text) {
+                    if let Some(&id) = self.ids.get(m.pattern().as_usize()) {
+                        found(id);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The last bytes of the literals by length: bit `len % 32` of word `b` is
@@ -365,6 +454,7 @@ impl LiteralSearch {
                     anchors: AnchorFinder::One(Box::new(memmem::Finder::new(anchor).into_owned())),
                     shortest,
                     endings: endings(),
+                    short: ShortLiterals::of(stored)?,
                 }));
             }
             let mut builder = packed::Config::new()
@@ -376,6 +466,7 @@ impl LiteralSearch {
                     anchors: AnchorFinder::Packed(searcher),
                     shortest,
                     endings: endings(),
+                    short: ShortLiterals::of(stored)?,
                 }));
             }
         }
@@ -460,7 +551,7 @@ impl Anchored {
         let mut at = 0;
         while at + self.shortest <= text.len() {
             let Some((start, anchor)) = self.anchors.find(text, at) else {
-                return;
+                break;
             };
             let rest = text.get(start..).unwrap_or(&[]);
             for &len in lengths.get(anchor) {
@@ -475,6 +566,9 @@ impl Anchored {
                 }
             }
             at = start + 1;
+        }
+        if let Some(short) = &self.short {
+            short.for_each(text, found);
         }
     }
 }

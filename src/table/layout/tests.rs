@@ -269,10 +269,56 @@ fn overlapping_and_repeated_occurrences_are_all_reported() {
     }
 }
 
+/// A literal too short for an anchor is searched for on its own beside
+/// the plan of the others (one by a substring search, several by a small
+/// automaton), and every occurrence of every literal is still found;
+/// literals that are all short take the automaton.
 #[test]
-fn short_or_many_anchors_fall_back_to_the_automaton() {
-    let short = strings(&["rm", "curl http://x"]);
-    assert!(!is_anchored(&short));
+fn short_literals_are_searched_beside_the_anchors() {
+    let texts = [
+        "rm -rf $DIR/* | tee x; curl http://x2 $$",
+        "$",
+        "",
+        "curl http://x",
+        "no literal here",
+    ];
+    let mixed: Vec<String> = (0..20).map(|i| format!("curl http://x{i}")).collect();
+    for short in [vec!["$"], vec!["$", "rm", "|"], vec!["$$", "$"]] {
+        let literals: Vec<String> = short
+            .iter()
+            .map(|s| s.to_string())
+            .chain(mixed.iter().cloned())
+            .collect();
+        let bytes = bytes(&literals);
+        let planned = plan(&bytes).expect("the long literals are planned");
+        assert!(
+            planned.anchors.iter().all(|a| a.len() >= 3),
+            "{:?}",
+            planned.anchors
+        );
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("ssse3") {
+            assert!(is_anchored(&literals), "{short:?}");
+        }
+        for text in texts {
+            assert_eq!(
+                occurrences(&literals, text),
+                expected(&literals, text),
+                "{short:?} in {text:?}"
+            );
+        }
+    }
+    let all_short = strings(&["rm", "$", "|"]);
+    assert!(plan(&bytes(&all_short)).is_none());
+    assert!(!is_anchored(&all_short));
+    assert_eq!(
+        occurrences(&all_short, texts[0]),
+        expected(&all_short, texts[0])
+    );
+}
+
+#[test]
+fn many_anchors_fall_back_to_the_automaton() {
     let varied: Vec<String> = (0..100).map(|i| format!("{i:03}-literal")).collect();
     assert!(!is_anchored(&varied), "100 distinct anchors at every width");
     let text = "007-literal and 099-literal";
