@@ -197,6 +197,7 @@ fn matcher_json(stats: &FieldStats) -> Value {
             Some(LiteralSearchKind::Anchors(n)) => json!(n),
             _ => Value::Null,
         },
+        "literal_short": stats.literal_short,
         "ac_bytes": stats.ac_bytes,
         "comparisons": stats.comparisons,
     })
@@ -298,8 +299,14 @@ fn matcher_line(stats: &FieldStats) -> String {
         };
         parts.push(format!(
             "{} {how}",
-            plural(stats.literals, "literal", "literals")
+            plural(stats.literals - stats.literal_short, "literal", "literals")
         ));
+        if stats.literal_short > 0 {
+            parts.push(format!(
+                "{} too short for that, searched for on their own",
+                plural(stats.literal_short, "literal", "literals")
+            ));
+        }
     }
     if stats.eq_keys > 0 {
         parts.push(format!(

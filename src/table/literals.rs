@@ -497,13 +497,29 @@ impl LiteralSearch {
         }
     }
 
+    /// How many literals too short for an anchor are searched for on
+    /// their own, for `hookc inspect`.
+    pub(crate) fn short_count(&self) -> usize {
+        match self {
+            LiteralSearch::Anchored(a) => a.short.as_ref().map_or(0, |s| s.ids.len()),
+            LiteralSearch::Automaton(_) => 0,
+        }
+    }
+
     /// Heap used at load, for `hookc inspect`.
     pub(crate) fn memory_usage(&self) -> usize {
         match self {
-            LiteralSearch::Anchored(a) => match &a.anchors {
-                AnchorFinder::Packed(searcher) => searcher.memory_usage(),
-                AnchorFinder::One(finder) => finder.needle().len(),
-            },
+            LiteralSearch::Anchored(a) => {
+                let short = a.short.as_ref().map_or(0, |s| match &s.search {
+                    ShortSearch::One(finder) => finder.needle().len(),
+                    ShortSearch::Many(ac) => ac.memory_usage(),
+                });
+                short
+                    + match &a.anchors {
+                        AnchorFinder::Packed(searcher) => searcher.memory_usage(),
+                        AnchorFinder::One(finder) => finder.needle().len(),
+                    }
+            }
             LiteralSearch::Automaton(ac) => ac.memory_usage(),
         }
     }

@@ -494,6 +494,10 @@ pub struct FieldStats {
     pub literals: usize,
     /// How they are found (`None` without literals).
     pub literal_search: Option<LiteralSearchKind>,
+    /// Of those, the ones too short for an anchor, searched for on their
+    /// own beside the substring or the anchors (0 with the automaton,
+    /// which holds them all).
+    pub literal_short: usize,
     /// Heap used by the literal search built at load.
     pub ac_bytes: usize,
     /// Comparisons with a number (`<`, `<=`, `>`, `>=`), decided against
@@ -514,8 +518,9 @@ pub enum LiteralSearchKind {
     /// Their first bytes take this many values (anchors), found together
     /// by a packed SIMD search.
     Anchors(usize),
-    /// One Aho-Corasick automaton of the whole literals: some are too
-    /// short for anchors, or this CPU has no packed search.
+    /// One Aho-Corasick automaton of the whole literals: their first
+    /// bytes take too many values, all are too short for anchors, or
+    /// this CPU has no packed search.
     Automaton,
 }
 
@@ -859,6 +864,7 @@ impl Table {
                         .unwrap_or(0),
                     literals: f.literal_count(),
                     literal_search: search.map(|s| s.kind(f.stored_literals())),
+                    literal_short: search.map_or(0, LiteralSearch::short_count),
                     ac_bytes: search.map_or(0, LiteralSearch::memory_usage),
                     comparisons: f
                         .bulk()

@@ -745,7 +745,8 @@ fn inspect_says_how_literals_are_searched() {
          list fetches = [{}]\n\
          hook stem on tool.pre_execute at *::* {{\n    when payload.args contains any evil\n    abort \"evil\"\n}}\n\
          hook anchored on tool.pre_execute at *::* {{\n    when payload.url contains any fetches\n    abort \"fetch\"\n}}\n\
-         hook automaton on tool.pre_execute at *::* {{\n    when payload.tool contains any [\"rm\", \"curl http://x\"]\n    abort \"short\"\n}}\n",
+         hook beside on tool.pre_execute at *::* {{\n    when payload.tool contains any [\"rm\", \"$\", \"curl http://x\"]\n    abort \"short\"\n}}\n\
+         hook automaton on tool.pre_execute at *::* {{\n    when payload.host contains any [\"rm\", \"ls\"]\n    abort \"all short\"\n}}\n",
         hosts.join(", "),
         fetches.join(", ")
     );
@@ -778,12 +779,22 @@ fn inspect_says_how_literals_are_searched() {
         assert_eq!(matcher("payload.url")["literal_anchors"], 2);
         assert_eq!(matcher("payload.url")["literal_substring"], Value::Null);
     }
-    assert_eq!(search("payload.tool"), "automaton");
+    // Literals too short for an anchor are searched beside the one
+    // long literal's substring, not a reason for the automaton.
+    assert_eq!(search("payload.tool"), "substring");
+    assert_eq!(
+        matcher("payload.tool")["literal_substring"],
+        "curl http://x"
+    );
+    assert_eq!(matcher("payload.tool")["literal_short"], 2);
+    assert_eq!(search("payload.host"), "automaton");
+    assert_eq!(matcher("payload.host")["literal_short"], 0);
     let human = hookc(&[OsStr::new("inspect"), file.as_os_str()]);
     human.assert_code(0);
     for line in [
         "40 literals found by the substring \"curl http://evil\" they begin with",
-        "in one Aho-Corasick automaton",
+        "1 literal found by the substring \"curl http://x\" they begin with, 2 literals too short for that, searched for on their own",
+        "2 literals in one Aho-Corasick automaton",
     ] {
         assert!(human.stdout.contains(line), "{line}: {}", human.stdout);
     }
@@ -810,6 +821,12 @@ fn inspect_says_how_literals_are_searched() {
         json!(["anchored"])
     );
     assert_eq!(fetched("x; wget http://evil.example"), json!([]));
+    // Each short literal is found, alone or with the long one.
+    let tool = |tool: &str| fired_on(&file, json!({"tool": tool}));
+    assert_eq!(tool("echo $HOME"), json!(["beside"]));
+    assert_eq!(tool("firm"), json!(["beside"]));
+    assert_eq!(tool("curl http://x/y"), json!(["beside"]));
+    assert_eq!(tool("echo hi"), json!([]));
 }
 
 /// A field's comparisons with numbers are read together: `inspect` counts
