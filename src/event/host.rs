@@ -1,8 +1,10 @@
 //! What the host tells rules about where they run: the environment
 //! `env("NAME")` reads and the project directory `relpath(…)` measures
 //! from. A library host gives none unless it chooses to (rules then see
-//! `null`); `hookc claude` and `hookc eval` give their process environment
-//! and the project directory (`CLAUDE_PROJECT_DIR`, else the current one).
+//! `null`); `hookc claude`, `hookc eval` and `hookc explain` give their
+//! process environment and the project directory (`CLAUDE_PROJECT_DIR`,
+//! else a Claude Code event's `cwd`; `eval` and `explain` then the current
+//! directory).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -67,24 +69,53 @@ impl HostFacts {
     /// `path`, normalized, relative to the project directory: `.` for the
     /// directory itself, `None` for a path outside it (or when there is no
     /// project directory). A relative `path` is taken as relative to the
-    /// project already.
+    /// project already. A Windows project directory contains its paths
+    /// whatever their case, as Windows compares names (`C:\Acme\src\a.rs`
+    /// is `src/a.rs` in `c:\acme`); the part that follows keeps the case
+    /// it was written in.
     pub fn relpath(&self, path: &str) -> Option<String> {
         let path = crate::paths::normalize(path);
         let dir = self.project_dir()?;
         if !path.starts_with('/') && !path.contains(':') {
             return (!path.starts_with("..")).then(|| path.into_owned());
         }
-        if path == dir {
-            return Some(".".to_owned());
-        }
-        let rest = path.strip_prefix(dir)?;
-        let rest = if dir.ends_with('/') {
-            rest
+        let rest = if crate::paths::is_windows_shaped(dir) {
+            strip_segments_any_case(&path, dir)?
         } else {
-            rest.strip_prefix('/')?
+            strip_segments(&path, dir)?
         };
-        Some(rest.to_owned())
+        Some(if rest.is_empty() { "." } else { rest }.to_owned())
     }
+}
+
+/// What follows the directory `dir` in `path` (both normalized), empty
+/// for `dir` itself; `None` when `path` is not in it.
+fn strip_segments<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    if path == dir {
+        return Some("");
+    }
+    let rest = path.strip_prefix(dir)?;
+    if dir.ends_with('/') {
+        Some(rest)
+    } else {
+        rest.strip_prefix('/')
+    }
+}
+
+/// [`strip_segments`] comparing each of `dir`'s segments with `path`'s as
+/// Windows compares names ([`crate::paths::windows_case`]).
+fn strip_segments_any_case<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    use crate::paths::windows_case;
+    let mut rest = path;
+    for segment in dir.split('/').filter(|s| !s.is_empty()) {
+        rest = rest.trim_start_matches('/');
+        let (head, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        if windows_case(head) != windows_case(segment) {
+            return None;
+        }
+        rest = tail;
+    }
+    Some(rest.trim_start_matches('/'))
 }
 
 /// This process's variables whose name and value are UTF-8
@@ -114,5 +145,27 @@ mod tests {
         assert_eq!(HostFacts::default().relpath("/a").as_deref(), None);
         let root = HostFacts::new(HashMap::new(), Some("/"));
         assert_eq!(root.relpath("/etc/passwd").as_deref(), Some("etc/passwd"));
+        // POSIX names keep their case.
+        assert_eq!(facts.relpath("/home/dev/PROJ/a").as_deref(), None);
+    }
+
+    /// Windows compares names without case: a path is in a Windows
+    /// project whatever the case of the directory's part, and keeps its
+    /// own case after it.
+    #[test]
+    fn relpath_in_a_windows_project_ignores_case() {
+        let facts = HostFacts::new(HashMap::new(), Some(r"C:\Users\Dev\Acme"));
+        for (path, want) in [
+            (r"C:\Users\Dev\Acme\src\a.rs", Some("src/a.rs")),
+            (r"c:\users\dev\acme\Src\a.rs", Some("Src/a.rs")),
+            (r"C:\USERS\DEV\ACME", Some(".")),
+            (r"c:/users/dev/acme/", Some(".")),
+            (r"C:\Users\Dev\Acme2\src\a.rs", None),
+            (r"C:\Users\Dev\Acme\..\Other\src\a.rs", None),
+            (r"D:\Users\Dev\Acme\src\a.rs", None),
+            (r"C:\Users\Dev", None),
+        ] {
+            assert_eq!(facts.relpath(path).as_deref(), want, "{path}");
+        }
     }
 }
