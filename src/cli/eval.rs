@@ -40,9 +40,14 @@ pub(crate) struct RulesAndEvent {
 impl RulesAndEvent {
     /// The effects the event runs with: the process's, or recorded only;
     /// rules read this process's environment and measure paths from the
-    /// current directory (`CLAUDE_PROJECT_DIR` when it is set), as the
-    /// hook would.
-    pub(super) fn effects(&self) -> std::borrow::Cow<'static, crate::Effects> {
+    /// project as `hookc claude` names it: `CLAUDE_PROJECT_DIR` when it is
+    /// set, else a Claude Code event's `cwd` (`claude_cwd`), else the
+    /// current directory. So `eval` and `explain` answer a Claude Code
+    /// event as the hook does, wherever they run.
+    pub(super) fn effects(
+        &self,
+        claude_cwd: Option<&str>,
+    ) -> std::borrow::Cow<'static, crate::Effects> {
         let base = if self.no_effects {
             crate::Effects::new().recording_only()
         } else {
@@ -51,6 +56,7 @@ impl RulesAndEvent {
         let dir = std::env::var("CLAUDE_PROJECT_DIR")
             .ok()
             .filter(|d| !d.is_empty())
+            .or_else(|| claude_cwd.filter(|cwd| !cwd.is_empty()).map(str::to_owned))
             .or_else(|| {
                 std::env::current_dir()
                     .ok()
@@ -100,7 +106,8 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
     // A raw Claude Code event (what `hookc claude` reads on stdin) runs as
-    // `hookc claude` would run it.
+    // `hookc claude` would run it, its `cwd` the project.
+    let claude_cwd = claude_cwd(&fields);
     if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
         fields = claude_event_fields(fields)?;
     }
@@ -126,7 +133,7 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
     check_point(&table, &ctx.hook_point, &name)?;
 
     let before = serde_json::to_value(&ctx).unwrap_or(Value::Null);
-    let effects = args.input.effects();
+    let effects = args.input.effects(claude_cwd.as_deref());
     let report = match args.regex_budget {
         None => table.dispatch_context_with(&mut ctx, &effects),
         Some(steps) => {
@@ -367,6 +374,15 @@ fn log_line(item: &Value) -> String {
 /// A Claude Code hook event as the JSON of its hook context, through the
 /// mapping `hookc claude` dispatches on ([`crate::systems::claude_code::protocol::hook_context`]), so
 /// that the options can still override its fields.
+/// The `cwd` of a raw Claude Code event (one with `hook_event_name` and no
+/// `hook_point`), which `hookc claude` takes for the project.
+pub(super) fn claude_cwd(fields: &Map<String, Value>) -> Option<String> {
+    if fields.contains_key("hook_point") || !fields.contains_key("hook_event_name") {
+        return None;
+    }
+    fields.get("cwd").and_then(Value::as_str).map(str::to_owned)
+}
+
 pub(super) fn claude_event_fields(
     event: Map<String, Value>,
 ) -> Result<Map<String, Value>, Failure> {

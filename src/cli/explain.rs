@@ -39,6 +39,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     let Value::Object(mut fields) = event else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
+    let claude_cwd = super::eval::claude_cwd(&fields);
     if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
         fields = claude_event_fields(fields)?;
     }
@@ -74,7 +75,7 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
     }
 
     let named = crate::event::ContextTarget::of(&ctx);
-    let effects = args.input.effects();
+    let effects = args.input.effects(claude_cwd.as_deref());
     let mut explanation = table.explain_with(named.point(), &named.target(), &ctx, &effects);
     for rule in &mut explanation.rules {
         as_written(&mut rule.condition, &sources);

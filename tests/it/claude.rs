@@ -1853,3 +1853,76 @@ fn the_shipped_scope_is_the_projects_own() {
     let moved = write(Some("/nowhere/acme-api"), "/nowhere/other/src/a.ts");
     assert_eq!(decision(&moved, &env), "deny");
 }
+
+/// `hookc eval` and `hookc explain` measure `relpath` from the project as
+/// `hookc claude` names it (`CLAUDE_PROJECT_DIR`, else the event's
+/// `cwd`), not from the directory they run in: a Claude Code event gets
+/// the hook's answer wherever it is tried.
+#[test]
+fn eval_and_explain_measure_the_scope_as_the_hook_does() {
+    let event = |file: &str| {
+        json!({
+            "session_id": "s",
+            "transcript_path": "/t",
+            "cwd": "/nowhere/acme-api",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": file, "content": "x"},
+        })
+        .to_string()
+    };
+    // The pack compiled once: each run then only loads it.
+    let table = tmp_dir("eval-scope").join("pack.tbl");
+    let compiled = hookc(
+        &[
+            OsStr::new("compile"),
+            OsStr::new("rules/claude-code"),
+            OsStr::new("-o"),
+            table.as_os_str(),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(compiled.code, Some(0), "{compiled:#?}");
+    let run = |command: &str, stdin: &str, env: &[(&str, &OsStr)]| {
+        let mut args = vec![
+            OsStr::new(command),
+            OsStr::new("--table"),
+            table.as_os_str(),
+            OsStr::new("--event"),
+            OsStr::new("-"),
+        ];
+        if command == "explain" {
+            args.extend([OsStr::new("--format"), OsStr::new("json")]);
+        }
+        hookc(&args, stdin, env)
+    };
+    for (file, decision, code) in [
+        ("/nowhere/acme-api/src/a.ts", Value::Null, 0),
+        ("/nowhere/acme-api/package.json", json!("deny"), 1),
+        ("/nowhere/other/src/a.ts", json!("deny"), 1),
+    ] {
+        let eval = run("eval", &event(file), &[]);
+        assert_eq!(eval.code, Some(code), "{file}: {eval:#?}");
+        let report: Value = serde_json::from_str(&eval.stdout).unwrap();
+        assert_eq!(report["decision"], decision, "{file}");
+        let explain = run("explain", &event(file), &[]);
+        assert_eq!(explain.code, Some(0), "{file}: {explain:#?}");
+        let explanation: Value = serde_json::from_str(&explain.stdout).unwrap();
+        let fired = explanation["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "deny-writes-outside-scope" && r["status"] == "fired");
+        assert_eq!(
+            fired,
+            decision == json!("deny"),
+            "{file}: {}",
+            explain.stdout
+        );
+    }
+    // `CLAUDE_PROJECT_DIR` wins over the event's `cwd`, as in the hook.
+    let env = [("CLAUDE_PROJECT_DIR", OsStr::new("/nowhere/other"))];
+    let eval = run("eval", &event("/nowhere/other/src/a.ts"), &env);
+    assert_eq!(eval.code, Some(0), "{eval:#?}");
+}
