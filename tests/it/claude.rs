@@ -1455,7 +1455,7 @@ fn doctor_finds_a_miswired_hook() {
     assert_eq!(ok.code, Some(0), "{ok:#?}");
     assert!(
         ok.stdout
-            .contains("schema claude-code, 33 rules, fresh, unsigned"),
+            .contains("schema claude-code, 35 rules, fresh, unsigned"),
         "{ok:#?}"
     );
     assert!(ok.stdout.contains("no problems found"), "{ok:#?}");
