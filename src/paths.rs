@@ -119,9 +119,11 @@ const WORKING_DIRECTORY_NAMES: [&str; 9] = [
     "~+",
 ];
 
-/// The operators of `${PWD…}` whose word is used only when `PWD` is unset
-/// or empty, which it never is: `${PWD:-x}`, `${PWD=x}`, `${PWD:?x}` are
-/// the working directory.
+/// The operators of `${NAME…}` whose word is used only when `NAME` is
+/// unset (or empty, with the colon), colon forms first: the word is the
+/// value (`:-`, `:=`, `-`, `=`) or the shell stops (`:?`, `?`). `PWD`
+/// never is, so `${PWD:-x}` is the working directory; [`if_unset`] reads
+/// every other variable as unset.
 const UNSET_OPERATORS: [&str; 6] = [":-", ":=", ":?", "-", "=", "?"];
 
 /// What follows a name of the working directory that starts `path` (empty,
@@ -269,15 +271,16 @@ fn expand_braced(inner: &str, out: &mut String) -> Option<bool> {
     if ALWAYS_SET.contains(&name) || name == "0" {
         return Some(false);
     }
-    // The operators whose word an unset variable gives.
-    for op in [":-", ":=", "-", "="] {
-        if let Some(default) = operator.strip_prefix(op) {
-            expand_unset(default, out)?;
+    // An unset variable gives the word of `:-`, `:=`, `-` and `=`; with
+    // `:?` and `?` the shell stops.
+    for op in UNSET_OPERATORS {
+        if let Some(word) = operator.strip_prefix(op) {
+            if op.ends_with('?') {
+                return None;
+            }
+            expand_unset(word, out)?;
             return Some(true);
         }
-    }
-    if operator.starts_with(":?") || operator.starts_with('?') {
-        return None;
     }
     // Empty: no operator, `:+`, `+`, or one that edits the (empty) value.
     Some(true)

@@ -102,15 +102,10 @@ pub(crate) fn run(args: EvalArgs) -> Result<Status, Failure> {
         &text,
         "an event is a JSON object: an ORCS HookContext or a Claude Code hook event",
     )?;
-    let Value::Object(mut fields) = event else {
+    let Value::Object(fields) = event else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
-    // A raw Claude Code event (what `hookc claude` reads on stdin) runs as
-    // `hookc claude` would run it, its `cwd` the project.
-    let claude_cwd = claude_cwd(&fields);
-    if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
-        fields = claude_event_fields(fields)?;
-    }
+    let (mut fields, claude_cwd) = as_hook_context(fields)?;
     apply_overrides(&mut fields, &args)?;
     for required in ["hook_point", "component_id"] {
         if !fields.contains_key(required) {
@@ -371,21 +366,25 @@ fn log_line(item: &Value) -> String {
     }
 }
 
+/// An event's fields as a hook context's, with the project directory it
+/// names: a raw Claude Code event (what `hookc claude` reads on stdin:
+/// `hook_event_name` and no `hook_point`) runs as `hookc claude` would run
+/// it, its `cwd` the project; any other event is a hook context already,
+/// and names none.
+pub(super) fn as_hook_context(
+    fields: Map<String, Value>,
+) -> Result<(Map<String, Value>, Option<String>), Failure> {
+    if fields.contains_key("hook_point") || !fields.contains_key("hook_event_name") {
+        return Ok((fields, None));
+    }
+    let cwd = fields.get("cwd").and_then(Value::as_str).map(str::to_owned);
+    Ok((claude_event_fields(fields)?, cwd))
+}
+
 /// A Claude Code hook event as the JSON of its hook context, through the
 /// mapping `hookc claude` dispatches on ([`crate::systems::claude_code::protocol::hook_context`]), so
 /// that the options can still override its fields.
-/// The `cwd` of a raw Claude Code event (one with `hook_event_name` and no
-/// `hook_point`), which `hookc claude` takes for the project.
-pub(super) fn claude_cwd(fields: &Map<String, Value>) -> Option<String> {
-    if fields.contains_key("hook_point") || !fields.contains_key("hook_event_name") {
-        return None;
-    }
-    fields.get("cwd").and_then(Value::as_str).map(str::to_owned)
-}
-
-pub(super) fn claude_event_fields(
-    event: Map<String, Value>,
-) -> Result<Map<String, Value>, Failure> {
+fn claude_event_fields(event: Map<String, Value>) -> Result<Map<String, Value>, Failure> {
     match serde_json::to_value(crate::systems::claude_code::protocol::hook_context(event)) {
         Ok(Value::Object(fields)) => Ok(fields),
         Ok(_) => Err(Failure::new("a hook context is not a JSON object")),

@@ -1,8 +1,8 @@
 //! `hookc explain`: why each rule of a point fired or did not, for an event.
 
 use super::eval::{
-    check_point, claude_event_fields, hook_context, parse_event, read_event, split_fqn,
-    RulesAndEvent, EVENT_HELP,
+    as_hook_context, check_point, hook_context, parse_event, read_event, split_fqn, RulesAndEvent,
+    EVENT_HELP,
 };
 use super::{check_sources, emit_diagnostics, has_io_errors, pretty_json, print_stdout};
 use super::{Failure, Format, Status};
@@ -36,13 +36,10 @@ pub(crate) fn run(args: ExplainArgs) -> Result<Status, Failure> {
         &text,
         "an event is a JSON object: an ORCS HookContext or a Claude Code hook event",
     )?;
-    let Value::Object(mut fields) = event else {
+    let Value::Object(fields) = event else {
         return Err(Failure::new(format!("event `{name}` is not a JSON object")).help(EVENT_HELP));
     };
-    let claude_cwd = super::eval::claude_cwd(&fields);
-    if !fields.contains_key("hook_point") && fields.contains_key("hook_event_name") {
-        fields = claude_event_fields(fields)?;
-    }
+    let (mut fields, claude_cwd) = as_hook_context(fields)?;
     if let Some(point) = &args.input.point {
         fields.insert("hook_point".into(), Value::from(point.as_str()));
     }
