@@ -121,6 +121,77 @@ fn an_edit_allocates() {
     );
 }
 
+/// A field whose literals begin in several ways is searched in two
+/// stages, the first a packed search built when a dispatch first reads
+/// the field. A table for a long-running host builds it then, so that
+/// after one warm dispatch a thousand more allocate nothing; a table for
+/// one event ([`Table::for_one_event`]) reads the beginnings in place and
+/// builds it, allocating once, only after the text read would have paid
+/// for it.
+#[test]
+fn literals_that_begin_in_several_ways_allocate_only_when_warming() {
+    let words = [
+        "curl http://",
+        "--exfil-to=",
+        "/etc/passwd",
+        "nc -e ",
+        "base64 -d",
+    ];
+    let rules: String = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            format!(
+                "hook r{i} on tool.pre_execute at *::* {{\n    when payload.command contains \"{w}\"\n    abort \"no\"\n}}\n"
+            )
+        })
+        .collect();
+    let table = || {
+        hookc::compile_str("several.hooks", &rules)
+            .expect("compiles")
+            .table
+    };
+    let ctx = HookContext::new(
+        common::POINT,
+        common::COMPONENT,
+        serde_json::json!({"command": "npm test -- --watch=false --reporter=dot && npm run lint --silent"}),
+    );
+    let thousand = |table: &Table| {
+        let mut scratch = table.scratch();
+        let target = Target::new(common::COMPONENT);
+        let mut warm = ctx.clone();
+        let _ = table.dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut warm);
+        count(|| {
+            for _ in 0..1_000 {
+                let mut ctx = ctx.clone();
+                let outcome =
+                    table.dispatch(&mut scratch, HookPoint::ToolPreExecute, &target, &mut ctx);
+                assert_eq!(outcome.kind(), hookc::OutcomeKind::Continue);
+            }
+        })
+        .0
+    };
+    let clones = count(|| {
+        for _ in 0..1_000 {
+            drop(ctx.clone());
+        }
+    })
+    .0;
+    assert_eq!(
+        thousand(&table()),
+        clones,
+        "only the events' clones allocate"
+    );
+    // The packed search needs SSSE3 on x86-64; elsewhere the walk serves.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("ssse3") {
+        assert!(
+            thousand(&table().for_one_event()) > clones,
+            "a table for one event builds its packed search after a while"
+        );
+    }
+}
+
 /// A live registry adds only a lock-free snapshot load to a dispatch: with
 /// no native hooks, `Registry::dispatch_with` allocates nothing either.
 #[test]

@@ -247,6 +247,9 @@ fn respond(
         let config = Configured::find(&path);
         entry.configured = config.as_ref().and_then(|c| c.config.log_file.clone());
         let (table, note) = source.load(args.verify_key.as_deref(), config.as_ref())?;
+        // This process answers one event: the literal searches read their
+        // stored beginnings in place rather than build a packed search.
+        let table = table.for_one_event();
         // The block of the event's point is read now, not by the dispatch:
         // a corrupted one is a table that does not load, and fails by the
         // mode (the rest of the table is read only where the event goes).

@@ -114,7 +114,7 @@ impl Table {
             // registry's native hooks.
             None => live
                 .empty_point
-                .and_then(|slot| slot.view(loaded.refs()).ok()),
+                .and_then(|slot| slot.view(loaded.refs(), loaded.literal_start).ok()),
         };
         scratch.reset(
             point.map_or(0, |p| p.atom_count() as usize),

@@ -9,9 +9,8 @@
 //! first few bytes (their *anchors*) take few distinct values, the search
 //! runs in two stages, as multi-literal engines do:
 //!
-//! 1. a packed SIMD search (Teddy, from the `aho-corasick` crate) finds
-//!    each position where an anchor starts, usually skipping most of the
-//!    text in a few vector steps;
+//! 1. each position where an anchor starts is found, by one of two
+//!    searches (see below);
 //! 2. at each such position, each literal length the anchor's literals
 //!    have is looked up in a hash table of the literals, unless no
 //!    literal that long ends with the text's byte there.
@@ -24,6 +23,23 @@
 //! every literal, overlapping or not, like an overlapping automaton
 //! search. When the anchors are too many, too short or the CPU has no
 //! packed search, the automaton is used as before.
+//!
+//! Stage 1 has two forms. A packed SIMD search (Teddy, from the
+//! `aho-corasick` crate) skips most of a text in a few vector steps, but
+//! building it costs about 1,800 instructions an anchor, more than a hook
+//! process that reads one short command ever saves. So the anchors are
+//! first found in place: a walk over the text tests each three bytes
+//! against a 512-byte filter of the anchors' first three bytes (made in
+//! one pass over them) and, where one may start, looks the anchor up
+//! among the stored, sorted anchors. The walk costs a few instructions a
+//! byte; each text it reads spends a credit worth the packed search's
+//! building, and the text that would overdraw it builds the packed
+//! search, which serves from then on (a ski rental: never more than about
+//! twice what the better choice in hindsight would have cost). A CPU
+//! without the packed search keeps the walk. That is how a table for one
+//! event begins ([`LiteralStart::Walk`]); a table for a long-running host
+//! builds the packed search for the first text it reads, so that no
+//! later dispatch allocates ([`LiteralStart::Build`]).
 //!
 //! A literal shorter than an anchor can be (`"$"`, `"rm"`, `"|"`) is
 //! left out of the plan and searched for on its own, after the anchors
@@ -46,6 +62,8 @@ use super::layout::{CsrView, Strings};
 use aho_corasick::packed;
 use aho_corasick::{AhoCorasick, MatchKind, Span};
 use memchr::memmem;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// The widest anchor. Wider anchors are more selective but more numerous.
 /// The packed search fingerprints at most an anchor's first four bytes
@@ -293,7 +311,7 @@ pub(crate) enum LiteralSearch {
 }
 
 /// The two-stage search (see the module docs): the search for the
-/// anchors, built at first use from the stored anchors; the lengths and
+/// anchors, made at first use from the stored anchors; the lengths and
 /// the hash table of the literals are read in place.
 #[derive(Debug)]
 pub(crate) struct Anchored {
@@ -416,56 +434,215 @@ impl Endings {
 #[derive(Debug)]
 enum AnchorFinder {
     /// Several anchors, pattern id = anchor index.
-    Packed(packed::Searcher),
+    Several(Box<Several>),
     /// One anchor (anchor index 0); boxed, as the searcher is large.
     One(Box<memmem::Finder<'static>>),
 }
 
-impl AnchorFinder {
-    /// The first anchor starting at or after `at`: its start and index.
-    #[inline]
-    fn find(&self, text: &[u8], at: usize) -> Option<(usize, usize)> {
-        match self {
-            AnchorFinder::Packed(searcher) => searcher
-                .find_in(text, Span::from(at..text.len()))
-                .map(|m| (m.start(), m.pattern().as_usize())),
-            AnchorFinder::One(finder) => {
-                finder.find(text.get(at..)?).map(|offset| (at + offset, 0))
-            }
+/// How stage 1 of several anchors begins (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum LiteralStart {
+    /// The packed search is built by the first search of a text, so that
+    /// no later search allocates: for a host that dispatches many events.
+    #[default]
+    Build,
+    /// The anchors are found in place until the text read would pay for
+    /// the packed search: for a process that answers one event, or a few.
+    Walk,
+}
+
+/// Stage 1 for several anchors: found in place until the packed search
+/// pays for itself (see the module docs).
+#[derive(Debug)]
+struct Several {
+    filter: PrefixFilter,
+    /// The packed search once built; `None` inside when this CPU has none.
+    packed: OnceLock<Option<packed::Searcher>>,
+    /// The bytes of text the walk may still read before the packed
+    /// search is built. Threads that race on it may let a few more
+    /// through, which costs time only.
+    credit: AtomicUsize,
+}
+
+/// What building the packed search costs, in bytes of text the walk
+/// reads for the same instructions: about 1,800 instructions an anchor
+/// (Teddy's masks and buckets) and 6,000 besides, against about 6
+/// instructions a byte more than the packed search's.
+const CREDIT_PER_ANCHOR: usize = 300;
+const CREDIT_BASE: usize = 1_000;
+
+impl Several {
+    /// Stage 1 for `anchors`, all at least [`MIN_ANCHOR`] bytes long.
+    fn new(anchors: &[&[u8]], start: LiteralStart) -> Several {
+        let credit = match start {
+            LiteralStart::Build => 0,
+            LiteralStart::Walk => CREDIT_BASE + CREDIT_PER_ANCHOR * anchors.len(),
+        };
+        Several {
+            filter: PrefixFilter::of(anchors),
+            packed: OnceLock::new(),
+            credit: AtomicUsize::new(credit),
         }
     }
+
+    /// Stage 1 by the packed search alone, already built (for anchors the
+    /// walk cannot take, shorter than [`MIN_ANCHOR`]).
+    fn packed(searcher: packed::Searcher) -> Several {
+        Several {
+            filter: PrefixFilter::default(),
+            packed: OnceLock::from(Some(searcher)),
+            credit: AtomicUsize::new(0),
+        }
+    }
+
+    /// The packed search to read a text of `len` bytes with, built now if
+    /// reading it in place would overdraw the credit; `None`: walk it.
+    #[inline]
+    fn packed_for(&self, stored: &StoredLiterals<'_>, len: usize) -> Option<&packed::Searcher> {
+        if let Some(built) = self.packed.get() {
+            return built.as_ref();
+        }
+        let credit = self.credit.load(Ordering::Relaxed);
+        if len <= credit {
+            self.credit.store(credit - len, Ordering::Relaxed);
+            return None;
+        }
+        self.packed
+            .get_or_init(|| stored.anchors().and_then(|a| packed_search(&a)))
+            .as_ref()
+    }
+
+    /// The first anchor starting at or after `at`, found in place: its
+    /// start and index.
+    #[inline]
+    fn find_in_place(
+        &self,
+        anchors: &Strings<'_>,
+        text: &[u8],
+        at: usize,
+    ) -> Option<(usize, usize)> {
+        let rest = text.get(at..)?;
+        let mut key = 0u32;
+        for (i, &byte) in rest.iter().enumerate() {
+            key = (key << 8 | u32::from(byte)) & 0x00FF_FFFF;
+            if i + 1 < MIN_ANCHOR || !self.filter.may_start(key) {
+                continue;
+            }
+            let start = i + 1 - MIN_ANCHOR;
+            if let Some(anchor) = anchor_at(anchors, rest.get(start..)?) {
+                return Some((at + start, anchor));
+            }
+        }
+        None
+    }
+}
+
+/// The anchor `text` begins with, among the sorted `anchors` (at least
+/// [`MIN_ANCHOR`] bytes each, none the beginning of another): the first
+/// of those that share its first bytes, then each in turn.
+#[inline]
+fn anchor_at(anchors: &Strings<'_>, text: &[u8]) -> Option<usize> {
+    let head = text.get(..MIN_ANCHOR)?;
+    let (mut lo, mut hi) = (0, anchors.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if anchors.get(mid).get(..MIN_ANCHOR).unwrap_or(&[]) < head {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo..anchors.len())
+        .map(|i| (i, anchors.get(i)))
+        .take_while(|(_, a)| a.starts_with(head))
+        .find(|(_, a)| text.starts_with(a))
+        .map(|(i, _)| i)
+}
+
+/// The anchors' first [`MIN_ANCHOR`] bytes, hashed to one of 4,096 bits:
+/// a clear bit starts no anchor; a set one may.
+#[derive(Debug)]
+struct PrefixFilter(Box<[u64; 64]>);
+
+impl Default for PrefixFilter {
+    /// A filter that lets every position through.
+    fn default() -> PrefixFilter {
+        PrefixFilter(Box::new([u64::MAX; 64]))
+    }
+}
+
+impl PrefixFilter {
+    fn of(anchors: &[&[u8]]) -> PrefixFilter {
+        let mut bits = Box::new([0u64; 64]);
+        for anchor in anchors {
+            if let [a, b, c, ..] = **anchor {
+                let bit = Self::bit(u32::from_be_bytes([0, a, b, c]));
+                if let Some(word) = bits.get_mut(bit / 64) {
+                    *word |= 1 << (bit % 64);
+                }
+            }
+        }
+        PrefixFilter(bits)
+    }
+
+    /// The bit of three bytes read as a big-endian number (a
+    /// multiplicative hash: the top 12 bits of the product).
+    #[inline]
+    fn bit(key: u32) -> usize {
+        (key.wrapping_mul(0x9E37_79B1) >> 20) as usize
+    }
+
+    #[inline]
+    fn may_start(&self, key: u32) -> bool {
+        let bit = Self::bit(key);
+        self.0
+            .get(bit / 64)
+            .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+    }
+}
+
+/// The packed search for `anchors`; `None` when this CPU has none.
+fn packed_search(anchors: &[&[u8]]) -> Option<packed::Searcher> {
+    let mut builder = packed::Config::new()
+        .match_kind(packed::MatchKind::LeftmostFirst)
+        .builder();
+    builder.extend(anchors);
+    builder.build()
 }
 
 impl LiteralSearch {
     /// The search for the stored literals: for a plan of one anchor, a
-    /// single-substring search; for more, the anchors' packed search when
-    /// this CPU has it; else (or without a plan) the automaton.
+    /// single-substring search; for more, the anchors found in place or
+    /// by their packed search, as `start` says; without a plan, the
+    /// automaton.
     ///
     /// # Errors
     ///
     /// The automaton's message when it cannot be built.
-    pub(crate) fn new(stored: &StoredLiterals<'_>) -> Result<LiteralSearch, String> {
+    pub(crate) fn new(
+        stored: &StoredLiterals<'_>,
+        start: LiteralStart,
+    ) -> Result<LiteralSearch, String> {
         if let Some(anchors) = stored.anchors() {
             // Anchors are not empty (see `searchable`).
             let shortest = anchors.iter().map(|a| a.len()).min().unwrap_or(1);
-            let endings = || Endings::of((0..stored.len()).map(|i| stored.literal(i)));
-            if let [anchor] = anchors.as_slice() {
+            let finder = match anchors.as_slice() {
+                [anchor] => Some(AnchorFinder::One(Box::new(
+                    memmem::Finder::new(anchor).into_owned(),
+                ))),
+                _ if shortest >= MIN_ANCHOR => Some(AnchorFinder::Several(Box::new(Several::new(
+                    &anchors, start,
+                )))),
+                // Only a crafted table has shorter anchors: the packed
+                // search takes them, the walk cannot.
+                _ => packed_search(&anchors)
+                    .map(|s| AnchorFinder::Several(Box::new(Several::packed(s)))),
+            };
+            if let Some(anchors) = finder {
                 return Ok(LiteralSearch::Anchored(Anchored {
-                    anchors: AnchorFinder::One(Box::new(memmem::Finder::new(anchor).into_owned())),
+                    anchors,
                     shortest,
-                    endings: endings(),
-                    short: ShortLiterals::of(stored)?,
-                }));
-            }
-            let mut builder = packed::Config::new()
-                .match_kind(packed::MatchKind::LeftmostFirst)
-                .builder();
-            builder.extend(anchors);
-            if let Some(searcher) = builder.build() {
-                return Ok(LiteralSearch::Anchored(Anchored {
-                    anchors: AnchorFinder::Packed(searcher),
-                    shortest,
-                    endings: endings(),
+                    endings: Endings::of((0..stored.len()).map(|i| stored.literal(i))),
                     short: ShortLiterals::of(stored)?,
                 }));
             }
@@ -516,7 +693,14 @@ impl LiteralSearch {
                 });
                 short
                     + match &a.anchors {
-                        AnchorFinder::Packed(searcher) => searcher.memory_usage(),
+                        AnchorFinder::Several(several) => {
+                            std::mem::size_of::<[u64; 64]>()
+                                + several
+                                    .packed
+                                    .get()
+                                    .and_then(Option::as_ref)
+                                    .map_or(0, packed::Searcher::memory_usage)
+                        }
                         AnchorFinder::One(finder) => finder.needle().len(),
                     }
             }
@@ -534,7 +718,7 @@ impl LiteralSearch {
                 ..
             }) => Kind::Substring(String::from_utf8_lossy(finder.needle()).into_owned()),
             LiteralSearch::Anchored(Anchored {
-                anchors: AnchorFinder::Packed(_),
+                anchors: AnchorFinder::Several(_),
                 ..
             }) => Kind::Anchors(stored.anchors().map_or(0, |a| a.len())),
             LiteralSearch::Automaton(_) => Kind::Automaton,
@@ -545,6 +729,31 @@ impl LiteralSearch {
     #[cfg(test)]
     pub(crate) fn is_anchored(&self) -> bool {
         matches!(self, LiteralSearch::Anchored(_))
+    }
+
+    /// Whether stage 1's packed search is built (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_packed(&self) -> bool {
+        matches!(
+            self,
+            LiteralSearch::Anchored(Anchored {
+                anchors: AnchorFinder::Several(several),
+                ..
+            }) if several.packed.get().is_some_and(Option::is_some)
+        )
+    }
+
+    /// Spends stage 1's credit, so the next search builds the packed
+    /// search (for tests).
+    #[cfg(test)]
+    pub(crate) fn spend_credit(&self) {
+        if let LiteralSearch::Anchored(Anchored {
+            anchors: AnchorFinder::Several(several),
+            ..
+        }) = self
+        {
+            several.credit.store(0, Ordering::Relaxed);
+        }
     }
 
     /// Whether stage 1 looks for one anchor alone (for tests).
@@ -563,10 +772,52 @@ impl LiteralSearch {
 impl Anchored {
     #[inline]
     fn for_each(&self, stored: &StoredLiterals<'_>, text: &[u8], mut found: impl FnMut(usize)) {
+        match &self.anchors {
+            AnchorFinder::One(finder) => self.confirm(
+                stored,
+                text,
+                |at| finder.find(text.get(at..)?).map(|offset| (at + offset, 0)),
+                &mut found,
+            ),
+            AnchorFinder::Several(several) => match several.packed_for(stored, text.len()) {
+                Some(searcher) => self.confirm(
+                    stored,
+                    text,
+                    |at| {
+                        searcher
+                            .find_in(text, Span::from(at..text.len()))
+                            .map(|m| (m.start(), m.pattern().as_usize()))
+                    },
+                    &mut found,
+                ),
+                None => self.confirm(
+                    stored,
+                    text,
+                    |at| several.find_in_place(&stored.anchors, text, at),
+                    &mut found,
+                ),
+            },
+        }
+        if let Some(short) = &self.short {
+            short.for_each(text, found);
+        }
+    }
+
+    /// Stage 2: at each place `next_anchor` finds an anchor from a
+    /// position on (its start and index), each length of the anchor's
+    /// literals looked up.
+    #[inline]
+    fn confirm(
+        &self,
+        stored: &StoredLiterals<'_>,
+        text: &[u8],
+        mut next_anchor: impl FnMut(usize) -> Option<(usize, usize)>,
+        found: &mut impl FnMut(usize),
+    ) {
         let (lengths, literals) = (&stored.lengths, &stored.table);
         let mut at = 0;
         while at + self.shortest <= text.len() {
-            let Some((start, anchor)) = self.anchors.find(text, at) else {
+            let Some((start, anchor)) = next_anchor(at) else {
                 break;
             };
             let rest = text.get(start..).unwrap_or(&[]);
@@ -582,9 +833,6 @@ impl Anchored {
                 }
             }
             at = start + 1;
-        }
-        if let Some(short) = &self.short {
-            short.for_each(text, found);
         }
     }
 }

@@ -51,7 +51,7 @@ use crate::schema::PointId;
 use crate::store::Counter;
 use layout::point::{Point, Refs};
 use layout::program::ProgramLayout;
-pub(crate) use literals::LiteralSearch;
+pub(crate) use literals::{LiteralSearch, LiteralStart};
 use regex_automata::dfa::{dense, sparse, Automaton, OverlappingState};
 use regex_automata::{Input, MatchError};
 pub(crate) use regexes::LazyRegexes;
@@ -334,6 +334,9 @@ pub(crate) struct Loaded<'a> {
     len: usize,
     /// Where the signature block starts, and the key it names.
     signature: Option<(usize, PublicKey)>,
+    /// How the literal searches of several anchors begin
+    /// ([`Table::for_one_event`]).
+    pub(crate) literal_start: LiteralStart,
     /// The whole program in the IR, decoded and validated the first time
     /// a tool asks ([`Table::program`], [`Table::validate`]).
     ir: OnceLock<Result<Program, LoadError>>,
@@ -355,7 +358,7 @@ impl<'a> Loaded<'a> {
     #[inline]
     pub(crate) fn point(&self, i: usize) -> Option<Result<Point<'_>, &str>> {
         let slot = self.program.points.get(i)?;
-        Some(slot.view(self.refs()))
+        Some(slot.view(self.refs(), self.literal_start))
     }
 
     /// Each regex's DFA section.
@@ -498,7 +501,8 @@ pub struct FieldStats {
     /// own beside the substring or the anchors (0 with the automaton,
     /// which holds them all).
     pub literal_short: usize,
-    /// Heap used by the literal search built at load.
+    /// Heap used by the literal search as it is made at load (a packed
+    /// search is counted once a dispatch has built it).
     pub ac_bytes: usize,
     /// Comparisons with a number (`<`, `<=`, `>`, `>=`), decided against
     /// the field's value read once.
@@ -516,11 +520,11 @@ pub enum LiteralSearchKind {
     /// search.
     Substring(String),
     /// Their first bytes take this many values (anchors), found together
-    /// by a packed SIMD search.
+    /// by a packed SIMD search (or, in a table for one event and on a CPU
+    /// without the packed search, by reading the stored anchors in place).
     Anchors(usize),
     /// One Aho-Corasick automaton of the whole literals: their first
-    /// bytes take too many values, all are too short for anchors, or
-    /// this CPU has no packed search.
+    /// bytes take too many values, or all are too short for anchors.
     Automaton,
 }
 
@@ -685,6 +689,25 @@ impl Table {
 
     pub(crate) fn loaded(&self) -> &Loaded<'_> {
         self.inner.borrow_dependent()
+    }
+
+    /// The table, tuned for a process that dispatches one event, or a
+    /// few, and exits (a command hook, such as `hookc claude`).
+    ///
+    /// A field's literals are found in two stages: where their first
+    /// bytes occur, then which literal is there. By default the first
+    /// stage's packed SIMD search is built by the first dispatch that
+    /// reads the field, so that no later dispatch allocates. Building it
+    /// costs about 1,800 instructions for each distinct beginning, more
+    /// than one short command's search saves; this table instead reads
+    /// the stored beginnings in place, and builds the packed search only
+    /// once the text it has read would have paid for it. Call it before
+    /// the first dispatch.
+    #[must_use]
+    pub fn for_one_event(mut self) -> Table {
+        self.inner
+            .with_dependent_mut(|_, loaded| loaded.literal_start = LiteralStart::Walk);
+        self
     }
 
     /// The program this table runs (the IR: for the tools and tests, no
@@ -921,6 +944,7 @@ pub(crate) fn decode_unchecked(bytes: &[u8]) -> Result<Program, String> {
         dfa_bytes: decoded.dfa_bytes,
         len: decoded.len,
         signature: None,
+        literal_start: LiteralStart::default(),
         ir: OnceLock::new(),
         program,
     };
@@ -1001,6 +1025,7 @@ fn loaded<'a>(bytes: &'a [u8], decoded: encoding::Decoded<'a>) -> Result<Loaded<
         dfa_bytes,
         len,
         signature,
+        literal_start: LiteralStart::default(),
         ir: OnceLock::new(),
         program,
     })

@@ -26,7 +26,7 @@ use super::strtable::{StrTable, TableView};
 use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
 use crate::ir;
 use crate::schema::{EditApplication, PointKind};
-use crate::table::literals::{self, LiteralSearch, StoredLiterals};
+use crate::table::literals::{self, LiteralSearch, LiteralStart, StoredLiterals};
 use crate::table::validate;
 use crate::table::wire::{self, PointHead};
 use std::sync::OnceLock;
@@ -662,7 +662,11 @@ impl<'a> PointSlot<'a> {
     /// not read (a crafted table: the loader checked its bounds, not its
     /// structure).
     #[inline]
-    pub(crate) fn view(&'a self, refs: Refs<'a>) -> Result<Point<'a>, &'a str> {
+    pub(crate) fn view(
+        &'a self,
+        refs: Refs<'a>,
+        literal_start: LiteralStart,
+    ) -> Result<Point<'a>, &'a str> {
         // Only once the block's checksum and layout are checked are its
         // hot slots (sliced at load) read.
         let state = self
@@ -676,6 +680,7 @@ impl<'a> PointSlot<'a> {
             hot,
             state,
             refs,
+            literal_start,
         })
     }
 }
@@ -736,6 +741,7 @@ pub(crate) struct Point<'a> {
     hot: &'a Hot<'a>,
     state: &'a PointState,
     refs: Refs<'a>,
+    literal_start: LiteralStart,
 }
 
 /// No FQL group (a component no exact, scope or name group has).
@@ -943,6 +949,7 @@ impl<'a> Point<'a> {
             slot: self.hot.fields.get(f)?,
             path: self.state.paths.get(f)?,
             search: self.state.searches.get(f)?,
+            literal_start: self.literal_start,
         })
     }
 
@@ -1111,6 +1118,7 @@ pub(crate) struct Field<'a> {
     slot: &'a FieldSlot<'a>,
     path: &'a ir::FieldPath,
     search: &'a OnceLock<Option<LiteralSearch>>,
+    literal_start: LiteralStart,
 }
 
 impl<'a> Field<'a> {
@@ -1179,16 +1187,18 @@ impl<'a> Field<'a> {
             return None;
         }
         self.search
-            .get_or_init(|| match LiteralSearch::new(self.stored_literals()) {
-                Ok(search) => Some(search),
-                Err(e) => {
-                    tracing::warn!(
-                        "corrupted table: the literals of `{}`: {e}; they match nothing",
-                        self.path
-                    );
-                    None
-                }
-            })
+            .get_or_init(
+                || match LiteralSearch::new(self.stored_literals(), self.literal_start) {
+                    Ok(search) => Some(search),
+                    Err(e) => {
+                        tracing::warn!(
+                            "corrupted table: the literals of `{}`: {e}; they match nothing",
+                            self.path
+                        );
+                        None
+                    }
+                },
+            )
             .as_ref()
     }
 

@@ -5,7 +5,7 @@
 use super::point::FieldLayout;
 use super::strtable::StrTable;
 use super::{at, Block, BlockWriter};
-use crate::table::literals::{plan, searchable, LiteralSearch, StoredLiterals};
+use crate::table::literals::{plan, searchable, LiteralSearch, LiteralStart, StoredLiterals};
 use proptest::prelude::*;
 
 /// A block with one slot of each kind, and where each is.
@@ -177,17 +177,27 @@ impl Stored {
         self.layout.stored_literals(&self.words)
     }
 
+    /// The search as a table for one event makes it: stage 1 walks the
+    /// text until its credit is spent.
     fn search(&self) -> LiteralSearch {
-        LiteralSearch::new(&self.literals()).unwrap()
+        LiteralSearch::new(&self.literals(), LiteralStart::Walk).unwrap()
     }
 
-    /// Every (literal, position) the search reports, sorted.
+    /// Every (literal, position) the search reports, sorted: the same
+    /// whether stage 1 walks the text or, its credit spent, the packed
+    /// search reads it.
     fn occurrences(&self, text: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        self.search()
-            .for_each(&self.literals(), text, |i| out.push(i));
-        out.sort_unstable();
-        out
+        let search = self.search();
+        let read = |search: &LiteralSearch| {
+            let mut out = Vec::new();
+            search.for_each(&self.literals(), text, |i| out.push(i));
+            out.sort_unstable();
+            out
+        };
+        let walked = read(&search);
+        search.spend_credit();
+        assert_eq!(read(&search), walked, "packed against walked, in {text:?}");
+        walked
     }
 }
 
@@ -204,7 +214,7 @@ fn anchors_of_the_wrong_width_take_the_automaton() {
     let mut crafted = stored.literals();
     let wrong = crafted.width - 1;
     crafted.width = wrong;
-    let search = LiteralSearch::new(&crafted).unwrap();
+    let search = LiteralSearch::new(&crafted, LiteralStart::Walk).unwrap();
     assert!(!search.is_anchored());
     let text = "a curl http://evil12 b";
     let mut found = Vec::new();
@@ -243,12 +253,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 fn shared_beginnings_take_the_two_stage_search() {
     let literals: Vec<String> = (0..200).map(|i| format!("curl http://evil{i}")).collect();
     assert!(plan(&literals.iter().map(|l| l.as_bytes()).collect::<Vec<_>>()).is_some());
-    // The packed search needs SSSE3 on x86-64 (elsewhere the
-    // automaton answers, as checked below).
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("ssse3") {
-        assert!(is_anchored(&literals));
-    }
+    assert!(is_anchored(&literals));
     let text = "x; curl http://evil17 && curl http://evil170; curl http://evil";
     assert_eq!(occurrences(&literals, text), expected(&literals, text));
     // `evil1`, `evil17` and `evil170` all start at the second hit.
@@ -296,10 +301,7 @@ fn short_literals_are_searched_beside_the_anchors() {
             "{:?}",
             planned.anchors
         );
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("ssse3") {
-            assert!(is_anchored(&literals), "{short:?}");
-        }
+        assert!(is_anchored(&literals), "{short:?}");
         for text in texts {
             assert_eq!(
                 occurrences(&literals, text),
@@ -315,6 +317,60 @@ fn short_literals_are_searched_beside_the_anchors() {
         occurrences(&all_short, texts[0]),
         expected(&all_short, texts[0])
     );
+}
+
+/// Stage 1 walks the text in place until what it has read would pay for
+/// the packed search, which then serves every later text; a long text
+/// that would overdraw the credit at once builds it first.
+#[test]
+fn the_packed_search_is_built_once_the_walk_has_paid_for_it() {
+    let literals: Vec<String> = (0..20).map(|i| format!("{i:02}-literal")).collect();
+    let stored = Stored::new(&literals);
+    let search = stored.search();
+    let text = "run 07-literal, then 19-literal and 07-literal again";
+    let mut reads = 0;
+    while !search.is_packed() && reads < 1_000 {
+        let mut found = Vec::new();
+        search.for_each(&stored.literals(), text, |i| found.push(i));
+        found.sort_unstable();
+        assert_eq!(found, expected(&literals, text), "read {reads}");
+        reads += 1;
+    }
+    // The packed search needs SSSE3 on x86-64; elsewhere the walk serves.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("ssse3") {
+        // 20 anchors: a credit of 1,000 + 20 × 300 bytes, 52 a read.
+        assert_eq!(reads, 135, "the credit is spent after 134 reads");
+        let long = format!("{}17-literal", "x".repeat(10_000));
+        let fresh = stored.search();
+        fresh.for_each(&stored.literals(), &long, |_| {});
+        assert!(fresh.is_packed(), "a text longer than the credit builds it");
+        let again = stored.search();
+        again.for_each(&stored.literals(), text, |_| {});
+        assert!(!again.is_packed(), "one short text is walked");
+        // A table for many events builds it for the first text, so that
+        // no later dispatch allocates.
+        let built = LiteralSearch::new(&stored.literals(), LiteralStart::Build).unwrap();
+        assert!(!built.is_packed());
+        built.for_each(&stored.literals(), text, |_| {});
+        assert!(built.is_packed(), "built by the first search");
+    }
+}
+
+/// The filter of the anchors' first bytes never turns away a position
+/// where an anchor starts, whatever bytes the anchors hold.
+#[test]
+fn the_walk_finds_anchors_of_any_bytes() {
+    let literals: Vec<String> = (0u8..40)
+        .map(|i| {
+            let c = char::from(b'!' + i * 2);
+            format!("{c}{c}\u{e9}{i}-x")
+        })
+        .chain(["\t\n\r-tab".to_string(), "日本語のテキスト".to_string()])
+        .collect();
+    let text: String = literals.iter().rev().map(|l| format!("{l} ")).collect();
+    assert_eq!(occurrences(&literals, &text), expected(&literals, &text));
+    assert_eq!(occurrences(&literals, &text).len(), literals.len());
 }
 
 #[test]
