@@ -325,11 +325,26 @@ fn closing(text: &str, open: u8, close: u8) -> Option<usize> {
 /// assert_eq!(basename("/"), "/");
 /// ```
 pub fn basename(path: &str) -> String {
+    basename_in(path).into_owned()
+}
+
+/// [`basename`], borrowed from `path` when it is its last segment as
+/// written: a POSIX path whose last segment is a name (not empty, `.` or
+/// `..`) keeps that segment when normalized, since normalizing changes
+/// only the segments before it. Rules compare the names of every pair of
+/// a command's words; most are such a segment, and are not copied.
+pub(crate) fn basename_in(path: &str) -> Cow<'_, str> {
+    if !is_windows_shaped(path) {
+        match path.rsplit('/').next() {
+            None | Some("" | "." | "..") => {}
+            Some(last) => return Cow::Borrowed(last),
+        }
+    }
     let normal = normalize(path);
-    match normal.rsplit_once('/') {
+    Cow::Owned(match normal.rsplit_once('/') {
         Some((_, "")) | None => normal.into_owned(),
         Some((_, last)) => last.to_owned(),
-    }
+    })
 }
 
 /// The last segment of `path` without its extension: `stem("/a/b.tar.gz")`
@@ -530,6 +545,51 @@ fn windows_name(segment: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    /// The borrowed basename is the last segment of the normalized path,
+    /// on paths whose earlier segments normalizing rewrites.
+    #[test]
+    fn a_borrowed_basename_is_the_normalized_one() {
+        let paths = [
+            "a",
+            "a.sh",
+            "./x.sh",
+            "../x.sh",
+            "/a/b/../c",
+            "a/./b",
+            "a//b",
+            "/x",
+            "~/bin/ls",
+            "$HOME/.bashrc",
+            "a/b/..",
+            "a/.",
+            "a/",
+            "/",
+            "",
+            ".",
+            "..",
+            "x\\y/z",
+            r"C:\p\x.txt",
+            r"\\srv\share\f",
+            "c:/p/X.TXT",
+            "of=x.sh",
+            "s/foo/bar/g",
+            "/tmp/log3.txt",
+            "--prod",
+        ];
+        for path in paths {
+            let slow = {
+                let normal = normalize(path);
+                match normal.rsplit_once('/') {
+                    Some((_, "")) | None => normal.into_owned(),
+                    Some((_, last)) => last.to_owned(),
+                }
+            };
+            assert_eq!(basename_in(path), slow, "{path:?}");
+        }
+        assert!(matches!(basename_in("/tmp/x.sh"), Cow::Borrowed("x.sh")));
+        assert!(matches!(basename_in("a/.."), Cow::Owned(_)));
+    }
+
     use super::*;
 
     #[test]

@@ -293,7 +293,12 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         Func::Lower => text(|s| Val::Str(Cow::Owned(s.to_lowercase()))),
         Func::Upper => text(|s| Val::Str(Cow::Owned(s.to_uppercase()))),
         Func::Trim => text(|s| Val::Str(Cow::Owned(s.trim().to_owned()))),
-        Func::Basename => text(|s| Val::Str(Cow::Owned(crate::paths::basename(s).to_owned()))),
+        // A word of the event or of a shell view is borrowed for the whole
+        // dispatch: so is its last segment.
+        Func::Basename => match arg {
+            Val::Str(Cow::Borrowed(s)) => Val::Str(crate::paths::basename_in(s)),
+            _ => text(|s| Val::Str(Cow::Owned(crate::paths::basename(s)))),
+        },
         Func::Dirname => text(|s| Val::Str(Cow::Owned(crate::paths::dirname(s).to_owned()))),
         Func::Normalize => text(|s| Val::Str(Cow::Owned(crate::paths::normalize(s).into_owned()))),
         Func::Env => match arg.as_str().and_then(|name| m.host.env(name)) {
