@@ -21,8 +21,8 @@
 //! No anchor begins another, so at most one starts at a position, and
 //! trying each position after the last hit finds every occurrence of
 //! every literal, overlapping or not, like an overlapping automaton
-//! search. When the anchors are too many, too short or the CPU has no
-//! packed search, the automaton is used as before.
+//! search. When the anchors are too many or too short, the automaton is
+//! used as before.
 //!
 //! Stage 1 has two forms. A packed SIMD search (Teddy, from the
 //! `aho-corasick` crate) skips most of a text in a few vector steps, but
@@ -31,11 +31,12 @@
 //! first found in place: a walk over the text tests each three bytes
 //! against a 512-byte filter of the anchors' first three bytes (made in
 //! one pass over them) and, where one may start, looks the anchor up
-//! among the stored, sorted anchors. The walk costs a few instructions a
-//! byte; each text it reads spends a credit worth the packed search's
-//! building, and the text that would overdraw it builds the packed
-//! search, which serves from then on (a ski rental: never more than about
-//! twice what the better choice in hindsight would have cost). A CPU
+//! among the stored, sorted anchors. The walk costs about 16 instructions
+//! a byte more than the packed search. Each text it reads spends a
+//! credit worth building the packed search, and the text that would
+//! overdraw it builds the packed search, which serves from then on (a
+//! ski rental: never more than about twice what the better choice in
+//! hindsight would have cost). A CPU
 //! without the packed search keeps the walk. That is how a table for one
 //! event begins ([`LiteralStart::Walk`]); a table for a long-running host
 //! builds the packed search for the first text it reads, so that no
