@@ -405,8 +405,9 @@ pub enum Val<'a> {
     Map(&'a Map<String, Value>),
     /// The principal.
     Principal(&'a Principal),
-    /// A computed array or object.
-    Owned(Value),
+    /// A computed array or object, boxed: it is the largest variant, and
+    /// every expression the interpreter evaluates returns a `Val`.
+    Owned(Box<Value>),
     /// The simple commands of a shell view: a list.
     Commands(&'a [Command]),
     /// One simple command: an object.
@@ -444,7 +445,7 @@ impl<'a> Val<'a> {
                 None => Val::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
             Value::String(s) => Val::Str(Cow::Owned(s)),
-            other => Val::Owned(other),
+            other => Val::Owned(Box::new(other)),
         }
     }
 
@@ -553,7 +554,8 @@ impl<'a> Val<'a> {
     /// The elements, if this is an array.
     pub fn as_array(&self) -> Option<&[Value]> {
         match self {
-            Val::Json(Value::Array(items)) | Val::Owned(Value::Array(items)) => Some(items),
+            Val::Json(Value::Array(items)) => Some(items),
+            Val::Owned(v) => v.as_array().map(Vec::as_slice),
             _ => None,
         }
     }
@@ -569,7 +571,7 @@ impl<'a> Val<'a> {
             Val::Json(v) => (*v).clone(),
             Val::Map(m) => Value::Object((*m).clone()),
             Val::Principal(p) => serde_json::to_value(p).unwrap_or(Value::Null),
-            Val::Owned(v) => v.clone(),
+            Val::Owned(v) => (**v).clone(),
             Val::Commands(cs) => Value::Array(cs.iter().map(Command::to_json).collect()),
             Val::Command(c) => c.to_json(),
             Val::Words(ws) => crate::shell::strings(ws),
@@ -639,8 +641,8 @@ impl<'a> Val<'a> {
             Val::Int(_) => "int",
             Val::Float(_) => "float",
             Val::Str(_) => "string",
+            Val::Owned(v) if v.is_array() => "list",
             Val::Json(Value::Array(_))
-            | Val::Owned(Value::Array(_))
             | Val::Commands(_)
             | Val::Words(_)
             | Val::Redirects(_) => "list",

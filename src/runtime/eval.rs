@@ -216,7 +216,7 @@ fn var<'a>(vars: Vars<'a>, depth: u32, segments: &[Segment]) -> Val<'a> {
     };
     let json = match value {
         Val::Json(v) => *v,
-        Val::Owned(v) => v,
+        Val::Owned(v) => &**v,
         scalar if segments.is_empty() => return scalar.clone(),
         // A shell view's command, words or redirection: read in place.
         typed => {
@@ -284,7 +284,7 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
             Some(Ok(view)) => Val::Commands(&view.commands),
             // Every slot of the cache holds another command: the rare
             // fourth distinct command of one dispatch is read as JSON.
-            Some(Err(fresh)) => Val::Owned(fresh.to_json()),
+            Some(Err(fresh)) => Val::Owned(Box::new(fresh.to_json())),
             None => Val::Null,
         },
         // Words are mostly in lower case already (`npm`, `git`): such a
@@ -321,8 +321,8 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
         Func::Len => match &arg {
             Val::Str(s) => Val::Int(s.chars().count() as i64),
             Val::Map(map) => Val::Int(map.len() as i64),
-            Val::Json(serde_json::Value::Object(map))
-            | Val::Owned(serde_json::Value::Object(map)) => Val::Int(map.len() as i64),
+            Val::Json(serde_json::Value::Object(map)) => Val::Int(map.len() as i64),
+            Val::Owned(v) if v.is_object() => Val::Int(v.as_object().map_or(0, |m| m.len()) as i64),
             // The keys `View::to_json` gives a command and a redirection.
             Val::Command(_) => Val::Int(10),
             Val::Redirect(_) => Val::Int(2),
@@ -350,14 +350,14 @@ fn eval_in<'a>(
                 .iter()
                 .map(|e| eval(e, ctx, m).map(|v| v.to_json()))
                 .collect::<Result<Vec<_>, _>>()?;
-            Val::Owned(Value::Array(items))
+            Val::Owned(Box::new(Value::Array(items)))
         }
         Expr::Object(fields) => {
             let mut map = serde_json::Map::new();
             for (k, e) in fields {
                 map.insert(k.clone(), eval(e, ctx, m)?.to_json());
             }
-            Val::Owned(Value::Object(map))
+            Val::Owned(Box::new(Value::Object(map)))
         }
         Expr::Unary(op, e) => unary(*op, eval(e, ctx, m)?)?,
         Expr::Binary(BinaryOp::And, a, b) => {
