@@ -642,10 +642,9 @@ impl<'a> Val<'a> {
             Val::Float(_) => "float",
             Val::Str(_) => "string",
             Val::Owned(v) if v.is_array() => "list",
-            Val::Json(Value::Array(_))
-            | Val::Commands(_)
-            | Val::Words(_)
-            | Val::Redirects(_) => "list",
+            Val::Json(Value::Array(_)) | Val::Commands(_) | Val::Words(_) | Val::Redirects(_) => {
+                "list"
+            }
             Val::Json(_)
             | Val::Owned(_)
             | Val::Map(_)
