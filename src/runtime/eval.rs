@@ -344,21 +344,6 @@ fn eval_in<'a>(
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
-        Expr::Template(t) => Val::Str(render(t, ctx, || m)),
-        Expr::Array(items) => {
-            let items = items
-                .iter()
-                .map(|e| eval(e, ctx, m).map(|v| v.to_json()))
-                .collect::<Result<Vec<_>, _>>()?;
-            Val::Owned(Box::new(Value::Array(items)))
-        }
-        Expr::Object(fields) => {
-            let mut map = serde_json::Map::new();
-            for (k, e) in fields {
-                map.insert(k.clone(), eval(e, ctx, m)?.to_json());
-            }
-            Val::Owned(Box::new(Value::Object(map)))
-        }
         Expr::Unary(op, e) => unary(*op, eval(e, ctx, m)?)?,
         Expr::Binary(BinaryOp::And, a, b) => {
             let a = truth(eval(a, ctx, m)?, "and")?;
@@ -377,14 +362,6 @@ fn eval_in<'a>(
                 None => list.any_element(|i| lhs.eq_val(i)),
             })
         }
-        Expr::ContainsAny(lhs, list) => {
-            let lhs = eval(lhs, ctx, m)?;
-            let list = eval(list, ctx, m)?;
-            Val::Bool(match list.as_array() {
-                Some(items) => items.iter().any(|n| contains(&lhs, n)),
-                None => list.any_element(|n| contains_val(&lhs, n)),
-            })
-        }
         Expr::Matches(lhs, re) => {
             let lhs = eval(lhs, ctx, m)?;
             match lhs.as_str() {
@@ -393,14 +370,59 @@ fn eval_in<'a>(
             }
         }
         Expr::Exists(p) => Val::Bool(ctx.get(p).is_some()),
-        // Counted by the dispatch (`Run::rate`); the checker keeps rate
-        // tests out of values.
-        Expr::Rate(_) => return Err(EvalError::RateOutsideCondition),
         Expr::Quantifier(q, list, body) => {
             let list = eval(list, ctx, m)?;
             Val::Bool(quantify(*q, &list, body, ctx, m, vars)?)
         }
         Expr::Var(depth, segments) => var(vars, *depth, segments),
+        Expr::Call(func, args) if args.len() == 1 => match args.as_slice() {
+            [arg] => call(*func, eval(arg, ctx, m)?, m),
+            _ => Val::Null,
+        },
+        Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
+        _ => return eval_rare(expr, ctx, m, vars),
+    })
+}
+
+/// The expressions conditions rarely hold (values built anew, captures,
+/// functions of several arguments, `rate`), kept out of [`eval_in`]: a
+/// recursive function pays its frame on every node, and these arms would
+/// make that frame larger for all.
+#[inline(never)]
+fn eval_rare<'a>(
+    expr: &'a Expr,
+    ctx: &'a HookContext,
+    m: Matching<'a>,
+    vars: Vars<'a>,
+) -> Result<Val<'a>, EvalError> {
+    let eval = |e: &'a Expr, ctx: &'a HookContext, m: Matching<'a>| eval_in(e, ctx, m, vars);
+    Ok(match expr {
+        Expr::Template(t) => Val::Str(render(t, ctx, || m)),
+        Expr::Array(items) => {
+            let items = items
+                .iter()
+                .map(|e| eval(e, ctx, m).map(|v| v.to_json()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Val::Owned(Box::new(Value::Array(items)))
+        }
+        Expr::Object(fields) => {
+            let mut map = serde_json::Map::new();
+            for (k, e) in fields {
+                map.insert(k.clone(), eval(e, ctx, m)?.to_json());
+            }
+            Val::Owned(Box::new(Value::Object(map)))
+        }
+        Expr::ContainsAny(lhs, list) => {
+            let lhs = eval(lhs, ctx, m)?;
+            let list = eval(list, ctx, m)?;
+            Val::Bool(match list.as_array() {
+                Some(items) => items.iter().any(|n| contains(&lhs, n)),
+                None => list.any_element(|n| contains_val(&lhs, n)),
+            })
+        }
+        // Counted by the dispatch (`Run::rate`); the checker keeps rate
+        // tests out of values.
+        Expr::Rate(_) => return Err(EvalError::RateOutsideCondition),
         Expr::Call(func, args) => match args.as_slice() {
             [arg] => call(*func, eval(arg, ctx, m)?, m),
             [text, from, to] if *func == Func::Replace => {
@@ -426,7 +448,18 @@ fn eval_in<'a>(
             let subject = eval(subject, ctx, m)?;
             capture(subject.as_str(), re.0, group, m)
         }
-        Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
+        // The common forms are `eval_in`'s own (listed, not `_`, so that a
+        // new form must be placed in one of the two).
+        Expr::Const(_)
+        | Expr::Path(_)
+        | Expr::Unary(..)
+        | Expr::Binary(..)
+        | Expr::In(..)
+        | Expr::Matches(..)
+        | Expr::Exists(_)
+        | Expr::Quantifier(..)
+        | Expr::Var(..)
+        | Expr::WordsAny(..) => return eval_in(expr, ctx, m, vars),
     })
 }
 
