@@ -39,8 +39,9 @@
 //! hindsight would have cost). A CPU
 //! without the packed search keeps the walk. That is how a table for one
 //! event begins ([`LiteralStart::Walk`]); a table for a long-running host
-//! builds the packed search for the first text it reads, so that no
-//! later dispatch allocates ([`LiteralStart::Build`]).
+//! builds the packed search when a dispatch first reads the field, so
+//! that no later dispatch allocates and none pays for the choice
+//! ([`LiteralStart::Build`]).
 //!
 //! A literal shorter than an anchor can be (`"$"`, `"rm"`, `"|"`) is
 //! left out of the plan and searched for on its own, after the anchors
@@ -434,8 +435,11 @@ impl Endings {
 /// Stage 1: where the next anchor starts, and which.
 #[derive(Debug)]
 enum AnchorFinder {
-    /// Several anchors, pattern id = anchor index.
-    Several(Box<Several>),
+    /// Several anchors by their packed search, pattern id = anchor index.
+    Packed(packed::Searcher),
+    /// Several anchors found in place until the packed search pays for
+    /// itself (a table for one event, or a CPU without the packed search).
+    Walk(Box<Walk>),
     /// One anchor (anchor index 0); boxed, as the searcher is large.
     One(Box<memmem::Finder<'static>>),
 }
@@ -443,8 +447,9 @@ enum AnchorFinder {
 /// How stage 1 of several anchors begins (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum LiteralStart {
-    /// The packed search is built by the first search of a text, so that
-    /// no later search allocates: for a host that dispatches many events.
+    /// The packed search is built when the search is made, at a field's
+    /// first dispatch, so that no later search allocates: for a host that
+    /// dispatches many events.
     #[default]
     Build,
     /// The anchors are found in place until the text read would pay for
@@ -455,7 +460,7 @@ pub(crate) enum LiteralStart {
 /// Stage 1 for several anchors: found in place until the packed search
 /// pays for itself (see the module docs).
 #[derive(Debug)]
-struct Several {
+struct Walk {
     filter: PrefixFilter,
     /// The packed search once built; `None` inside when this CPU has none.
     packed: OnceLock<Option<packed::Searcher>>,
@@ -473,27 +478,13 @@ struct Several {
 const CREDIT_PER_ANCHOR: usize = 110;
 const CREDIT_BASE: usize = 400;
 
-impl Several {
+impl Walk {
     /// Stage 1 for `anchors`, all at least [`MIN_ANCHOR`] bytes long.
-    fn new(anchors: &[&[u8]], start: LiteralStart) -> Several {
-        let credit = match start {
-            LiteralStart::Build => 0,
-            LiteralStart::Walk => CREDIT_BASE + CREDIT_PER_ANCHOR * anchors.len(),
-        };
-        Several {
+    fn new(anchors: &[&[u8]]) -> Walk {
+        Walk {
             filter: PrefixFilter::of(anchors),
             packed: OnceLock::new(),
-            credit: AtomicUsize::new(credit),
-        }
-    }
-
-    /// Stage 1 by the packed search alone, already built (for anchors the
-    /// walk cannot take, shorter than [`MIN_ANCHOR`]).
-    fn packed(searcher: packed::Searcher) -> Several {
-        Several {
-            filter: PrefixFilter::default(),
-            packed: OnceLock::from(Some(searcher)),
-            credit: AtomicUsize::new(0),
+            credit: AtomicUsize::new(CREDIT_BASE + CREDIT_PER_ANCHOR * anchors.len()),
         }
     }
 
@@ -569,13 +560,6 @@ fn anchor_at(anchors: &Strings<'_>, text: &[u8]) -> Option<usize> {
 #[derive(Debug)]
 struct PrefixFilter(Box<[u64; 64]>);
 
-impl Default for PrefixFilter {
-    /// A filter that lets every position through.
-    fn default() -> PrefixFilter {
-        PrefixFilter(Box::new([u64::MAX; 64]))
-    }
-}
-
 impl PrefixFilter {
     fn of(anchors: &[&[u8]]) -> PrefixFilter {
         let mut bits = Box::new([0u64; 64]);
@@ -607,6 +591,15 @@ impl PrefixFilter {
     }
 }
 
+/// The first anchor `searcher` finds at or after `at`: its start and
+/// index.
+#[inline]
+fn packed_find(searcher: &packed::Searcher, text: &[u8], at: usize) -> Option<(usize, usize)> {
+    searcher
+        .find_in(text, Span::from(at..text.len()))
+        .map(|m| (m.start(), m.pattern().as_usize()))
+}
+
 /// The packed search for `anchors`; `None` when this CPU has none.
 fn packed_search(anchors: &[&[u8]]) -> Option<packed::Searcher> {
     let mut builder = packed::Config::new()
@@ -636,13 +629,16 @@ impl LiteralSearch {
                 [anchor] => Some(AnchorFinder::One(Box::new(
                     memmem::Finder::new(anchor).into_owned(),
                 ))),
-                _ if shortest >= MIN_ANCHOR => Some(AnchorFinder::Several(Box::new(Several::new(
-                    &anchors, start,
-                )))),
                 // Only a crafted table has shorter anchors: the packed
                 // search takes them, the walk cannot.
-                _ => packed_search(&anchors)
-                    .map(|s| AnchorFinder::Several(Box::new(Several::packed(s)))),
+                _ if shortest < MIN_ANCHOR => packed_search(&anchors).map(AnchorFinder::Packed),
+                _ => match start {
+                    LiteralStart::Build => packed_search(&anchors).map(AnchorFinder::Packed),
+                    LiteralStart::Walk => None,
+                }
+                // Without the packed search, a table for many events
+                // walks too.
+                .or_else(|| Some(AnchorFinder::Walk(Box::new(Walk::new(&anchors))))),
             };
             if let Some(anchors) = finder {
                 return Ok(LiteralSearch::Anchored(Anchored {
@@ -699,9 +695,10 @@ impl LiteralSearch {
                 });
                 short
                     + match &a.anchors {
-                        AnchorFinder::Several(several) => {
+                        AnchorFinder::Packed(searcher) => searcher.memory_usage(),
+                        AnchorFinder::Walk(walk) => {
                             std::mem::size_of::<[u64; 64]>()
-                                + several
+                                + walk
                                     .packed
                                     .get()
                                     .and_then(Option::as_ref)
@@ -724,7 +721,7 @@ impl LiteralSearch {
                 ..
             }) => Kind::Substring(String::from_utf8_lossy(finder.needle()).into_owned()),
             LiteralSearch::Anchored(Anchored {
-                anchors: AnchorFinder::Several(_),
+                anchors: AnchorFinder::Packed(_) | AnchorFinder::Walk(_),
                 ..
             }) => Kind::Anchors(stored.anchors().map_or(0, |a| a.len())),
             LiteralSearch::Automaton(_) => Kind::Automaton,
@@ -740,13 +737,14 @@ impl LiteralSearch {
     /// Whether stage 1's packed search is built (for tests).
     #[cfg(test)]
     pub(crate) fn is_packed(&self) -> bool {
-        matches!(
-            self,
-            LiteralSearch::Anchored(Anchored {
-                anchors: AnchorFinder::Several(several),
-                ..
-            }) if several.packed.get().is_some_and(Option::is_some)
-        )
+        match self {
+            LiteralSearch::Anchored(Anchored { anchors, .. }) => match anchors {
+                AnchorFinder::Packed(_) => true,
+                AnchorFinder::Walk(walk) => walk.packed.get().is_some_and(Option::is_some),
+                AnchorFinder::One(_) => false,
+            },
+            LiteralSearch::Automaton(_) => false,
+        }
     }
 
     /// Spends stage 1's credit, so the next search builds the packed
@@ -754,11 +752,11 @@ impl LiteralSearch {
     #[cfg(test)]
     pub(crate) fn spend_credit(&self) {
         if let LiteralSearch::Anchored(Anchored {
-            anchors: AnchorFinder::Several(several),
+            anchors: AnchorFinder::Walk(walk),
             ..
         }) = self
         {
-            several.credit.store(0, Ordering::Relaxed);
+            walk.credit.store(0, Ordering::Relaxed);
         }
     }
 
@@ -785,21 +783,27 @@ impl Anchored {
                 |at| finder.find(text.get(at..)?).map(|offset| (at + offset, 0)),
                 &mut found,
             ),
-            AnchorFinder::Several(several) => match several.packed_for(stored, text.len()) {
-                Some(searcher) => self.confirm(
+            AnchorFinder::Packed(searcher) => {
+                self.confirm(
                     stored,
                     text,
-                    |at| {
-                        searcher
-                            .find_in(text, Span::from(at..text.len()))
-                            .map(|m| (m.start(), m.pattern().as_usize()))
-                    },
+                    |at| packed_find(searcher, text, at),
                     &mut found,
-                ),
+                );
+            }
+            AnchorFinder::Walk(walk) => match walk.packed_for(stored, text.len()) {
+                Some(searcher) => {
+                    self.confirm(
+                        stored,
+                        text,
+                        |at| packed_find(searcher, text, at),
+                        &mut found,
+                    );
+                }
                 None => self.confirm(
                     stored,
                     text,
-                    |at| several.find_in_place(&stored.anchors, text, at),
+                    |at| walk.find_in_place(&stored.anchors, text, at),
                     &mut found,
                 ),
             },
