@@ -375,9 +375,9 @@ fn eval_in<'a>(
             Val::Bool(quantify(*q, &list, body, ctx, m, vars)?)
         }
         Expr::Var(depth, segments) => var(vars, *depth, segments),
-        Expr::Call(func, args) if args.len() == 1 => match args.as_slice() {
+        Expr::Call(func, args) => match args.as_slice() {
             [arg] => call(*func, eval(arg, ctx, m)?, m),
-            _ => Val::Null,
+            _ => return eval_rare(expr, ctx, m, vars),
         },
         Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
         _ => return eval_rare(expr, ctx, m, vars),
@@ -424,7 +424,8 @@ fn eval_rare<'a>(
         // tests out of values.
         Expr::Rate(_) => return Err(EvalError::RateOutsideCondition),
         Expr::Call(func, args) => match args.as_slice() {
-            [arg] => call(*func, eval(arg, ctx, m)?, m),
+            // A function of one argument is `eval_in`'s own.
+            [_] => return eval_in(expr, ctx, m, vars),
             [text, from, to] if *func == Func::Replace => {
                 let (text, from, to) =
                     (eval(text, ctx, m)?, eval(from, ctx, m)?, eval(to, ctx, m)?);
