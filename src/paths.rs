@@ -545,6 +545,8 @@ fn windows_name(segment: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// The borrowed basename is the last segment of the normalized path,
     /// on paths whose earlier segments normalizing rewrites.
     #[test]
@@ -589,8 +591,6 @@ mod tests {
         assert!(matches!(basename_in("/tmp/x.sh"), Cow::Borrowed("x.sh")));
         assert!(matches!(basename_in("a/.."), Cow::Owned(_)));
     }
-
-    use super::*;
 
     #[test]
     fn unset_variables_expand_as_the_shell_expands_them() {
