@@ -123,6 +123,27 @@ fn policy_table() -> &'static Path {
     })
 }
 
+/// The shipped Claude Code pack, compiled once.
+fn pack_table() -> &'static Path {
+    static TABLE: OnceLock<PathBuf> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        // One directory per test process (see `cli::shipped_table`).
+        let path = tmp_dir(&format!("pack-{}", std::process::id())).join("pack.tbl");
+        let run = hookc(
+            &[
+                OsStr::new("compile"),
+                OsStr::new("rules/claude-code"),
+                OsStr::new("-o"),
+                path.as_os_str(),
+            ],
+            "",
+            &[],
+        );
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        path
+    })
+}
+
 fn event_text(name: &str) -> String {
     std::fs::read_to_string(root().join(EVENTS).join(name)).unwrap()
 }
@@ -1871,19 +1892,7 @@ fn eval_and_explain_measure_the_scope_as_the_hook_does() {
         })
         .to_string()
     };
-    // The pack compiled once: each run then only loads it.
-    let table = tmp_dir("eval-scope").join("pack.tbl");
-    let compiled = hookc(
-        &[
-            OsStr::new("compile"),
-            OsStr::new("rules/claude-code"),
-            OsStr::new("-o"),
-            table.as_os_str(),
-        ],
-        "",
-        &[],
-    );
-    assert_eq!(compiled.code, Some(0), "{compiled:#?}");
+    let table = pack_table();
     let run = |command: &str, stdin: &str, env: &[(&str, &OsStr)]| {
         let mut args = vec![
             OsStr::new(command),
@@ -1925,4 +1934,43 @@ fn eval_and_explain_measure_the_scope_as_the_hook_does() {
     let env = [("CLAUDE_PROJECT_DIR", OsStr::new("/nowhere/other"))];
     let eval = run("eval", &event("/nowhere/other/src/a.ts"), &env);
     assert_eq!(eval.code, Some(0), "{eval:#?}");
+}
+
+/// `hookc claude` loads its table for one event: the command field's
+/// literals are found by walking the text in place, and a command longer
+/// than the walk's credit builds the packed search first. Either way the
+/// pack's literal first lines decide as the corpus says (`.bash` in the
+/// startup-file rule, the short `$` of the unset-variable rule).
+#[test]
+fn the_hook_finds_the_packs_literals_walked_or_packed() {
+    let bash = |command: &str| {
+        json!({
+            "session_id": "s",
+            "transcript_path": "/t",
+            "cwd": "/nowhere/acme-api",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        })
+        .to_string()
+    };
+    // Longer than the 20 anchors' credit of 2,600 bytes.
+    let long = format!("echo {} && ", "x".repeat(3_000));
+    for prefix in ["", long.as_str()] {
+        for (command, decision) in [
+            ("echo 'export X=1' >> ~/.bashrc", json!("ask")),
+            ("rm -rf \"$STEAMROOT/\"*", json!("deny")),
+            ("npm test", Value::Null),
+        ] {
+            let command = format!("{prefix}{command}");
+            let run = claude_with(pack_table(), &[], &bash(&command));
+            assert_eq!(run.code, Some(0), "{run:#?}");
+            let answer = if run.stdout.trim().is_empty() {
+                Value::Null
+            } else {
+                run.json()["hookSpecificOutput"]["permissionDecision"].clone()
+            };
+            assert_eq!(answer, decision, "{} bytes: {}", command.len(), run.stdout);
+        }
+    }
 }
