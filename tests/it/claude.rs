@@ -105,34 +105,24 @@ fn hookc(args: &[&OsStr], stdin: &str, env: &[(&str, &OsStr)]) -> Run {
 /// The policy, compiled once.
 fn policy_table() -> &'static Path {
     static TABLE: OnceLock<PathBuf> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        // One directory per test process (see `cli::shipped_table`).
-        let path = tmp_dir(&format!("policy-{}", std::process::id())).join("policy.tbl");
-        let run = hookc(
-            &[
-                OsStr::new("compile"),
-                OsStr::new(POLICY),
-                OsStr::new("-o"),
-                path.as_os_str(),
-            ],
-            "",
-            &[],
-        );
-        assert_eq!(run.code, Some(0), "{run:#?}");
-        path
-    })
+    compiled_once(&TABLE, POLICY, "policy")
 }
 
 /// The shipped Claude Code pack, compiled once.
 fn pack_table() -> &'static Path {
     static TABLE: OnceLock<PathBuf> = OnceLock::new();
-    TABLE.get_or_init(|| {
+    compiled_once(&TABLE, "rules/claude-code", "pack")
+}
+
+/// `source` compiled into `table` the first time it is asked for.
+fn compiled_once(table: &'static OnceLock<PathBuf>, source: &str, name: &str) -> &'static Path {
+    table.get_or_init(|| {
         // One directory per test process (see `cli::shipped_table`).
-        let path = tmp_dir(&format!("pack-{}", std::process::id())).join("pack.tbl");
+        let path = tmp_dir(&format!("{name}-{}", std::process::id())).join(format!("{name}.tbl"));
         let run = hookc(
             &[
                 OsStr::new("compile"),
-                OsStr::new("rules/claude-code"),
+                OsStr::new(source),
                 OsStr::new("-o"),
                 path.as_os_str(),
             ],
