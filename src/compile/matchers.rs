@@ -453,7 +453,7 @@ fn matched_regexes(e: &crate::ir::Expr, out: &mut std::collections::BTreeSet<u32
             matched_regexes(a, out);
             matched_regexes(b, out);
         }
-        Expr::Quantifier(_, list, body) => {
+        Expr::Quantifier(_, list, body) | Expr::Let(list, body) => {
             matched_regexes(list, out);
             matched_regexes(body, out);
         }

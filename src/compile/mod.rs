@@ -10,6 +10,7 @@
 //! validated and loaded into a [`Table`].
 
 mod atoms;
+mod hoist;
 mod lower;
 pub(crate) mod matchers;
 mod needs;
@@ -267,6 +268,7 @@ fn lower(
         }
         let mut atoms = atoms.into_vec();
         specialize::atoms(&mut atoms);
+        hoist::atoms(&mut atoms);
         let built = match matchers::build(&atoms, regexes, regex_facts, &mut dfas, options) {
             Ok(built) => built,
             Err(too_large) => {

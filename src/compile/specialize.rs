@@ -34,6 +34,14 @@ fn expr(e: &mut Expr, commands: &mut Vec<bool>) {
             expr(body, commands);
             commands.pop();
         }
+        // The compiler's own `let`s come after this rewrite; a value bound
+        // is not a command.
+        Expr::Let(value, body) => {
+            expr(value, commands);
+            commands.push(false);
+            expr(body, commands);
+            commands.pop();
+        }
         Expr::Array(items) | Expr::Call(_, items) => {
             items.iter_mut().for_each(|i| expr(i, commands));
         }

@@ -140,6 +140,13 @@ pub enum Expr {
     /// command's (the quantifier's list is `shell(…)`), so that flags are
     /// tested as bits and large sets through a perfect hash.
     WordsAny(Box<Expr>, Box<WordsTest>),
+    /// `let $0 = value in body`: the value (first) evaluated once and
+    /// bound as the body's innermost variable, the body's other variables
+    /// one further out. The source has no such form: the compiler writes
+    /// it around a quantifier when the quantifier's body computes a value
+    /// that does not depend on the element, so that the value is computed
+    /// once rather than once per element ([`Expr::inline_lets`] undoes it).
+    Let(Box<Expr>, Box<Expr>),
 }
 
 /// What [`Expr::WordsAny`] tests.

@@ -217,6 +217,9 @@ fn var<'a>(vars: Vars<'a>, depth: u32, segments: &[Segment]) -> Val<'a> {
     let json = match value {
         Val::Json(v) => *v,
         Val::Owned(v) => &**v,
+        // A string is borrowed from the binding (a value a `let` binds
+        // may own its text).
+        Val::Str(s) if segments.is_empty() => return Val::Str(Cow::Borrowed(s)),
         scalar if segments.is_empty() => return scalar.clone(),
         // A shell view's command, words or redirection: read in place.
         typed => {
@@ -380,8 +383,35 @@ fn eval_in<'a>(
             _ => return eval_rare(expr, ctx, m, vars),
         },
         Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
+        Expr::Let(value, body) => {
+            let value = eval(value, ctx, m)?;
+            let inner = Vars {
+                top: Some((&value, &vars)),
+            };
+            // The compiler puts a `let` around a quantifier, whose value
+            // is a boolean; any other value may borrow from the binding,
+            // and is copied out.
+            match eval_in(body, ctx, m, inner)? {
+                Val::Bool(b) => Val::Bool(b),
+                other => detach(other),
+            }
+        }
         _ => return eval_rare(expr, ctx, m, vars),
     })
+}
+
+/// `v`, holding nothing it borrows: scalars as they are, strings copied,
+/// anything else as the JSON it reads as.
+fn detach(v: Val<'_>) -> Val<'static> {
+    match v {
+        Val::Null => Val::Null,
+        Val::Bool(b) => Val::Bool(b),
+        Val::Int(i) => Val::Int(i),
+        Val::Float(f) => Val::Float(f),
+        Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),
+        Val::Owned(v) => Val::Owned(v),
+        other => Val::Owned(Box::new(other.to_json())),
+    }
 }
 
 /// The expressions conditions rarely hold (values built anew, captures,
@@ -460,7 +490,8 @@ fn eval_rare<'a>(
         | Expr::Exists(_)
         | Expr::Quantifier(..)
         | Expr::Var(..)
-        | Expr::WordsAny(..) => return eval_in(expr, ctx, m, vars),
+        | Expr::WordsAny(..)
+        | Expr::Let(..) => return eval_in(expr, ctx, m, vars),
     })
 }
 
@@ -702,6 +733,23 @@ mod tests {
                 .filter_map(|s| short_flag_bit(s))
                 .fold(0, |a, b| a | b),
             hash: StrMap::default(),
+        }
+    }
+
+    /// What a `let` gives when its body's value is not a boolean (the
+    /// compiler writes none such): the same value, owning its text.
+    #[test]
+    fn a_value_out_of_a_let_owns_what_it_borrowed() {
+        let view = crate::shell::parse("rm -rf /tmp/x");
+        let text = String::from("Run.sh");
+        let detached = detach(Val::Str(Cow::Borrowed(&text)));
+        assert!(matches!(&detached, Val::Str(Cow::Owned(s)) if s == "Run.sh"));
+        let command = Val::Command(&view.commands[0]);
+        let detached = detach(command.clone());
+        assert!(matches!(&detached, Val::Owned(_)));
+        assert!(detached.eq_val(&command), "{detached:?}");
+        for scalar in [Val::Null, Val::Bool(true), Val::Int(-3), Val::Float(0.5)] {
+            assert!(detach(scalar.clone()).eq_val(&scalar));
         }
     }
 

@@ -152,7 +152,8 @@ impl<'p> Written<'p> {
             Expr::Binary(_, a, b)
             | Expr::In(a, b)
             | Expr::ContainsAny(a, b)
-            | Expr::Quantifier(_, a, b) => self.changes_expr(a) || self.changes_expr(b),
+            | Expr::Quantifier(_, a, b)
+            | Expr::Let(a, b) => self.changes_expr(a) || self.changes_expr(b),
         }
     }
 

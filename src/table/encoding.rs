@@ -63,7 +63,9 @@
 //! each regex needs (`regex_needs`), looked for before it is searched;
 //! version 16 the function `if_unset`; version 17 literals shorter than
 //! an anchor beside a field's planned literals (searched for on their
-//! own, where a table of 16 held no plan for such a field). A
+//! own, where a table of 16 held no plan for such a field); version 18
+//! the `let` the compiler writes around a quantifier for the values its
+//! body computes without its element (`Let`). A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -90,7 +92,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 17;
+pub const VERSION: u32 = 18;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

@@ -356,7 +356,7 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
         }
         // The compiler turns every rate test into an atom of its own.
         Expr::Rate(_) => Err(LoadError::invalid("a rate test outside a condition")),
-        Expr::Quantifier(_, list, body) => {
+        Expr::Quantifier(_, list, body) | Expr::Let(list, body) => {
             expr(list, regexes, d, bound)?;
             expr(body, regexes, d, bound + 1)
         }

@@ -506,3 +506,36 @@ fn cli_human_conditions_as_written() {
         "{compiled}"
     );
 }
+
+/// A call the compiler moved out of a quantifier (it reads only an outer
+/// element) is shown where it was written, and decides as written.
+#[test]
+fn calls_moved_out_of_a_quantifier_are_shown_as_written() {
+    let t = table(
+        r#"
+        hook pairs on tool.pre_execute {
+            when any c in shell(payload.args):
+                any s in c.args:
+                    any w in shell(payload.args):
+                        lower(w.program) == "cp" and lower(basename(s)) == lower(w.args[1])
+            abort "runs what it copied"
+        }
+        "#,
+    );
+    let e = explain(
+        &t,
+        "tool.pre_execute",
+        "builtin::llm",
+        json!({"args": "cp a X.sh; bash ./x.sh"}),
+    );
+    assert_eq!(
+        atoms(&e.rules[0].condition),
+        [(
+            "any $ in shell(payload.args): any $ in $0.args: any $ in shell(payload.args): \
+             (lower($0.program) == \"cp\") and (lower(basename($1)) == lower($0.args[1]))"
+                .to_string(),
+            true
+        )]
+    );
+    assert_eq!(e.rules[0].status, RuleStatus::Fired);
+}

@@ -607,7 +607,7 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
                 }
             }
         }
-        Expr::Quantifier(_, list, body) => {
+        Expr::Quantifier(_, list, body) | Expr::Let(list, body) => {
             reads(list, out);
             reads(body, out);
         }
@@ -782,6 +782,8 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
             write_expr(cx, body, false, out);
         }
         Expr::Var(depth, segments) => out.push_str(&crate::ir::show_var(*depth, segments)),
+        // Only compiled tables hold it: shown as written.
+        Expr::Let(..) => write_expr(cx, &e.inline_lets(), nested, out),
         Expr::Capture(_, _, group) => out.push_str(group),
         Expr::WordsAny(command, test) => {
             let mut shown = String::new();

@@ -333,7 +333,8 @@ fn shell_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
         Expr::Binary(_, a, b)
         | Expr::In(a, b)
         | Expr::ContainsAny(a, b)
-        | Expr::Quantifier(_, a, b) => {
+        | Expr::Quantifier(_, a, b)
+        | Expr::Let(a, b) => {
             shell_paths(a, out);
             shell_paths(b, out);
         }
@@ -377,7 +378,7 @@ pub(super) fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath
                 }
             }
         }
-        Expr::Quantifier(_, list, body) => {
+        Expr::Quantifier(_, list, body) | Expr::Let(list, body) => {
             expr_paths(list, out);
             expr_paths(body, out);
         }

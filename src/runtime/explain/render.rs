@@ -89,6 +89,9 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
         Expr::Var(depth, segments) => crate::ir::show_var(*depth, segments),
         Expr::Capture(_, _, group) => group.clone(),
         Expr::WordsAny(command, test) => test.show(&expr(command, program)),
+        // A value the compiler moved out of a quantifier: shown where it
+        // was written.
+        Expr::Let(..) => expr(&e.inline_lets(), program),
         Expr::Call(f, args) => format!(
             "{}({})",
             f.as_str(),

@@ -141,6 +141,10 @@ fn exprs() -> Vec<Expr> {
         Expr::Exists(path(Root::Child, &[])),
         Expr::Rate(rate()),
         Expr::Var(0, Vec::new()),
+        Expr::Let(
+            boxed(Expr::Call(Func::Lower, vec![*field()])),
+            boxed(Expr::Var(0, Vec::new())),
+        ),
     ];
     let lists = [
         WordList::Args,
@@ -594,6 +598,11 @@ fn expr(e: &Expr, seen: &mut BTreeSet<String>) {
             sub(command);
             "WordsAny"
         }
+        Expr::Let(value, body) => {
+            sub(value);
+            sub(body);
+            "Let"
+        }
     };
     seen.insert(format!("Expr::{name}"));
     match e {
@@ -738,6 +747,7 @@ const EVERY_VARIANT: &[&str] = &[
     "Expr::Call",
     "Expr::Capture",
     "Expr::WordsAny",
+    "Expr::Let",
     "WordList::args",
     "WordList::flags",
     "WordList::operands",

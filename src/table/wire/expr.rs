@@ -354,6 +354,10 @@ enum ExprVariants {
         #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
         #[serde(with = "Boxed::<WordsTest>")] Box<ir::WordsTest>,
     ),
+    Let(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+    ),
 }
 
 /// [`ir::WordsTest`].

@@ -1,0 +1,360 @@
+//! Values a quantifier's body computes without its element, computed once.
+//!
+//! `any s in c.args: any w in shell(…): lower(basename(s)) == …` computes
+//! `lower(basename(s))` again for every `w`, though it depends on `s`
+//! alone: on a line of 72 commands, thousands of times. The rewrite finds
+//! in each quantifier's body the largest calls that read neither the
+//! element nor anything bound inside the body, binds each once around the
+//! quantifier ([`Expr::Let`]), and makes every use of it read the binding
+//! (uses written alike share one). Quantifiers are rewritten outermost
+//! first, so a value moves out as far as the variables it reads allow.
+//!
+//! Only calls that cannot fail and do nothing but compute their result
+//! are moved, of arguments of the same kind, paths and constants: such a
+//! value computed once where it was computed many times, or where a short
+//! circuit would have skipped it, changes no answer and no error. A regex
+//! test stays where it is written (it spends the dispatch's regex budget),
+//! and so does `shell(…)`, whose parse a body that never reaches it need
+//! not pay.
+//!
+//! The rewrite runs on the atoms of the program, after the lints have read
+//! the conditions as written and [`super::specialize`] has rewritten them;
+//! explanations show them as written ([`Expr::inline_lets`]).
+
+use crate::ir::{Atom, Expr, Func};
+
+/// Moves the loop-invariant calls out of the quantifiers in the
+/// expression atoms of one point.
+pub(super) fn atoms(atoms: &mut [Atom]) {
+    for atom in atoms {
+        if let Atom::Expr(e) = atom {
+            expr(e);
+        }
+    }
+}
+
+fn expr(e: &mut Expr) {
+    if matches!(e, Expr::Quantifier(..)) {
+        out_of_quantifier(e);
+    }
+    // After the move, `e` is the quantifier inside the `let`s it made; the
+    // `let`s' values are calls, with no quantifier in them.
+    let mut inner = e;
+    while let Expr::Let(_, body) = inner {
+        inner = body;
+    }
+    inner.each_child_mut(|child, _| expr(child));
+}
+
+/// Rewrites `any $ in list: body` as `let v₀ in … let vₙ₋₁ in any $ in
+/// list: body'`, where the `vⱼ` are the invariant calls of the body and
+/// `body'` reads them by depth.
+fn out_of_quantifier(q: &mut Expr) {
+    let Expr::Quantifier(_, list, body) = q else {
+        return;
+    };
+    let mut values = Vec::new();
+    collect(body, 1, &mut values);
+    if values.is_empty() {
+        return;
+    }
+    let n = values.len() as u32;
+    rewrite(body, 1, &values);
+    // The list and the body see the `n` bindings around the quantifier.
+    list.shift_vars(i64::from(n), 0);
+    let mut out = std::mem::replace(q, Expr::Const(serde_json::Value::Null));
+    for (j, mut value) in values.into_iter().enumerate().rev() {
+        // Value `j` is evaluated inside the `j` bindings before it.
+        value.shift_vars(j as i64, 0);
+        out = Expr::Let(Box::new(value), Box::new(out));
+    }
+    *q = out;
+}
+
+/// The invariant calls of `e`, which stands `inner` scopes inside the
+/// quantifier's (its element's included), each once, in the scope
+/// around the quantifier.
+fn collect(e: &Expr, inner: u32, values: &mut Vec<Expr>) {
+    match invariant(e, inner) {
+        Some(value) if !values.contains(&value) => values.push(value),
+        Some(_) => {}
+        None => e.each_child(|child, binds| collect(child, inner + binds, values)),
+    }
+}
+
+/// `e` with each invariant call read from its binding, and every other
+/// variable of the scope around the quantifier moved out past the
+/// bindings.
+fn rewrite(e: &mut Expr, inner: u32, values: &[Expr]) {
+    let n = values.len() as u32;
+    // `collect` bound every invariant call; one it did not would be
+    // rewritten in place below, as any other expression.
+    let bound = invariant(e, inner).and_then(|value| values.iter().position(|v| *v == value));
+    if let Some(j) = bound {
+        // Inside: `inner` scopes, then the bindings, the last innermost.
+        *e = Expr::Var(inner + n - 1 - j as u32, Vec::new());
+        return;
+    }
+    match e {
+        Expr::Var(depth, _) if *depth >= inner => *depth += n,
+        _ => e.each_child_mut(|child, binds| rewrite(child, inner + binds, values)),
+    }
+}
+
+/// `e` as a value of the scope around the quantifier, when it is a call
+/// that can move there: pure ([`pure`]) and reading none of the `inner`
+/// innermost variables.
+fn invariant(e: &Expr, inner: u32) -> Option<Expr> {
+    if !matches!(e, Expr::Call(..)) || !pure(e) || e.reads_innermost(inner) {
+        return None;
+    }
+    let mut value = e.clone();
+    value.shift_vars(-i64::from(inner), 0);
+    Some(value)
+}
+
+/// Whether evaluating `e` can neither fail nor do more than compute its
+/// value: paths, variables, constants, and calls of such functions on
+/// such arguments.
+fn pure(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) | Expr::Var(..) | Expr::Const(_) => true,
+        Expr::Call(func, args) => moves(*func) && args.iter().all(pure),
+        _ => false,
+    }
+}
+
+/// The functions whose calls may be moved out: all but `shell`.
+fn moves(func: Func) -> bool {
+    match func {
+        Func::Shell => false,
+        Func::Lower
+        | Func::Upper
+        | Func::Trim
+        | Func::Basename
+        | Func::Dirname
+        | Func::Normalize
+        | Func::Env
+        | Func::Relpath
+        | Func::Stem
+        | Func::Extension
+        | Func::IfUnset
+        | Func::Replace
+        | Func::Join
+        | Func::Len => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, FieldPath, Quantifier, Root, Segment};
+
+    fn var(depth: u32, field: &str) -> Expr {
+        let segments = match field {
+            "" => Vec::new(),
+            name => vec![Segment::Field(name.into())],
+        };
+        Expr::Var(depth, segments)
+    }
+
+    fn call(func: Func, arg: Expr) -> Expr {
+        Expr::Call(func, vec![arg])
+    }
+
+    fn path(name: &str) -> Expr {
+        Expr::Path(FieldPath {
+            root: Root::Payload,
+            segments: vec![Segment::Field(name.into())],
+            normalized: false,
+        })
+    }
+
+    fn eq(a: Expr, b: Expr) -> Expr {
+        Expr::Binary(BinaryOp::Eq, Box::new(a), Box::new(b))
+    }
+
+    fn any(list: Expr, body: Expr) -> Expr {
+        Expr::Quantifier(Quantifier::Any, Box::new(list), Box::new(body))
+    }
+
+    fn hoisted(e: &Expr) -> Expr {
+        let mut atoms = [Atom::Expr(e.clone())];
+        super::atoms(&mut atoms);
+        let [Atom::Expr(out)] = atoms else {
+            unreachable!("one atom in, one out")
+        };
+        // Undone, it is what was written.
+        assert_eq!(out.inline_lets(), *e, "{out:?}");
+        out
+    }
+
+    /// `any c in shell(payload.cmd): any s in c.args: any w in
+    /// shell(payload.cmd): lower(basename(s)) == lower(w.program) or
+    /// lower(c.program) == lower(payload.name)`.
+    fn pairs() -> Expr {
+        let shell = || call(Func::Shell, path("cmd"));
+        let body = Expr::Binary(
+            BinaryOp::Or,
+            Box::new(eq(
+                call(Func::Lower, call(Func::Basename, var(1, ""))),
+                call(Func::Lower, var(0, "program")),
+            )),
+            Box::new(eq(
+                call(Func::Lower, var(2, "program")),
+                call(Func::Lower, path("name")),
+            )),
+        );
+        any(shell(), any(var(0, "args"), any(shell(), body)))
+    }
+
+    #[test]
+    fn each_call_goes_out_as_far_as_what_it_reads() {
+        let out = hoisted(&pairs());
+        // `lower(payload.name)` reads no element: out of every quantifier.
+        let Expr::Let(name, c_loop) = &out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(**name, call(Func::Lower, path("name")));
+        let Expr::Quantifier(_, c_list, c_body) = &**c_loop else {
+            panic!("{c_loop:?}")
+        };
+        // The list is read inside the binding: unchanged (no variable).
+        assert_eq!(**c_list, call(Func::Shell, path("cmd")));
+        // `lower(c.program)` reads `c`: around the `s` loop.
+        let Expr::Let(program, s_loop) = &**c_body else {
+            panic!("{c_body:?}")
+        };
+        assert_eq!(**program, call(Func::Lower, var(0, "program")));
+        let Expr::Quantifier(_, s_list, s_body) = &**s_loop else {
+            panic!("{s_loop:?}")
+        };
+        // `c` is one further out, past `lower(c.program)`.
+        assert_eq!(**s_list, var(1, "args"));
+        // `lower(basename(s))` reads `s`: around the `w` loop.
+        let Expr::Let(base, w_loop) = &**s_body else {
+            panic!("{s_body:?}")
+        };
+        assert_eq!(**base, call(Func::Lower, call(Func::Basename, var(0, ""))));
+        let Expr::Quantifier(_, _, w_body) = &**w_loop else {
+            panic!("{w_loop:?}")
+        };
+        // Inside `w`: `$0` w, `$1` lower(basename(s)), `$2` s, `$3`
+        // lower(c.program), `$4` c, `$5` lower(payload.name).
+        let expected = Expr::Binary(
+            BinaryOp::Or,
+            Box::new(eq(var(1, ""), call(Func::Lower, var(0, "program")))),
+            Box::new(eq(var(3, ""), var(5, ""))),
+        );
+        assert_eq!(**w_body, expected);
+    }
+
+    #[test]
+    fn calls_written_alike_share_one_binding() {
+        let base = || call(Func::Lower, call(Func::Basename, var(1, "")));
+        let e = any(
+            path("a"),
+            any(
+                var(0, "args"),
+                Expr::Binary(
+                    BinaryOp::And,
+                    Box::new(eq(var(0, ""), base())),
+                    Box::new(eq(call(Func::Upper, var(0, "")), base())),
+                ),
+            ),
+        );
+        let out = hoisted(&e);
+        let Expr::Quantifier(_, _, body) = &out else {
+            panic!("{out:?}")
+        };
+        let Expr::Let(_, inner) = &**body else {
+            panic!("one binding for both: {body:?}")
+        };
+        assert!(matches!(&**inner, Expr::Quantifier(..)), "{inner:?}");
+    }
+
+    #[test]
+    fn what_may_fail_or_cost_more_stays_where_it_is_written() {
+        let e = any(
+            path("a"),
+            Expr::Binary(
+                BinaryOp::And,
+                // A regex test spends the regex budget; `shell` parses.
+                Box::new(Expr::Matches(Box::new(path("b")), crate::ir::RegexId(0))),
+                Box::new(Expr::Binary(
+                    BinaryOp::Or,
+                    Box::new(any(call(Func::Shell, path("c")), var(0, "program"))),
+                    // `+` may fail on its operands' types.
+                    Box::new(eq(
+                        var(0, ""),
+                        Expr::Binary(
+                            BinaryOp::Add,
+                            Box::new(Expr::Const("=".into())),
+                            Box::new(path("d")),
+                        ),
+                    )),
+                )),
+            ),
+        );
+        assert_eq!(hoisted(&e), e);
+    }
+
+    /// The shipped pack's rule that pairs every command's arguments with
+    /// every command that writes a file, compiled with the calls moved out
+    /// and as written: each decides every command alike.
+    #[test]
+    fn moved_calls_decide_as_written() {
+        let text = r#"hook pairs on tool.pre_execute {
+    when any c in shell(payload.cmd):
+        any s in c.args:
+            any w in shell(payload.cmd):
+                lower(w.program) in ["tee", "cp"]
+                and lower(w.program) != lower(c.program)
+                and (any a in w.args: lower(basename(a)) == lower(basename(s)))
+                or (any r in w.redirects: lower(basename(r.target)) == lower(basename(s)))
+    deny "pairs"
+}
+"#;
+        let table = crate::compile_str("t.hooks", text).unwrap().table;
+        let mut written = table.program().clone();
+        let mut lets = 0;
+        for point in &mut written.points {
+            for atom in &mut point.atoms {
+                if let Atom::Expr(e) = atom {
+                    lets += count_lets(e);
+                    *e = e.inline_lets();
+                }
+            }
+        }
+        assert!(lets >= 2, "the calls were moved out ({lets} lets)");
+        let written = crate::Table::from_program(written).unwrap();
+        let mut denied = 0;
+        for cmd in [
+            "curl -o x.sh u && cp x.sh /bin/X.SH && bash x.sh",
+            "echo hi > ./Run.sh; sh run.sh",
+            "cat a | TEE out.txt; python3 out.txt",
+            "cp a b",
+            "ls",
+            "sh a.sh > b.sh",
+        ] {
+            let decide = |t: &crate::Table| {
+                let mut ctx = crate::HookContext::new(
+                    "tool.pre_execute",
+                    "a::b",
+                    serde_json::json!({ "cmd": cmd }),
+                );
+                t.dispatch_context(&mut ctx).reason
+            };
+            let reason = decide(&table);
+            assert_eq!(reason, decide(&written), "{cmd}");
+            denied += usize::from(reason.is_some());
+        }
+        assert_eq!(denied, 3, "three of the commands run a file another writes");
+    }
+
+    fn count_lets(e: &Expr) -> usize {
+        let mut n = usize::from(matches!(e, Expr::Let(..)));
+        e.each_child(|child, _| n += count_lets(child));
+        n
+    }
+}
