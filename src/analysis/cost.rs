@@ -281,7 +281,7 @@ impl Walker<'_> {
                 }
                 args.iter().for_each(|e| self.expr(e));
             }
-            Expr::WordsAny(list, _) => self.expr(list),
+            Expr::WordsAny(list, _) | Expr::InSet(list, _) => self.expr(list),
             Expr::Let(value, body) => {
                 self.expr(value);
                 self.expr(body);

@@ -446,7 +446,7 @@ fn matched_regexes(e: &crate::ir::Expr, out: &mut std::collections::BTreeSet<u32
             items.iter().for_each(|i| matched_regexes(i, out));
         }
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| matched_regexes(v, out)),
-        Expr::Unary(_, a) | Expr::Capture(a, _, _) | Expr::WordsAny(a, _) => {
+        Expr::Unary(_, a) | Expr::Capture(a, _, _) | Expr::WordsAny(a, _) | Expr::InSet(a, _) => {
             matched_regexes(a, out)
         }
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {

@@ -6,13 +6,18 @@
 //! one of a set of constant strings. As written they compare every word
 //! with every string; rewritten, one-letter flags are one `and` with the
 //! command's flag bits ([`crate::shell::Command::short_flags`]), and sets
-//! larger than [`WordsTest::LINEAR`] are looked up through a perfect hash.
+//! larger than [`StringSet::LINEAR`] are looked up through a perfect hash.
+//! Anywhere, `x in ["a", "b", …]` on constant strings becomes a lookup in
+//! such a set ([`Expr::InSet`]), where it compared the value with each
+//! string as JSON.
 //! The rewrite runs on the atoms of the program, after the lints have read
 //! the conditions as written; it keeps the meaning of every value the
 //! variable can hold (a command read as JSON takes the written form's path
 //! at run time).
 
-use crate::ir::{Atom, BinaryOp, Expr, Func, Segment, StrMap, WordList, WordsForm, WordsTest};
+use crate::ir::{
+    Atom, BinaryOp, Expr, Func, Segment, StrMap, StringSet, WordList, WordsForm, WordsTest,
+};
 use serde_json::Value;
 
 /// Rewrites the word-list tests in the expression atoms of one point.
@@ -27,41 +32,64 @@ pub(super) fn atoms(atoms: &mut [Atom]) {
 /// Rewrites `e` and everything in it; `commands` holds, for each quantifier
 /// around `e` (outermost first), whether its variable is a shell command.
 fn expr(e: &mut Expr, commands: &mut Vec<bool>) {
-    match e {
-        Expr::Quantifier(_, list, body) => {
-            expr(list, commands);
-            commands.push(matches!(list.as_ref(), Expr::Call(Func::Shell, _)));
-            expr(body, commands);
+    // A variable is a command when its quantifier's list is `shell(…)`;
+    // no other value bound (a `let`'s) is.
+    let binds_commands = matches!(
+        e,
+        Expr::Quantifier(_, list, _) if matches!(list.as_ref(), Expr::Call(Func::Shell, _))
+    );
+    e.each_child_mut(|child, binds| {
+        let bound = binds > 0;
+        if bound {
+            commands.push(binds_commands);
+        }
+        expr(child, commands);
+        if bound {
             commands.pop();
         }
-        // The compiler's own `let`s come after this rewrite; a value bound
-        // is not a command.
-        Expr::Let(value, body) => {
-            expr(value, commands);
-            commands.push(false);
-            expr(body, commands);
-            commands.pop();
-        }
-        Expr::Array(items) | Expr::Call(_, items) => {
-            items.iter_mut().for_each(|i| expr(i, commands));
-        }
-        Expr::Object(fields) => fields.iter_mut().for_each(|(_, v)| expr(v, commands)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::Capture(x, ..) => expr(x, commands),
-        Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
-            expr(a, commands);
-            expr(b, commands);
-        }
-        Expr::WordsAny(command, _) => expr(command, commands),
-        Expr::Const(_)
-        | Expr::Path(_)
-        | Expr::Template(_)
-        | Expr::Exists(_)
-        | Expr::Rate(_)
-        | Expr::Var(..) => {}
-    }
-    if let Some(rewritten) = words_test(e, commands) {
+    });
+    if let Some(rewritten) = words_test(e, commands).or_else(|| in_set(e)) {
         *e = rewritten;
     }
+}
+
+/// `x in ["a", "b", …]`, on a list of strings only, as an [`Expr::InSet`]:
+/// a value is in such a list exactly when it is a string and one of them
+/// (JSON equality between a string and anything else is false).
+fn in_set(e: &mut Expr) -> Option<Expr> {
+    let Expr::In(value, list) = e else {
+        return None;
+    };
+    let Expr::Const(Value::Array(items)) = list.as_ref() else {
+        return None;
+    };
+    let strings = distinct_strings(items)?;
+    let value = std::mem::replace(&mut **value, Expr::Const(Value::Null));
+    Some(Expr::InSet(Box::new(value), Box::new(string_set(strings))))
+}
+
+/// Each string once, in the order written (they are the keys of the
+/// set's hash); `None` when an item is not a string.
+fn distinct_strings(items: &[Value]) -> Option<Vec<String>> {
+    let mut strings: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let s = item.as_str()?;
+        if !strings.iter().any(|t| t == s) {
+            strings.push(s.to_owned());
+        }
+    }
+    Some(strings)
+}
+
+/// A set of the strings, hashed when it has more than
+/// [`StringSet::LINEAR`].
+fn string_set(strings: Vec<String>) -> StringSet {
+    let hash = if strings.len() > StringSet::LINEAR {
+        super::matchers::hash_over(&strings)
+    } else {
+        StrMap::default()
+    };
+    StringSet { strings, hash }
 }
 
 /// `e` as an [`Expr::WordsAny`], when it is one of the forms it stands for
@@ -76,16 +104,11 @@ fn words_test(e: &Expr, commands: &[bool]) -> Option<Expr> {
             let Expr::Const(Value::Array(items)) = needles.as_ref() else {
                 return None;
             };
-            // Each string once, in the order written: they are the keys
-            // of the test's hash.
-            let mut strings: Vec<String> = Vec::with_capacity(items.len());
-            for item in items {
-                let s = item.as_str()?;
-                if !strings.iter().any(|t| t == s) {
-                    strings.push(s.to_owned());
-                }
-            }
-            (list.as_ref(), strings, WordsForm::ContainsAny)
+            (
+                list.as_ref(),
+                distinct_strings(items)?,
+                WordsForm::ContainsAny,
+            )
         }
         _ => return None,
     };
@@ -106,19 +129,13 @@ fn words_test(e: &Expr, commands: &[bool]) -> Option<Expr> {
         .iter()
         .filter_map(|s| crate::shell::short_flag_bit(s))
         .fold(0, |bits, bit| bits | bit);
-    let hash = if strings.len() > WordsTest::LINEAR {
-        super::matchers::hash_over(&strings)
-    } else {
-        StrMap::default()
-    };
     Some(Expr::WordsAny(
         Box::new(Expr::Var(*depth, Vec::new())),
         Box::new(WordsTest {
             list: word_list,
             form,
-            strings,
+            set: string_set(strings),
             short_flags,
-            hash,
         }),
     ))
 }
@@ -188,7 +205,7 @@ mod tests {
             test.short_flags,
             crate::shell::short_flag_bit("-r").unwrap()
         );
-        assert!(test.hash.keys.is_empty());
+        assert!(test.set.hash.keys.is_empty());
     }
 
     #[test]
@@ -202,8 +219,8 @@ mod tests {
             panic!("not rewritten: {e:?}")
         };
         // The hash is over the strings, which it does not copy.
-        assert!(test.hash.keys.is_empty() && test.hash.values.is_empty());
-        assert_eq!(test.hash.map.len(), 20);
+        assert!(test.set.hash.keys.is_empty() && test.set.hash.values.is_empty());
+        assert_eq!(test.set.hash.map.len(), 20);
         assert!((0..20).all(|i| test.has(&format!("w{i}"))));
         assert!(!test.has("w20") && !test.has(""));
     }
@@ -225,7 +242,7 @@ mod tests {
             panic!("not rewritten: {e:?}")
         };
         let expected: Vec<String> = (0..12).rev().map(|i| format!("w{i}")).collect();
-        assert_eq!(test.strings, expected);
+        assert_eq!(test.set.strings, expected);
         assert!((0..12).all(|i| test.has(&format!("w{i}"))));
         assert!(!test.has("w12"));
     }
@@ -239,11 +256,13 @@ mod tests {
         let test = WordsTest {
             list: WordList::Operands,
             form: WordsForm::ContainsAny,
-            strings,
+            set: StringSet {
+                strings,
+                hash: crate::compile::matchers::str_map(entries),
+            },
             short_flags: 0,
-            hash: crate::compile::matchers::str_map(entries),
         };
-        assert_eq!(test.hash.keys.len(), 20);
+        assert_eq!(test.set.hash.keys.len(), 20);
         assert!((0..20).all(|i| test.has(&format!("w{i}"))));
         assert!(!test.has("w20"));
     }
@@ -299,5 +318,90 @@ mod tests {
             matches!(inner.as_ref(), Expr::WordsAny(c, t) if **c == Expr::Var(1, Vec::new()) && t.form == WordsForm::In),
             "{inner:?}"
         );
+    }
+
+    #[test]
+    fn a_list_of_strings_becomes_a_set_and_any_other_list_stays() {
+        let strings =
+            |n: usize| Value::Array((0..n).map(|i| Value::String(format!("w{i}"))).collect());
+        let in_list = |list: Value| Expr::In(Box::new(payload()), Box::new(Expr::Const(list)));
+        let Expr::InSet(value, set) = rewritten(in_list(strings(3))) else {
+            panic!("not rewritten")
+        };
+        assert_eq!(*value, payload());
+        assert_eq!(set.strings, ["w0", "w1", "w2"]);
+        assert!(
+            set.hash.map.is_empty(),
+            "three strings are compared one by one"
+        );
+        let Expr::InSet(_, set) = rewritten(in_list(strings(20))) else {
+            panic!("not rewritten")
+        };
+        assert_eq!(set.hash.map.len(), 20);
+        assert!((0..20).all(|i| set.has(&format!("w{i}"))) && !set.has("w20"));
+        let Expr::InSet(_, set) = rewritten(in_list(strings(0))) else {
+            panic!("not rewritten")
+        };
+        assert!(!set.has("") && !set.has("w0"));
+        // A list with anything but strings, or a list that is not a
+        // constant, is compared as written.
+        for kept in [
+            in_list(serde_json::json!(["a", 1])),
+            Expr::In(Box::new(payload()), Box::new(payload())),
+        ] {
+            assert_eq!(rewritten(kept.clone()), kept);
+        }
+    }
+
+    /// Each element of a list of values of every type is in a list of
+    /// strings as written exactly when it is in the set.
+    #[test]
+    fn a_set_of_strings_holds_what_the_list_holds() {
+        let text = r#"hook listed on tool.pre_execute {
+    when any v in payload.values: v in ["a", "1", "true", "null", "[\"a\"]", "w7", "w8", "w9", "w10"]
+    deny "listed"
+}
+"#;
+        let table = crate::compile_str("t.hooks", text).unwrap().table;
+        let mut written = table.program().clone();
+        let mut sets = 0;
+        for atom in &mut written.points[0].atoms {
+            if let Atom::Expr(e) = atom {
+                sets += usize::from(as_written(e));
+            }
+        }
+        assert_eq!(sets, 1);
+        let written = crate::Table::from_program(written).unwrap();
+        let values = serde_json::json!([
+            "a", "b", 1, "1", true, "true", null, "null", ["a"], {"a": 1}, 1.5, "w10", "W10"
+        ]);
+        let mut listed = 0;
+        for value in values.as_array().unwrap() {
+            let decide = |t: &crate::Table| {
+                let mut ctx = crate::HookContext::new(
+                    "tool.pre_execute",
+                    "a::b",
+                    serde_json::json!({ "values": [value] }),
+                );
+                t.dispatch_context(&mut ctx).reason
+            };
+            let reason = decide(&table);
+            assert_eq!(reason, decide(&written), "{value}");
+            listed += usize::from(reason.is_some());
+        }
+        assert_eq!(listed, 5, "the strings a, 1, true, null and w10");
+    }
+
+    /// Turns the sets in `e` back into the lists they were written as.
+    fn as_written(e: &mut Expr) -> bool {
+        let mut found = false;
+        e.each_child_mut(|child, _| found |= as_written(child));
+        if let Expr::InSet(value, set) = e {
+            let list = Value::Array(set.strings.iter().cloned().map(Value::String).collect());
+            let value = std::mem::replace(&mut **value, Expr::Const(Value::Null));
+            *e = Expr::In(Box::new(value), Box::new(Expr::Const(list)));
+            found = true;
+        }
+        found
     }
 }

@@ -147,29 +147,27 @@ pub enum Expr {
     /// that does not depend on the element, so that the value is computed
     /// once rather than once per element ([`Expr::inline_lets`] undoes it).
     Let(Box<Expr>, Box<Expr>),
+    /// `lhs in ["a", "b", …]` on a list of constant strings: whether the
+    /// value is one of the strings, looked up in a set. The compiler turns
+    /// the written form into this one, which compares no JSON.
+    InSet(Box<Expr>, Box<StringSet>),
 }
 
-/// What [`Expr::WordsAny`] tests.
+/// A set of constant strings: compared one by one when there are few,
+/// found through a perfect hash over them when there are more than
+/// [`StringSet::LINEAR`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct WordsTest {
-    /// Which of the command's word lists.
-    pub list: WordList,
-    /// The form it was written in (for messages, and for values that are
-    /// not a shell view's command).
-    pub form: WordsForm,
-    /// The strings, as written, in order.
+pub struct StringSet {
+    /// The strings, as written, in order, each once.
     pub strings: Vec<String>,
-    /// The bits of the strings that are one-letter flags
-    /// ([`crate::shell::short_flag_bit`]).
-    pub short_flags: u64,
     /// A perfect hash of the strings when there are more than
-    /// [`WordsTest::LINEAR`] of them, over the strings themselves (it holds
-    /// no keys of its own); empty otherwise. A table written before holds
-    /// the strings again, sorted, as the hash's keys.
+    /// [`StringSet::LINEAR`] of them, over the strings themselves (it
+    /// holds no keys of its own); empty otherwise. A table written before
+    /// holds the strings again, sorted, as the hash's keys.
     pub hash: StrMap,
 }
 
-impl WordsTest {
+impl StringSet {
     /// Up to this many strings are compared one by one: fewer comparisons
     /// of short words than it takes to hash one.
     pub const LINEAR: usize = 8;
@@ -189,18 +187,42 @@ impl WordsTest {
         }
     }
 
+    /// The strings as a list written in the source: `["a", "b"]`.
+    pub fn show(&self) -> String {
+        Value::Array(self.strings.iter().cloned().map(Value::String).collect()).to_string()
+    }
+}
+
+/// What [`Expr::WordsAny`] tests.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WordsTest {
+    /// Which of the command's word lists.
+    pub list: WordList,
+    /// The form it was written in (for messages, and for values that are
+    /// not a shell view's command).
+    pub form: WordsForm,
+    /// The strings, as written, in order.
+    pub set: StringSet,
+    /// The bits of the strings that are one-letter flags
+    /// ([`crate::shell::short_flag_bit`]).
+    pub short_flags: u64,
+}
+
+impl WordsTest {
+    /// Whether `word` is one of the strings.
+    pub fn has(&self, word: &str) -> bool {
+        self.set.has(word)
+    }
+
     /// The test as written, given the command expression as text
     /// (`$0.flags contains any ["-r", "-R"]`).
     pub fn show(&self, command: &str) -> String {
         let quote = |s: &String| Value::String(s.clone()).to_string();
         let list = format!("{command}.{}", self.list.name());
-        match (self.form, self.strings.as_slice()) {
+        match (self.form, self.set.strings.as_slice()) {
             (WordsForm::Contains, [s]) => format!("{list} contains {}", quote(s)),
             (WordsForm::In, [s]) => format!("{} in {list}", quote(s)),
-            (_, strings) => {
-                let strings = strings.iter().cloned().map(Value::String).collect();
-                format!("{list} contains any {}", Value::Array(strings))
-            }
+            (_, _) => format!("{list} contains any {}", self.set.show()),
         }
     }
 }

@@ -23,7 +23,8 @@ macro_rules! each_child {
             Expr::Unary(_, x)
             | Expr::Matches(x, _)
             | Expr::Capture(x, ..)
-            | Expr::WordsAny(x, _) => $f(x, 0),
+            | Expr::WordsAny(x, _)
+            | Expr::InSet(x, _) => $f(x, 0),
             Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
                 $f(a, 0);
                 $f(b, 0);

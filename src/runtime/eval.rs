@@ -96,10 +96,11 @@ pub(crate) fn atom(atom: &Atom, ctx: &HookContext, m: Matching<'_>) -> Result<bo
         Atom::Exists(path) => ctx.get(path).is_some(),
         // Counted by the dispatch, which never evaluates it here.
         Atom::Rate(_) => false,
-        Atom::Expr(expr) => match eval(expr, ctx, m) {
-            Ok(Val::Bool(b)) => b,
+        // A value that is not a boolean does not hold.
+        Atom::Expr(expr) => match holds(expr, ctx, m, Vars::NONE, "when") {
+            Ok(b) => b,
             Err(EvalError::RegexBudget(overrun)) => return Err(overrun),
-            _ => false,
+            Err(_) => false,
         },
     })
 }
@@ -257,13 +258,11 @@ fn quantify(
         let inner = Vars {
             top: Some((item, &vars)),
         };
-        let decided = eval_in(body, ctx, m, inner)
-            .and_then(|v| truth(v, q.keyword()))
-            .map(|holds| match (q, holds) {
-                (Quantifier::Any, true) => Some(true),
-                (Quantifier::All, false) => Some(false),
-                _ => None,
-            });
+        let decided = holds(body, ctx, m, inner, q.keyword()).map(|holds| match (q, holds) {
+            (Quantifier::Any, true) => Some(true),
+            (Quantifier::All, false) => Some(false),
+            _ => None,
+        });
         match decided {
             Ok(None) => false,
             other => {
@@ -348,41 +347,21 @@ fn eval_in<'a>(
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
         Expr::Unary(op, e) => unary(*op, eval(e, ctx, m)?)?,
-        Expr::Binary(BinaryOp::And, a, b) => {
-            let a = truth(eval(a, ctx, m)?, "and")?;
-            Val::Bool(a && truth(eval(b, ctx, m)?, "and")?)
-        }
-        Expr::Binary(BinaryOp::Or, a, b) => {
-            let a = truth(eval(a, ctx, m)?, "or")?;
-            Val::Bool(a || truth(eval(b, ctx, m)?, "or")?)
-        }
+        // The forms whose value is always a boolean: decided by `holds`
+        // (`op` names no operator there).
+        Expr::Binary(BinaryOp::And | BinaryOp::Or, ..)
+        | Expr::In(..)
+        | Expr::InSet(..)
+        | Expr::Matches(..)
+        | Expr::Exists(_)
+        | Expr::Quantifier(..)
+        | Expr::WordsAny(..) => Val::Bool(holds(expr, ctx, m, vars, "")?),
         Expr::Binary(op, a, b) => binary(*op, eval(a, ctx, m)?, eval(b, ctx, m)?)?,
-        Expr::In(lhs, list) => {
-            let lhs = eval(lhs, ctx, m)?;
-            let list = eval(list, ctx, m)?;
-            Val::Bool(match list.as_array() {
-                Some(items) => items.iter().any(|i| lhs.eq_json(i)),
-                None => list.any_element(|i| lhs.eq_val(i)),
-            })
-        }
-        Expr::Matches(lhs, re) => {
-            let lhs = eval(lhs, ctx, m)?;
-            match lhs.as_str() {
-                Some(s) => Val::Bool(m.is_match(re.0, s).map_err(EvalError::RegexBudget)?),
-                None => Val::Bool(false),
-            }
-        }
-        Expr::Exists(p) => Val::Bool(ctx.get(p).is_some()),
-        Expr::Quantifier(q, list, body) => {
-            let list = eval(list, ctx, m)?;
-            Val::Bool(quantify(*q, &list, body, ctx, m, vars)?)
-        }
         Expr::Var(depth, segments) => var(vars, *depth, segments),
         Expr::Call(func, args) => match args.as_slice() {
             [arg] => call(*func, eval(arg, ctx, m)?, m),
             _ => return eval_rare(expr, ctx, m, vars),
         },
-        Expr::WordsAny(command, test) => Val::Bool(words_any(&eval(command, ctx, m)?, test)),
         Expr::Let(value, body) => {
             let value = eval(value, ctx, m)?;
             let inner = Vars {
@@ -397,6 +376,51 @@ fn eval_in<'a>(
             }
         }
         _ => return eval_rare(expr, ctx, m, vars),
+    })
+}
+
+/// Evaluates a condition: whether `expr` holds, or when its value is not
+/// a boolean, the error [`truth`] gives for the operator `op` that reads
+/// it. The forms whose value is always a boolean (`and`, `or`, `not`,
+/// `in`, `matches`, `exists`, quantifiers, word tests) are decided here
+/// without making a [`Val`] of each node's answer; any other form is
+/// evaluated by [`eval_in`].
+fn holds<'a>(
+    expr: &'a Expr,
+    ctx: &'a HookContext,
+    m: Matching<'a>,
+    vars: Vars<'a>,
+    op: &'static str,
+) -> Result<bool, EvalError> {
+    let eval = |e: &'a Expr| eval_in(e, ctx, m, vars);
+    let test = |e: &'a Expr, op| holds(e, ctx, m, vars, op);
+    Ok(match expr {
+        Expr::Binary(BinaryOp::And, a, b) => test(a, "and")? && test(b, "and")?,
+        Expr::Binary(BinaryOp::Or, a, b) => test(a, "or")? || test(b, "or")?,
+        Expr::Unary(UnaryOp::Not, a) => !test(a, "not")?,
+        Expr::In(lhs, list) => {
+            let lhs = eval(lhs)?;
+            let list = eval(list)?;
+            match list.as_array() {
+                Some(items) => items.iter().any(|i| lhs.eq_json(i)),
+                None => list.any_element(|i| lhs.eq_val(i)),
+            }
+        }
+        // Equal to a string constant only if a string (see `Val::eq_json`).
+        Expr::InSet(value, set) => match eval(value)? {
+            Val::Str(s) => set.has(&s),
+            Val::Json(Value::String(s)) => set.has(s),
+            Val::Owned(v) => v.as_str().is_some_and(|s| set.has(s)),
+            _ => false,
+        },
+        Expr::Matches(lhs, re) => match eval(lhs)?.as_str() {
+            Some(s) => m.is_match(re.0, s).map_err(EvalError::RegexBudget)?,
+            None => false,
+        },
+        Expr::Exists(p) => ctx.get(p).is_some(),
+        Expr::Quantifier(q, list, body) => quantify(*q, &eval(list)?, body, ctx, m, vars)?,
+        Expr::WordsAny(command, test) => words_any(&eval(command)?, test),
+        _ => return truth(eval(expr)?, op),
     })
 }
 
@@ -491,7 +515,8 @@ fn eval_rare<'a>(
         | Expr::Quantifier(..)
         | Expr::Var(..)
         | Expr::WordsAny(..)
-        | Expr::Let(..) => return eval_in(expr, ctx, m, vars),
+        | Expr::Let(..)
+        | Expr::InSet(..) => return eval_in(expr, ctx, m, vars),
     })
 }
 
@@ -518,7 +543,7 @@ fn words_any(command: &Val<'_>, test: &WordsTest) -> bool {
         };
     }
     let list = command.field(test.list.name()).unwrap_or(Val::Null);
-    test.strings.iter().any(|s| {
+    test.set.strings.iter().any(|s| {
         let needle = Val::Str(Cow::Borrowed(s));
         match test.form {
             WordsForm::Contains | WordsForm::ContainsAny => contains_val(&list, &needle),
@@ -542,10 +567,13 @@ fn capture<'a>(text: Option<&str>, re: u32, group: &str, m: Matching<'_>) -> Val
 }
 
 fn truth(v: Val<'_>, op: &'static str) -> Result<bool, EvalError> {
-    v.as_bool().ok_or(EvalError::Operand {
-        op,
-        operand: v.type_name(),
-    })
+    match v {
+        Val::Bool(b) => Ok(b),
+        other => Err(EvalError::Operand {
+            op,
+            operand: other.type_name(),
+        }),
+    }
 }
 
 fn unary(op: UnaryOp, v: Val<'_>) -> Result<Val<'_>, EvalError> {
@@ -727,12 +755,14 @@ mod tests {
         WordsTest {
             list,
             form,
-            strings: strings.iter().map(|s| (*s).to_owned()).collect(),
+            set: crate::ir::StringSet {
+                strings: strings.iter().map(|s| (*s).to_owned()).collect(),
+                hash: StrMap::default(),
+            },
             short_flags: strings
                 .iter()
                 .filter_map(|s| short_flag_bit(s))
                 .fold(0, |a, b| a | b),
-            hash: StrMap::default(),
         }
     }
 

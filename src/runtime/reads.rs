@@ -148,7 +148,8 @@ impl<'p> Written<'p> {
             Expr::Unary(_, operand)
             | Expr::Matches(operand, _)
             | Expr::Capture(operand, ..)
-            | Expr::WordsAny(operand, _) => self.changes_expr(operand),
+            | Expr::WordsAny(operand, _)
+            | Expr::InSet(operand, _) => self.changes_expr(operand),
             Expr::Binary(_, a, b)
             | Expr::In(a, b)
             | Expr::ContainsAny(a, b)

@@ -469,15 +469,17 @@ fn inconsistent_programs_are_rejected() {
                 Box::new(crate::ir::WordsTest {
                     list: crate::ir::WordList::Flags,
                     form: crate::ir::WordsForm::ContainsAny,
-                    strings: vec!["-r".into()],
-                    short_flags: 0,
-                    hash: crate::ir::StrMap {
-                        values: vec![Vec::new(); keys.len()],
-                        keys,
-                        hash_key: 0,
-                        disps: vec![(0, 0)],
-                        map,
+                    set: crate::ir::StringSet {
+                        strings: vec!["-r".into()],
+                        hash: crate::ir::StrMap {
+                            values: vec![Vec::new(); keys.len()],
+                            keys,
+                            hash_key: 0,
+                            disps: vec![(0, 0)],
+                            map,
+                        },
                     },
+                    short_flags: 0,
                 }),
             )),
         ))
@@ -492,10 +494,34 @@ fn inconsistent_programs_are_rejected() {
             bad_words.points[0].atoms[0] = words(bad);
             assert!(matches!(
                 Table::from_program(bad_words).unwrap_err().kind(),
-                LoadErrorKind::Invalid(m) if m.contains("word set")
+                LoadErrorKind::Invalid(m) if m.contains("string set")
             ));
         }
     }
+    // The same for the set a list of strings becomes (`x in ["a", …]`).
+    let in_set = |map: Vec<u32>| {
+        crate::ir::Atom::Expr(crate::ir::Expr::InSet(
+            Box::new(crate::ir::Expr::Const(serde_json::json!("a"))),
+            Box::new(crate::ir::StringSet {
+                strings: vec!["a".into()],
+                hash: crate::ir::StrMap {
+                    hash_key: 0,
+                    disps: vec![(0, 0)],
+                    map,
+                    ..crate::ir::StrMap::default()
+                },
+            }),
+        ))
+    };
+    let mut good_set = sample();
+    good_set.points[0].atoms[0] = in_set(vec![0]);
+    assert!(Table::from_program(good_set).is_ok());
+    let mut bad_set = sample();
+    bad_set.points[0].atoms[0] = in_set(vec![3]);
+    assert!(matches!(
+        Table::from_program(bad_set).unwrap_err().kind(),
+        LoadErrorKind::Invalid(m) if m.contains("string set")
+    ));
     let mut good_call = sample();
     good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
     assert!(Table::from_program(good_call).is_ok());

@@ -368,13 +368,13 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             regex(*re, regexes)?;
             expr(subject, regexes, d, bound)
         }
-        Expr::WordsAny(command, test) => {
-            if !hash_fits_keys(&test.hash, test.keys().len()) {
-                return Err(LoadError::invalid(
-                    "a word set's hash does not fit its keys",
-                ));
-            }
-            expr(command, regexes, d, bound)
+        Expr::WordsAny(value, test) => {
+            string_set(&test.set)?;
+            expr(value, regexes, d, bound)
+        }
+        Expr::InSet(value, set) => {
+            string_set(set)?;
+            expr(value, regexes, d, bound)
         }
         Expr::Call(func, args) if args.len() == func.arity() => {
             args.iter().try_for_each(|arg| expr(arg, regexes, d, bound))
@@ -385,6 +385,17 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
             args.len(),
             func.arity()
         ))),
+    }
+}
+
+/// A set's perfect hash, when it has one, gives a slot to each of its keys.
+fn string_set(set: &crate::ir::StringSet) -> Result<(), LoadError> {
+    if hash_fits_keys(&set.hash, set.keys().len()) {
+        Ok(())
+    } else {
+        Err(LoadError::invalid(
+            "a string set's hash does not fit its keys",
+        ))
     }
 }
 

@@ -595,7 +595,9 @@ pub(crate) fn reads<'e>(e: &'e Expr, out: &mut Vec<&'e FieldPath>) {
         }
         Expr::Array(items) => items.iter().for_each(|i| reads(i, out)),
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| reads(v, out)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::WordsAny(x, _) => reads(x, out),
+        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::WordsAny(x, _) | Expr::InSet(x, _) => {
+            reads(x, out)
+        }
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
             reads(a, out);
             reads(b, out);
@@ -681,6 +683,7 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
             | Expr::ContainsAny(..)
             | Expr::Matches(..)
             | Expr::WordsAny(..)
+            | Expr::InSet(..)
     );
     if nested && compound {
         out.push('(');
@@ -785,6 +788,11 @@ fn write_expr(cx: &Cx<'_>, e: &Expr, nested: bool, out: &mut String) {
         // Only compiled tables hold it: shown as written.
         Expr::Let(..) => write_expr(cx, &e.inline_lets(), nested, out),
         Expr::Capture(_, _, group) => out.push_str(group),
+        Expr::InSet(value, set) => {
+            write_expr(cx, value, true, out);
+            out.push_str(" in ");
+            out.push_str(&set.show());
+        }
         Expr::WordsAny(command, test) => {
             let mut shown = String::new();
             write_expr(cx, command, true, &mut shown);

@@ -327,9 +327,11 @@ fn shell_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
         }
         Expr::Call(_, items) | Expr::Array(items) => items.iter().for_each(|i| shell_paths(i, out)),
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| shell_paths(v, out)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::Capture(x, ..) | Expr::WordsAny(x, _) => {
-            shell_paths(x, out)
-        }
+        Expr::Unary(_, x)
+        | Expr::Matches(x, _)
+        | Expr::Capture(x, ..)
+        | Expr::WordsAny(x, _)
+        | Expr::InSet(x, _) => shell_paths(x, out),
         Expr::Binary(_, a, b)
         | Expr::In(a, b)
         | Expr::ContainsAny(a, b)
@@ -366,7 +368,9 @@ pub(super) fn expr_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath
         }
         Expr::Array(items) => items.iter().for_each(|i| expr_paths(i, out)),
         Expr::Object(fields) => fields.iter().for_each(|(_, v)| expr_paths(v, out)),
-        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::WordsAny(x, _) => expr_paths(x, out),
+        Expr::Unary(_, x) | Expr::Matches(x, _) | Expr::WordsAny(x, _) | Expr::InSet(x, _) => {
+            expr_paths(x, out)
+        }
         Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
             expr_paths(a, out);
             expr_paths(b, out);

@@ -40,7 +40,8 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
         | Expr::In(..)
         | Expr::ContainsAny(..)
         | Expr::Matches(..)
-        | Expr::WordsAny(..) => {
+        | Expr::WordsAny(..)
+        | Expr::InSet(..) => {
             format!("({})", expr(e, program))
         }
         _ => expr(e, program),
@@ -89,6 +90,7 @@ pub(super) fn expr(e: &Expr, program: &Program) -> String {
         Expr::Var(depth, segments) => crate::ir::show_var(*depth, segments),
         Expr::Capture(_, _, group) => group.clone(),
         Expr::WordsAny(command, test) => test.show(&expr(command, program)),
+        Expr::InSet(value, set) => format!("{} in {}", operand(value), set.show()),
         // A value the compiler moved out of a quantifier: shown where it
         // was written.
         Expr::Let(..) => expr(&e.inline_lets(), program),

@@ -12,8 +12,8 @@ use crate::fql::{FqlPattern, Segment as FqlSegment};
 use crate::ir::{
     Action, Atom, BinaryOp, Bucket, CmpOp, Cond, Expr, FailMode, FieldMatcher, FieldPath, FqlIndex,
     Func, Keyed, LogLevel, LuaCode, Origin, PointProgram, Program, Quantifier, RateSpec, RateTest,
-    RegexId, RegexSource, Root, Rule, SchemaPoint, Segment, StrMap, Template, TemplatePart,
-    UnaryOp, WordList, WordsForm, WordsTest,
+    RegexId, RegexSource, Root, Rule, SchemaPoint, Segment, StrMap, StringSet, Template,
+    TemplatePart, UnaryOp, WordList, WordsForm, WordsTest,
 };
 use crate::schema::{CommandInput, EditApplication, PointKind};
 use crate::table::encoding::{encode, VERSION};
@@ -145,6 +145,13 @@ fn exprs() -> Vec<Expr> {
             boxed(Expr::Call(Func::Lower, vec![*field()])),
             boxed(Expr::Var(0, Vec::new())),
         ),
+        Expr::InSet(
+            field(),
+            Box::new(StringSet {
+                strings: vec!["a".into(), "b".into()],
+                hash: str_map(&["a", "b"]),
+            }),
+        ),
     ];
     let lists = [
         WordList::Args,
@@ -163,9 +170,11 @@ fn exprs() -> Vec<Expr> {
                 Box::new(WordsTest {
                     list,
                     form,
-                    strings: vec!["-r".into(), "--force".into()],
+                    set: StringSet {
+                        strings: vec!["-r".into(), "--force".into()],
+                        hash: str_map(&["-r", "--force"]),
+                    },
                     short_flags: 1 << 17,
-                    hash: str_map(&["-r", "--force"]),
                 }),
             )
         });
@@ -603,6 +612,10 @@ fn expr(e: &Expr, seen: &mut BTreeSet<String>) {
             sub(body);
             "Let"
         }
+        Expr::InSet(value, _) => {
+            sub(value);
+            "InSet"
+        }
     };
     seen.insert(format!("Expr::{name}"));
     match e {
@@ -748,6 +761,7 @@ const EVERY_VARIANT: &[&str] = &[
     "Expr::Capture",
     "Expr::WordsAny",
     "Expr::Let",
+    "Expr::InSet",
     "WordList::args",
     "WordList::flags",
     "WordList::operands",

@@ -358,6 +358,10 @@ enum ExprVariants {
         #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
         #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
     ),
+    InSet(
+        #[serde(with = "Boxed::<Expr>")] Box<ir::Expr>,
+        #[serde(with = "Boxed::<StringSet>")] Box<ir::StringSet>,
+    ),
 }
 
 /// [`ir::WordsTest`].
@@ -368,8 +372,16 @@ pub(super) struct WordsTest {
     list: ir::WordList,
     #[serde(with = "One::<WordsForm>")]
     form: ir::WordsForm,
-    strings: Vec<String>,
+    #[serde(with = "One::<StringSet>")]
+    set: ir::StringSet,
     short_flags: u64,
+}
+
+/// [`ir::StringSet`].
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ir::StringSet")]
+pub(super) struct StringSet {
+    strings: Vec<String>,
     #[serde(with = "One::<StrMap>")]
     hash: ir::StrMap,
 }
@@ -421,6 +433,7 @@ wire_of!(
     TemplatePart => ir::TemplatePart,
     Atom => ir::Atom,
     WordsTest => ir::WordsTest,
+    StringSet => ir::StringSet,
     WordList => ir::WordList,
     WordsForm => ir::WordsForm,
 );
