@@ -336,13 +336,29 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
     }
 }
 
+/// An operand's value: a constant or a variable read where it is used,
+/// anything else evaluated by [`eval_in`] (a constant, the usual right
+/// side of a comparison, is not worth a recursive call's frame).
+#[inline(always)]
+fn operand<'a>(
+    expr: &'a Expr,
+    ctx: &'a HookContext,
+    m: Matching<'a>,
+    vars: Vars<'a>,
+) -> Result<Val<'a>, EvalError> {
+    match expr {
+        Expr::Const(v) => Ok(Val::from_json(v)),
+        _ => eval_in(expr, ctx, m, vars),
+    }
+}
+
 fn eval_in<'a>(
     expr: &'a Expr,
     ctx: &'a HookContext,
     m: Matching<'a>,
     vars: Vars<'a>,
 ) -> Result<Val<'a>, EvalError> {
-    let eval = |e: &'a Expr, ctx: &'a HookContext, m: Matching<'a>| eval_in(e, ctx, m, vars);
+    let eval = |e: &'a Expr, ctx: &'a HookContext, m: Matching<'a>| operand(e, ctx, m, vars);
     Ok(match expr {
         Expr::Const(v) => Val::from_json(v),
         Expr::Path(p) => ctx.get(p).unwrap_or(Val::Null),
@@ -392,7 +408,7 @@ fn holds<'a>(
     vars: Vars<'a>,
     op: &'static str,
 ) -> Result<bool, EvalError> {
-    let eval = |e: &'a Expr| eval_in(e, ctx, m, vars);
+    let eval = |e: &'a Expr| operand(e, ctx, m, vars);
     let test = |e: &'a Expr, op| holds(e, ctx, m, vars, op);
     Ok(match expr {
         Expr::Binary(BinaryOp::And, a, b) => test(a, "and")? && test(b, "and")?,
