@@ -436,34 +436,10 @@ pub(super) fn expression_dfas(
 
 /// The regexes `matches` tests in `e`.
 fn matched_regexes(e: &crate::ir::Expr, out: &mut std::collections::BTreeSet<u32>) {
-    use crate::ir::Expr;
-    match e {
-        Expr::Matches(lhs, re) => {
-            out.insert(re.0);
-            matched_regexes(lhs, out);
-        }
-        Expr::Array(items) | Expr::Call(_, items) => {
-            items.iter().for_each(|i| matched_regexes(i, out));
-        }
-        Expr::Object(fields) => fields.iter().for_each(|(_, v)| matched_regexes(v, out)),
-        Expr::Unary(_, a) | Expr::Capture(a, _, _) | Expr::WordsAny(a, _) | Expr::InSet(a, _) => {
-            matched_regexes(a, out)
-        }
-        Expr::Binary(_, a, b) | Expr::In(a, b) | Expr::ContainsAny(a, b) => {
-            matched_regexes(a, out);
-            matched_regexes(b, out);
-        }
-        Expr::Quantifier(_, list, body) | Expr::Let(list, body) => {
-            matched_regexes(list, out);
-            matched_regexes(body, out);
-        }
-        Expr::Const(_)
-        | Expr::Path(_)
-        | Expr::Template(_)
-        | Expr::Exists(_)
-        | Expr::Rate(_)
-        | Expr::Var(..) => {}
+    if let crate::ir::Expr::Matches(_, re) = e {
+        out.insert(re.0);
     }
+    e.each_child(|child, _| matched_regexes(child, out));
 }
 
 pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {

@@ -43,7 +43,7 @@ impl Expr {
     /// Each direct sub-expression, with how many variables `self` binds
     /// around it (a quantifier's or a `let`'s body: one; anything else:
     /// none).
-    pub fn each_child(&self, mut f: impl FnMut(&Expr, u32)) {
+    pub fn each_child<'e>(&'e self, mut f: impl FnMut(&'e Expr, u32)) {
         each_child!(self, f, iter)
     }
 

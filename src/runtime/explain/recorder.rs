@@ -325,27 +325,7 @@ fn shell_paths<'e>(e: &'e Expr, out: &mut Vec<&'e crate::ir::FieldPath>) {
                 }
             }
         }
-        Expr::Call(_, items) | Expr::Array(items) => items.iter().for_each(|i| shell_paths(i, out)),
-        Expr::Object(fields) => fields.iter().for_each(|(_, v)| shell_paths(v, out)),
-        Expr::Unary(_, x)
-        | Expr::Matches(x, _)
-        | Expr::Capture(x, ..)
-        | Expr::WordsAny(x, _)
-        | Expr::InSet(x, _) => shell_paths(x, out),
-        Expr::Binary(_, a, b)
-        | Expr::In(a, b)
-        | Expr::ContainsAny(a, b)
-        | Expr::Quantifier(_, a, b)
-        | Expr::Let(a, b) => {
-            shell_paths(a, out);
-            shell_paths(b, out);
-        }
-        Expr::Const(_)
-        | Expr::Path(_)
-        | Expr::Exists(_)
-        | Expr::Template(_)
-        | Expr::Rate(_)
-        | Expr::Var(..) => {}
+        _ => e.each_child(|child, _| shell_paths(child, out)),
     }
 }
 
