@@ -336,9 +336,9 @@ fn call<'a>(func: Func, arg: Val<'a>, m: Matching<'a>) -> Val<'a> {
     }
 }
 
-/// An operand's value: a constant or a variable read where it is used,
-/// anything else evaluated by [`eval_in`] (a constant, the usual right
-/// side of a comparison, is not worth a recursive call's frame).
+/// An operand's value: a constant read where it is used, anything else
+/// evaluated by [`eval_in`] (a constant, the usual right side of a
+/// comparison, is not worth a recursive call's frame).
 #[inline(always)]
 fn operand<'a>(
     expr: &'a Expr,
