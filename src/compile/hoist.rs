@@ -31,6 +31,10 @@ use crate::ir::{Atom, Expr, Func};
 /// Moves the loop-invariant calls out of the quantifiers in the
 /// expression atoms of one point.
 pub(super) fn atoms(atoms: &mut [Atom]) {
+    #[cfg(test)]
+    if tests::OFF.with(std::cell::Cell::get) {
+        return;
+    }
     for atom in atoms {
         if let Atom::Expr(e) = atom {
             expr(e);
@@ -330,19 +334,8 @@ mod tests {
     deny "pairs"
 }
 "#;
-        let table = crate::compile_str("t.hooks", text).unwrap().table;
-        let mut written = table.program().clone();
-        let mut lets = 0;
-        for point in &mut written.points {
-            for atom in &mut point.atoms {
-                if let Atom::Expr(e) = atom {
-                    lets += count_lets(e);
-                    *e = e.inline_lets();
-                }
-            }
-        }
-        assert!(lets >= 2, "the calls were moved out ({lets} lets)");
-        let written = crate::Table::from_program(written).unwrap();
+        let (table, written) = compiled_both_ways(text);
+        assert!(lets_in(&table) >= 2, "the calls were moved out");
         let mut denied = 0;
         for cmd in [
             "curl -o x.sh u && cp x.sh /bin/X.SH && bash x.sh",
@@ -365,6 +358,174 @@ mod tests {
             denied += usize::from(reason.is_some());
         }
         assert_eq!(denied, 3, "three of the commands run a file another writes");
+    }
+
+    /// Random conditions of nested quantifiers over commands and their
+    /// arguments, with calls on outer variables and on the event, each
+    /// compiled with calls moved out and as written, and dispatched on
+    /// six commands: the same answer every time.
+    #[test]
+    fn random_conditions_decide_as_written() {
+        let commands = [
+            "curl -o x.sh u && cp x.sh /bin/X.SH && bash x.sh",
+            "echo hi > ./Run.sh; sh run.sh",
+            "cat a | tee out.txt; python3 out.txt",
+            "cp a b; mv b a",
+            "ls -la",
+            "",
+        ];
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
+        let (mut lets, mut fired, mut runs) = (0, 0, 0);
+        for _ in 0..400 {
+            let body = random.cond(&mut vec![("c".to_string(), true)], 0);
+            let text = format!(
+                "hook r on tool.pre_execute {{\n    when any c in shell(payload.cmd): {body}\n    deny \"r\"\n}}\n"
+            );
+            let (table, written) = compiled_both_ways(&text);
+            lets += lets_in(&table);
+            for cmd in commands {
+                let decide = |t: &crate::Table| {
+                    let mut ctx = crate::HookContext::new(
+                        "tool.pre_execute",
+                        "a::b",
+                        serde_json::json!({ "cmd": cmd, "name": "X.sh" }),
+                    );
+                    t.dispatch_context(&mut ctx).reason
+                };
+                let reason = decide(&table);
+                assert_eq!(reason, decide(&written), "{text}on `{cmd}`");
+                fired += usize::from(reason.is_some());
+                runs += 1;
+            }
+        }
+        assert!(lets > 100, "calls were moved out ({lets} lets)");
+        assert!(
+            fired > runs / 10 && fired < runs * 9 / 10,
+            "{fired} of {runs} fired"
+        );
+    }
+
+    /// A small deterministic generator (xorshift) of conditions.
+    struct Random(u64);
+
+    /// A variable in scope: its name and whether it is a command.
+    type Scope = Vec<(String, bool)>;
+
+    impl Random {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        /// A string: a word, a command's program, the event's name, or a
+        /// call on one.
+        fn text(&mut self, scope: &Scope) -> String {
+            let base = match (self.below(4), scope.is_empty()) {
+                (0, _) | (_, true) => "payload.name".to_string(),
+                _ => {
+                    let (name, command) = &scope[self.below(scope.len())];
+                    if *command {
+                        format!("{name}.program")
+                    } else {
+                        name.clone()
+                    }
+                }
+            };
+            match self.below(4) {
+                0 => base,
+                1 => format!("lower({base})"),
+                2 => format!("basename({base})"),
+                _ => format!("lower(basename({base}))"),
+            }
+        }
+
+        fn cond(&mut self, scope: &mut Scope, level: usize) -> String {
+            let commands: Vec<String> = scope
+                .iter()
+                .filter(|(_, command)| *command)
+                .map(|(name, _)| name.clone())
+                .collect();
+            match self.below(if level < 3 { 7 } else { 3 }) {
+                0 => format!("{} == {}", self.text(scope), self.text(scope)),
+                1 => format!(
+                    "{} in [\"x.sh\", \"cp\", \"bash\", \"out.txt\"]",
+                    self.text(scope)
+                ),
+                2 => format!("{} ends_with \"sh\"", self.text(scope)),
+                3 | 4 => {
+                    let name = format!("v{}", scope.len());
+                    let over_args = !commands.is_empty() && self.below(2) == 0;
+                    let list = if over_args {
+                        format!("{}.args", commands[self.below(commands.len())])
+                    } else {
+                        "shell(payload.cmd)".to_string()
+                    };
+                    let kind = if self.below(3) == 0 { "all" } else { "any" };
+                    scope.push((name.clone(), !over_args));
+                    let body = self.cond(scope, level + 1);
+                    scope.pop();
+                    format!("({kind} {name} in {list}: {body})")
+                }
+                5 => format!(
+                    "({}) and ({})",
+                    self.cond(scope, level + 1),
+                    self.cond(scope, level + 1)
+                ),
+                _ => format!(
+                    "({}) or not ({})",
+                    self.cond(scope, level + 1),
+                    self.cond(scope, level + 1)
+                ),
+            }
+        }
+    }
+
+    thread_local! {
+        /// Set by a test to compile without this pass.
+        pub(super) static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// `text` compiled with calls moved out and as written (the pass
+    /// off); the first's conditions, their `let`s inlined, are the
+    /// second's.
+    fn compiled_both_ways(text: &str) -> (crate::Table, crate::Table) {
+        let compile = |off: bool| {
+            OFF.with(|cell| cell.set(off));
+            let compiled = crate::compile_str("t.hooks", text);
+            OFF.with(|cell| cell.set(false));
+            compiled.unwrap_or_else(|e| panic!("{text}\n{e}")).table
+        };
+        let (moved, written) = (compile(false), compile(true));
+        let atoms = |t: &crate::Table| -> Vec<Atom> {
+            t.program()
+                .points
+                .iter()
+                .flat_map(|p| p.atoms.clone())
+                .collect()
+        };
+        let inlined: Vec<Atom> = atoms(&moved)
+            .into_iter()
+            .map(|atom| match atom {
+                Atom::Expr(e) => Atom::Expr(e.inline_lets()),
+                other => other,
+            })
+            .collect();
+        assert_eq!(inlined, atoms(&written), "{text}");
+        (moved, written)
+    }
+
+    fn lets_in(table: &crate::Table) -> usize {
+        let points = &table.program().points;
+        let exprs = points
+            .iter()
+            .flat_map(|p| &p.atoms)
+            .filter_map(|atom| match atom {
+                Atom::Expr(e) => Some(e),
+                _ => None,
+            });
+        exprs.map(count_lets).sum()
     }
 
     fn count_lets(e: &Expr) -> usize {
