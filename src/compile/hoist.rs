@@ -114,21 +114,13 @@ fn rewrite(e: &mut Expr, inner: u32, values: &[Expr]) {
 /// that can move there: pure ([`pure`]), reading a variable, and none of
 /// the `inner` innermost ones.
 fn invariant(e: &Expr, inner: u32) -> Option<Expr> {
-    if !matches!(e, Expr::Call(..)) || !pure(e) || !reads_a_variable(e) || e.reads_innermost(inner)
-    {
+    let reads_outer_only = matches!(e.innermost_var(), Some(depth) if depth >= inner);
+    if !matches!(e, Expr::Call(..)) || !reads_outer_only || !pure(e) {
         return None;
     }
     let mut value = e.clone();
     value.shift_vars(-i64::from(inner), 0);
     Some(value)
-}
-
-/// Whether `e` reads a variable (of a [`pure`] expression: one bound
-/// around it).
-fn reads_a_variable(e: &Expr) -> bool {
-    let mut reads = matches!(e, Expr::Var(..));
-    e.each_child(|child, _| reads = reads || reads_a_variable(child));
-    reads
 }
 
 /// Whether evaluating `e` can neither fail nor do more than compute its

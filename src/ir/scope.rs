@@ -52,23 +52,22 @@ impl Expr {
         each_child!(self, f, iter_mut)
     }
 
-    /// Whether the expression reads one of the `n` innermost variables in
-    /// scope where it stands.
-    pub fn reads_innermost(&self, n: u32) -> bool {
-        self.reads_between(0, n)
-    }
-
-    /// Whether the expression reads a variable of depth `from..to` where
-    /// it stands (those bound inside it are below `from` for it).
-    fn reads_between(&self, from: u32, to: u32) -> bool {
+    /// The depth, where the expression stands, of the innermost variable
+    /// it reads from around it (the variables it binds itself are not
+    /// read from around it); `None` when it reads none.
+    pub fn innermost_var(&self) -> Option<u32> {
         match self {
-            Expr::Var(depth, _) => (from..to).contains(depth),
+            Expr::Var(depth, _) => Some(*depth),
             _ => {
-                let mut reads = false;
+                let mut innermost: Option<u32> = None;
                 self.each_child(|child, binds| {
-                    reads = reads || child.reads_between(from + binds, to + binds);
+                    let read = child.innermost_var().and_then(|d| d.checked_sub(binds));
+                    innermost = match (innermost, read) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
                 });
-                reads
+                innermost
             }
         }
     }
@@ -140,6 +139,11 @@ mod tests {
         Expr::Quantifier(Quantifier::Any, Box::new(list), Box::new(body))
     }
 
+    /// Whether `e` reads one of the `n` innermost variables in scope.
+    fn reads_innermost(e: &Expr, n: u32) -> bool {
+        e.innermost_var().is_some_and(|d| d < n)
+    }
+
     #[test]
     fn reading_the_innermost_counts_the_scopes_inside() {
         // `any $ in $1: $0 == $2`: inside the quantifier, `$2` is the
@@ -148,9 +152,13 @@ mod tests {
             var(1),
             Expr::Binary(crate::ir::BinaryOp::Eq, Box::new(var(0)), Box::new(var(2))),
         );
-        assert!(e.reads_innermost(2));
-        assert!(!e.reads_innermost(1));
-        assert!(!any(var(3), var(0)).reads_innermost(3));
+        assert!(reads_innermost(&e, 2));
+        assert!(!reads_innermost(&e, 1));
+        assert!(!reads_innermost(&any(var(3), var(0)), 3));
+        assert_eq!(
+            lower(Expr::Const(serde_json::Value::Null)).innermost_var(),
+            None
+        );
     }
 
     #[test]
@@ -174,7 +182,7 @@ mod tests {
         );
         assert_eq!(e, expected);
         e.shift_vars(-2, 0);
-        assert!(e.reads_innermost(1));
+        assert!(reads_innermost(&e, 1));
     }
 
     #[test]
