@@ -438,6 +438,32 @@ fn every_atom_has_a_location_whatever_the_shape() {
         ]
     );
     assert_eq!(e.rules[0].status, RuleStatus::Fired);
+    // `hookc explain` on the rule file prints it so too.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("pairs.hooks");
+    std::fs::write(
+        &rules,
+        "hook pairs on tool.pre_execute {\n    when any c in shell(payload.args):\n        \
+         any s in c.args:\n            any w in shell(payload.args):\n                \
+         lower(w.program) == \"cp\" and lower(basename(s)) == lower(w.args[1])\n    \
+         abort \"runs what it copied\"\n}\n",
+    )
+    .unwrap();
+    let event = r#"{"hook_point": "tool.pre_execute", "component_id": "builtin::llm", "payload": {"args": "cp a X.sh; bash ./x.sh"}}"#;
+    let run = common::hookc_in(
+        dir.path(),
+        &["explain", "pairs.hooks", "--event", "-"],
+        Some(event),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "when    ✓ any $ in shell(payload.args): any $ in $0.args: any $ in shell(payload.args): \
+             (lower($0.program) == \"cp\") and (lower(basename($1)) == lower($0.args[1])) → true"
+        ),
+        "{}",
+        run.stdout
+    );
 }
 
 /// `explain` shows the shell view a condition tested, beside the field.
