@@ -15,6 +15,7 @@ use super::{io_reason, print_stderr, print_stdout, Failure, Status};
 use crate::effects::ExecConfig;
 use crate::ir::FailMode;
 use crate::systems::claude_code::protocol::{failure, Event, Response};
+use crate::table::ReadError;
 use crate::{Effects, Table};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -594,18 +595,30 @@ fn verify_key(
         .transpose()
 }
 
+/// The table at `path`. Unsigned, it is read as far as its directory,
+/// and each automaton when the event first needs it (see
+/// `Table::read_file`): an event reads a small part of a large table.
+/// Verified against `key`, it is read whole, since the signature covers
+/// every byte.
 fn load_table(path: &Path, key: Option<&crate::table::PublicKey>) -> Result<Table, String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| format!("cannot read table `{}`: {}", path.display(), io_reason(&e)))?;
-    match key {
-        Some(key) => in_place(
-            bytes,
-            |b| Table::from_static_verified(b, key),
-            |b| Table::from_owned_bytes_verified(b, key),
-        ),
-        None => in_place(bytes, Table::from_static, Table::from_owned_bytes),
-    }
-    .map_err(|e| format!("cannot load table `{}`: {e}", path.display()))
+    let cannot_read =
+        |e: &std::io::Error| format!("cannot read table `{}`: {}", path.display(), io_reason(e));
+    let cannot_load =
+        |e: &dyn std::fmt::Display| format!("cannot load table `{}`: {e}", path.display());
+    let Some(key) = key else {
+        let file = std::fs::File::open(path).map_err(|e| cannot_read(&e))?;
+        return Table::read_file(file).map_err(|e| match e {
+            ReadError::Io(e) => cannot_read(&e),
+            ReadError::Load(e) => cannot_load(&e),
+        });
+    };
+    let bytes = std::fs::read(path).map_err(|e| cannot_read(&e))?;
+    in_place(
+        bytes,
+        |b| Table::from_static_verified(b, key),
+        |b| Table::from_owned_bytes_verified(b, key),
+    )
+    .map_err(|e| cannot_load(&e))
 }
 
 /// A table loaded from bytes that live as long as the process: this

@@ -39,6 +39,7 @@ mod wire;
 
 #[doc(hidden)]
 pub use encoding::encode;
+pub(crate) use encoding::ReadError;
 pub use encoding::{HEADER_LEN, LABEL, MAX_LEN, VERSION};
 pub use error::{LoadError, LoadErrorKind};
 pub use sign::{KeyError, PublicKey, SecretKey};
@@ -174,13 +175,10 @@ pub(crate) struct LazyDfa<'a> {
     index: usize,
     /// [`DfaKind`] as stored.
     kind: u32,
-    /// The CRC-32 of `body` as stored.
+    /// The CRC-32 of its bytes as stored.
     crc: u32,
-    /// The serialized DFA.
-    body: &'a [u8],
-    /// The same bytes, when the table's bytes live as long as the program:
-    /// the DFA is then read where it lies, not copied.
-    in_place: Option<&'static [u8]>,
+    /// Where its bytes are.
+    bytes: DfaBytes<'a>,
     dfa: OnceLock<Result<Dfa, String>>,
     /// Set once a matcher found another number of patterns than it
     /// expects (and a warning said so).
@@ -188,19 +186,12 @@ pub(crate) struct LazyDfa<'a> {
 }
 
 impl<'a> LazyDfa<'a> {
-    pub(super) fn new(
-        index: usize,
-        kind: u32,
-        crc: u32,
-        body: &'a [u8],
-        in_place: Option<&'static [u8]>,
-    ) -> LazyDfa<'a> {
+    pub(super) fn new(index: usize, kind: u32, crc: u32, bytes: DfaBytes<'a>) -> LazyDfa<'a> {
         LazyDfa {
             index,
             kind,
             crc,
-            body,
-            in_place,
+            bytes,
             dfa: OnceLock::new(),
             mismatch: OnceLock::new(),
         }
@@ -243,34 +234,70 @@ impl<'a> LazyDfa<'a> {
         self.dfa.get().is_some()
     }
 
-    /// Checks, deserializes and validates the section.
+    /// Reads (from the file, for a table read from one), checks,
+    /// deserializes and validates the section.
     fn load(&self) -> Result<Dfa, String> {
-        let found = crc32fast::hash(self.body);
+        match self.bytes {
+            DfaBytes::Here { body, in_place } => self.check(body, in_place),
+            DfaBytes::File { file, at, len } => {
+                let words = encoding::read_words(file, at, len)
+                    .map_err(|e| format!("cannot read it from the table's file: {e}"))?;
+                // Kept for the life of the process, which answers one
+                // event (see `Table::read_file`): the DFA is read where
+                // it lies, not copied out once more.
+                let words: &'static [u32] = Vec::leak(words);
+                let body = bytemuck::cast_slice::<u32, u8>(words)
+                    .get(..len)
+                    .unwrap_or(&[]);
+                self.check(body, Some(body))
+            }
+        }
+    }
+
+    /// Checks `body` against the stored checksum, then deserializes and
+    /// validates it: in place when `in_place` holds the same bytes for the
+    /// life of the program, copied out otherwise.
+    fn check(&self, body: &[u8], in_place: Option<&'static [u8]>) -> Result<Dfa, String> {
+        let found = crc32fast::hash(body);
         if found != self.crc {
             return Err(format!(
                 "its checksum is {found:#010x}, not {:#010x}",
                 self.crc
             ));
         }
-        let (dfa, read) = match (self.kind, self.in_place) {
+        let (dfa, read) = match (self.kind, in_place) {
             (0, Some(body)) => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::DenseInPlace(d), n)),
             (1, Some(body)) => {
                 sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::SparseInPlace(d), n))
             }
-            (0, None) => {
-                dense::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n))
-            }
-            (1, None) => {
-                sparse::DFA::from_bytes(self.body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n))
-            }
+            (0, None) => dense::DFA::from_bytes(body).map(|(d, n)| (Dfa::Dense(d.to_owned()), n)),
+            (1, None) => sparse::DFA::from_bytes(body).map(|(d, n)| (Dfa::Sparse(d.to_owned()), n)),
             (kind, _) => return Err(format!("unknown DFA kind {kind}")),
         }
         .map_err(|e| e.to_string())?;
-        if read != self.body.len() {
-            return Err(format!("{} trailing bytes", self.body.len() - read));
+        if read != body.len() {
+            return Err(format!("{} trailing bytes", body.len() - read));
         }
         Ok(dfa)
     }
+}
+
+/// Where a DFA section's bytes are.
+#[derive(Debug)]
+pub(crate) enum DfaBytes<'a> {
+    /// In the table's bytes; `in_place` is the same bytes when they live
+    /// as long as the program, for a DFA read where it lies.
+    Here {
+        body: &'a [u8],
+        in_place: Option<&'static [u8]>,
+    },
+    /// In the file the table was read from ([`Table::read_file`]), at
+    /// offset `at`, `len` bytes long: read when first searched.
+    File {
+        file: &'a std::fs::File,
+        at: u64,
+        len: usize,
+    },
 }
 
 /// Where a table's bytes live.
@@ -282,6 +309,9 @@ enum Buffer {
     Bytes(Vec<u8>),
     /// Owned, copied into words for alignment; the length in bytes.
     Words(Vec<u32>, usize),
+    /// A file read as far as its directory; its DFA sections are read
+    /// from it when first searched.
+    File(Box<encoding::FileHead>),
 }
 
 impl Buffer {
@@ -304,6 +334,23 @@ impl Buffer {
             Buffer::Words(w, len) => bytemuck::cast_slice::<u32, u8>(w)
                 .get(..*len)
                 .unwrap_or(&[]),
+            Buffer::File(head) => head.first(),
+        }
+    }
+
+    /// All of the table's bytes: for a table read from a file, the file
+    /// read again as it is now (a failure to read it is logged, and the
+    /// bytes read at load are all there is).
+    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Buffer::File(head) => match head.read_all() {
+                Ok(bytes) => bytes.into(),
+                Err(e) => {
+                    tracing::error!("cannot read the table's file again: {e}");
+                    self.bytes().into()
+                }
+            },
+            _ => self.bytes().into(),
         }
     }
 }
@@ -642,6 +689,28 @@ impl Table {
         Table::from_static(bytes)?.signed_by(signed, bytes.len(), key)
     }
 
+    /// Reads the table in `file` as far as its directory (the header, the
+    /// program block, where each DFA section is) and each DFA section only
+    /// when a dispatch first searches it, from the same open file: a
+    /// process that answers one event reads the automata its event
+    /// reaches, not the whole table. Loads as
+    /// [`from_bytes`](Self::from_bytes) does. A section that no longer
+    /// reads as the directory says (the file changed in place since it was
+    /// opened) fails its checksum, and its patterns are matched one by one
+    /// from the regexes the program block holds, so the answers are those
+    /// of the table first read. [`to_bytes`](Self::to_bytes) reads the file
+    /// again. An unsigned table only: a signature covers every byte, which
+    /// [`from_bytes_verified`](Self::from_bytes_verified) reads at once.
+    ///
+    /// For a process that answers an event and exits (`hookc claude`): the
+    /// sections it reads are kept for the life of the process, as the
+    /// bytes of [`from_static`](Self::from_static) are, and the file stays
+    /// open as long as the table.
+    pub(crate) fn read_file(file: std::fs::File) -> Result<Table, encoding::ReadError> {
+        let head = encoding::FileHead::read(file)?;
+        Ok(Table::load(Buffer::File(Box::new(head)))?)
+    }
+
     /// Encodes a program with no DFA sections and loads it: for tests and
     /// tools that build programs by hand.
     ///
@@ -678,11 +747,12 @@ impl Table {
     fn load(buffer: Buffer) -> Result<Table, LoadError> {
         let inner = Inner::try_new(buffer, |buffer| {
             let bytes = buffer.bytes();
-            let in_place = match buffer {
-                Buffer::Static(bytes) => Some(*bytes),
-                Buffer::Bytes(_) | Buffer::Words(..) => None,
+            let decoded = match buffer {
+                Buffer::Static(bytes) => encoding::decode(bytes, Some(*bytes)),
+                Buffer::Bytes(_) | Buffer::Words(..) => encoding::decode(bytes, None),
+                Buffer::File(head) => Ok(encoding::decode_file(head)),
             };
-            encoding::decode(bytes, in_place).and_then(|decoded| loaded(bytes, decoded))
+            decoded.and_then(|decoded| loaded(bytes, decoded))
         })?;
         Ok(Table { inner })
     }
@@ -901,12 +971,13 @@ impl Table {
 
     /// Writes the table in the binary format. Never fails.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.inner.borrow_owner().bytes().to_vec()
+        self.inner.borrow_owner().whole().into_owned()
     }
 
     /// Writes the table signed by `key` (a signature it had is replaced).
     pub fn to_signed_bytes(&self, key: &SecretKey) -> Vec<u8> {
-        let bytes = self.inner.borrow_owner().bytes();
+        let bytes = self.inner.borrow_owner().whole();
+        let bytes = &*bytes;
         let unsigned = match self.loaded().signature {
             Some((at, _)) => bytes.get(..at).unwrap_or(bytes),
             None => bytes,

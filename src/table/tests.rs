@@ -4,6 +4,7 @@ use crate::ir::{Bucket, Cond, FqlIndex, Origin, PointProgram, Program, Rule};
 use crate::schema::PointKind;
 
 pub(super) mod every_variant;
+mod file;
 
 fn sample() -> Program {
     let rule = |id: &str, cond: Cond| Rule {

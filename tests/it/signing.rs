@@ -681,15 +681,18 @@ hook no-mkfs on tool.pre_execute at *::* {
     );
     // Every section crafted: every transition byte in the middle of each
     // DFA set to a state id that names no state.
-    let mut at = (HEADER_LEN + program_len).next_multiple_of(4);
-    for _ in 0..u32_at(&bytes, 28) {
-        // [length, kind, checksum, DFA…]
-        let len = u32_at(&bytes, at) as usize;
-        let (body, end) = (at + 12, at + 4 + len);
+    let count = u32_at(&bytes, 28) as usize;
+    let directory = HEADER_LEN + program_len;
+    let mut at = directory + 12 * count;
+    for i in 0..count {
+        // The directory's entry: [length, kind, checksum]; then the DFAs.
+        let entry = directory + 12 * i;
+        let len = u32_at(&bytes, entry) as usize;
+        let (body, end) = (at, at + len);
         for b in &mut bytes[body + 64..end - 16] {
             *b = 0xff;
         }
-        let invalid = match u32_at(&bytes, at + 4) {
+        let invalid = match u32_at(&bytes, entry + 4) {
             0 => regex_automata::dfa::dense::DFA::from_bytes(&bytes[body..end]).is_err(),
             _ => regex_automata::dfa::sparse::DFA::from_bytes(&bytes[body..end]).is_err(),
         };
@@ -730,7 +733,8 @@ hook no-mkfs on tool.pre_execute at *::* {
     // A flipped bit in a DFA section, its checksum left as it was, is
     // found the same way: at first use, with the same answers.
     let mut flipped = good.to_bytes();
-    let at = (HEADER_LEN + program_len).next_multiple_of(4) + 12 + 100;
+    let count = u32_at(&flipped, 28) as usize;
+    let at = HEADER_LEN + program_len + 12 * count + 100;
     flipped[at] ^= 0x01;
     let flipped = Table::from_bytes(&flipped).expect("a DFA is checked when first searched");
     let mut scratch = flipped.scratch();
