@@ -595,29 +595,35 @@ fn verify_key(
         .transpose()
 }
 
-/// The table at `path`. Unsigned, it is read as far as its directory,
-/// and each automaton when the event first needs it (see
-/// `Table::read_file`): an event reads a small part of a large table.
-/// Verified against `key`, it is read whole, since the signature covers
-/// every byte.
+/// The table at `path`. Unsigned and in a regular file, it is read as far
+/// as its directory, and each automaton when the event first needs it
+/// (see `Table::read_file`): an event reads a small part of a large
+/// table. Verified against `key`, it is read whole, since the signature
+/// covers every byte; so is a table that is not in a regular file (a
+/// pipe, `--table <(…)`), which cannot be read at an offset.
 fn load_table(path: &Path, key: Option<&crate::table::PublicKey>) -> Result<Table, String> {
     let cannot_read =
         |e: &std::io::Error| format!("cannot read table `{}`: {}", path.display(), io_reason(e));
     let cannot_load =
         |e: &dyn std::fmt::Display| format!("cannot load table `{}`: {e}", path.display());
-    let Some(key) = key else {
-        let file = std::fs::File::open(path).map_err(|e| cannot_read(&e))?;
+    let mut file = std::fs::File::open(path).map_err(|e| cannot_read(&e))?;
+    let regular = file.metadata().map_err(|e| cannot_read(&e))?.is_file();
+    if regular && key.is_none() {
         return Table::read_file(file).map_err(|e| match e {
             ReadError::Io(e) => cannot_read(&e),
             ReadError::Load(e) => cannot_load(&e),
         });
-    };
-    let bytes = std::fs::read(path).map_err(|e| cannot_read(&e))?;
-    in_place(
-        bytes,
-        |b| Table::from_static_verified(b, key),
-        |b| Table::from_owned_bytes_verified(b, key),
-    )
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| cannot_read(&e))?;
+    match key {
+        Some(key) => in_place(
+            bytes,
+            |b| Table::from_static_verified(b, key),
+            |b| Table::from_owned_bytes_verified(b, key),
+        ),
+        None => in_place(bytes, Table::from_static, Table::from_owned_bytes),
+    }
     .map_err(|e| cannot_load(&e))
 }
 

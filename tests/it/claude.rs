@@ -686,6 +686,36 @@ fn a_panic_fails_by_the_mode() {
     );
 }
 
+/// A table that is not in a regular file (a named pipe, as `--table
+/// <(…)` gives) cannot be read at an offset: it is read whole, and
+/// answers as the file does.
+#[cfg(unix)]
+#[test]
+fn a_table_from_a_pipe_answers_as_its_file() {
+    let dir = tmp_dir("fifo");
+    let fifo = dir.join("pack.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let bytes = std::fs::read(pack_table()).unwrap();
+    for event in ["pre_tool_use_bash_rm.json", "pre_tool_use_write_outside_src.json"] {
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+        };
+        let piped = claude_with(&fifo, &[], &event_text(event));
+        writer.join().unwrap();
+        let file = claude_with(pack_table(), &[], &event_text(event));
+        assert_eq!(piped.code, Some(0), "{piped:#?}");
+        assert_eq!(piped.stderr, "", "{event}");
+        assert!(!file.stdout.is_empty(), "{event}: the pack answers it");
+        assert_eq!(piped.stdout, file.stdout, "{event}");
+    }
+}
+
 #[test]
 fn a_missing_table_fails_open() {
     let missing = tmp_dir("missing").join("nope.tbl");
