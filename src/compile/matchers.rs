@@ -457,7 +457,7 @@ pub(super) fn str_map(entries: BTreeMap<String, Vec<u32>>) -> StrMap {
 
 /// A perfect hash over `keys` (distinct), which it does not hold: its
 /// slots give indexes into `keys` ([`StrMap::index_in`]).
-pub(super) fn hash_over(keys: &[String]) -> StrMap {
+pub(crate) fn hash_over(keys: &[String]) -> StrMap {
     let state = phf_generator::generate_hash(&keys.iter().map(String::as_str).collect::<Vec<_>>());
     StrMap {
         hash_key: state.key,

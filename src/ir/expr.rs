@@ -155,15 +155,18 @@ pub enum Expr {
 
 /// A set of constant strings: compared one by one when there are few,
 /// found through a perfect hash over them when there are more than
-/// [`StringSet::LINEAR`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// [`StringSet::LINEAR`]. The strings are held one after another in one
+/// text, so that a set is two allocations however many strings it has (a
+/// hook process decodes the sets its event's conditions read).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StringSet {
-    /// The strings, as written, in order, each once.
-    pub strings: Vec<String>,
+    /// The strings, as written, in order, each once, one after another.
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<u32>,
     /// A perfect hash of the strings when there are more than
     /// [`StringSet::LINEAR`] of them, over the strings themselves (it
-    /// holds no keys of its own); empty otherwise. A table written before
-    /// holds the strings again, sorted, as the hash's keys.
+    /// holds no keys of its own); empty otherwise.
     pub hash: StrMap,
 }
 
@@ -172,24 +175,104 @@ impl StringSet {
     /// of short words than it takes to hash one.
     pub const LINEAR: usize = 8;
 
-    /// Whether `word` is one of the strings.
-    pub fn has(&self, word: &str) -> bool {
-        self.hash.index_in(self.keys(), word).is_some()
+    /// The set of `strings` (as written, each once), found through `hash`
+    /// (a perfect hash over them, or an empty map to compare them one by
+    /// one).
+    pub fn new<S: AsRef<str>>(strings: &[S], hash: StrMap) -> StringSet {
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(strings.len());
+        for s in strings {
+            text.push_str(s.as_ref());
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        }
+        StringSet { text, ends, hash }
     }
 
-    /// The keys `hash` finds: the strings, or in a table written before,
-    /// the hash's own.
-    pub(crate) fn keys(&self) -> &[String] {
-        if self.hash.keys.is_empty() {
-            &self.strings
-        } else {
-            &self.hash.keys
+    /// The set as the table holds it: the strings one after another in
+    /// `text`, each ending where `ends` says. Bounds that do not fit
+    /// `text` make strings that are never found (the table's validator
+    /// refuses them).
+    pub(crate) fn from_parts(text: String, ends: Vec<u32>, hash: StrMap) -> StringSet {
+        StringSet { text, ends, hash }
+    }
+
+    /// The strings one after another (for the table's wire form).
+    pub(crate) fn text(&self) -> &String {
+        &self.text
+    }
+
+    /// Where each string ends in [`text`](Self::text).
+    pub(crate) fn ends(&self) -> &Vec<u32> {
+        &self.ends
+    }
+
+    /// How many strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// String `i` (empty when the set's bounds do not fit its text).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)? as usize,
+        };
+        Some(self.text.get(start..end).unwrap_or_default())
+    }
+
+    /// The strings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Whether `word` is one of the strings. Compared as bytes: equal
+    /// bytes are an equal string, and no character boundary needs a check.
+    #[inline]
+    pub fn has(&self, word: &str) -> bool {
+        let (text, bytes) = (self.text.as_bytes(), word.as_bytes());
+        match self.hash.slot(word) {
+            Some(k) => {
+                let start = k.checked_sub(1).and_then(|i| self.ends.get(i));
+                let (start, end) = (start.map_or(0, |&s| s as usize), self.ends.get(k));
+                end.and_then(|&end| text.get(start..end as usize)) == Some(bytes)
+            }
+            None if self.hash.is_hashed() => false,
+            None => {
+                let mut start = 0;
+                self.ends.iter().any(|&end| {
+                    let (from, to) = (start, end as usize);
+                    start = to;
+                    to.wrapping_sub(from) == bytes.len() && text.get(from..to) == Some(bytes)
+                })
+            }
         }
     }
 
     /// The strings as a list written in the source: `["a", "b"]`.
     pub fn show(&self) -> String {
-        Value::Array(self.strings.iter().cloned().map(Value::String).collect()).to_string()
+        self.to_value().to_string()
+    }
+
+    /// The strings as a JSON list.
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.iter().map(|s| Value::String(s.to_owned())).collect())
+    }
+}
+
+/// Written as the list of its strings and its hash, as it reads.
+impl Serialize for StringSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut set = s.serialize_struct("StringSet", 2)?;
+        set.serialize_field("strings", &self.iter().collect::<Vec<_>>())?;
+        set.serialize_field("hash", &self.hash)?;
+        set.end()
     }
 }
 
@@ -217,11 +300,12 @@ impl WordsTest {
     /// The test as written, given the command expression as text
     /// (`$0.flags contains any ["-r", "-R"]`).
     pub fn show(&self, command: &str) -> String {
-        let quote = |s: &String| Value::String(s.clone()).to_string();
+        let quote = |s: &str| Value::String(s.to_owned()).to_string();
         let list = format!("{command}.{}", self.list.name());
-        match (self.form, self.set.strings.as_slice()) {
-            (WordsForm::Contains, [s]) => format!("{list} contains {}", quote(s)),
-            (WordsForm::In, [s]) => format!("{} in {list}", quote(s)),
+        let one = self.set.get(0).filter(|_| self.set.len() == 1);
+        match (self.form, one) {
+            (WordsForm::Contains, Some(s)) => format!("{list} contains {}", quote(s)),
+            (WordsForm::In, Some(s)) => format!("{} in {list}", quote(s)),
             (_, _) => format!("{list} contains any {}", self.set.show()),
         }
     }

@@ -231,19 +231,31 @@ impl StrMap {
     }
 
     /// The index of `key` in `keys`, found through this map's hash: the
-    /// map's own keys, or the keys it was built over and does not hold (a
-    /// word test's hash finds the test's strings).
+    /// map's own keys, or the keys it was built over and does not hold.
     pub fn index_in(&self, keys: &[String], key: &str) -> Option<usize> {
-        if self.disps.is_empty() && self.map.is_empty() {
+        if !self.is_hashed() {
             return keys.iter().position(|k| k == key);
         }
-        if keys.is_empty() || self.disps.is_empty() || self.map.is_empty() {
+        let k = self.slot(key)?;
+        (keys.get(k)? == key).then_some(k)
+    }
+
+    /// Whether the map has a perfect hash (else its keys are searched one
+    /// by one).
+    pub fn is_hashed(&self) -> bool {
+        !self.disps.is_empty() || !self.map.is_empty()
+    }
+
+    /// The index of the only key `key` may be, by the perfect hash (the
+    /// caller compares the key); `None` without a hash.
+    #[inline]
+    pub fn slot(&self, key: &str) -> Option<usize> {
+        if self.disps.is_empty() || self.map.is_empty() {
             return None;
         }
         let hashes = phf_shared::hash(key, &self.hash_key);
         let slot = phf_shared::get_index(&hashes, &self.disps, self.map.len());
-        let k = *self.map.get(slot as usize)? as usize;
-        (keys.get(k)? == key).then_some(k)
+        Some(*self.map.get(slot as usize)? as usize)
     }
 }
 

@@ -559,7 +559,7 @@ fn words_any(command: &Val<'_>, test: &WordsTest) -> bool {
         };
     }
     let list = command.field(test.list.name()).unwrap_or(Val::Null);
-    test.set.strings.iter().any(|s| {
+    test.set.iter().any(|s| {
         let needle = Val::Str(Cow::Borrowed(s));
         match test.form {
             WordsForm::Contains | WordsForm::ContainsAny => contains_val(&list, &needle),
@@ -771,10 +771,7 @@ mod tests {
         WordsTest {
             list,
             form,
-            set: crate::ir::StringSet {
-                strings: strings.iter().map(|s| (*s).to_owned()).collect(),
-                hash: StrMap::default(),
-            },
+            set: crate::ir::StringSet::new(strings, StrMap::default()),
             short_flags: strings
                 .iter()
                 .filter_map(|s| short_flag_bit(s))

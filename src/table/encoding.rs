@@ -7,7 +7,7 @@
 //! knows an offset, and nothing outside `wire` knows how the program
 //! section spells a program.
 //!
-//! # Format (version 19)
+//! # Format (version 20)
 //!
 //! ```text
 //! offset  size  field
@@ -77,7 +77,9 @@
 //! the `let` the compiler writes around a quantifier for the values its
 //! body computes without its element (`Let`); version 19 moved each DFA
 //! section's length, kind and checksum into a directory before the DFAs,
-//! so that the parts a load needs come first and together. A
+//! so that the parts a load needs come first and together; version 20
+//! writes a set of strings as one text and each string's length (read
+//! back with one allocation, not one per string). A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -104,7 +106,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 19;
+pub const VERSION: u32 = 20;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

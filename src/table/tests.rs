@@ -459,8 +459,8 @@ fn inconsistent_programs_are_rejected() {
     bad_output.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(2))];
     assert!(Table::from_program(bad_output).is_err());
 
-    // A word set whose hash points past its keys: its own (a table written
-    // before), or the test's strings (one written now holds none).
+    // A word set whose hash points past its strings, or holds keys of its
+    // own (a set's hash is over its strings).
     let words_keyed = |keys: Vec<String>, map: Vec<u32>| {
         crate::ir::Atom::Expr(crate::ir::Expr::Quantifier(
             crate::ir::Quantifier::Any,
@@ -470,48 +470,52 @@ fn inconsistent_programs_are_rejected() {
                 Box::new(crate::ir::WordsTest {
                     list: crate::ir::WordList::Flags,
                     form: crate::ir::WordsForm::ContainsAny,
-                    set: crate::ir::StringSet {
-                        strings: vec!["-r".into()],
-                        hash: crate::ir::StrMap {
+                    set: crate::ir::StringSet::new(
+                        &["-r"],
+                        crate::ir::StrMap {
                             values: vec![Vec::new(); keys.len()],
                             keys,
                             hash_key: 0,
                             disps: vec![(0, 0)],
                             map,
                         },
-                    },
+                    ),
                     short_flags: 0,
                 }),
             )),
         ))
     };
-    for keys in [vec!["-r".to_string()], Vec::new()] {
-        let words = |map| words_keyed(keys.clone(), map);
-        let mut good_words = sample();
-        good_words.points[0].atoms[0] = words(vec![0]);
-        assert!(Table::from_program(good_words).is_ok());
-        for bad in [vec![3], vec![0, 0]] {
-            let mut bad_words = sample();
-            bad_words.points[0].atoms[0] = words(bad);
-            assert!(matches!(
-                Table::from_program(bad_words).unwrap_err().kind(),
-                LoadErrorKind::Invalid(m) if m.contains("string set")
-            ));
-        }
+    let mut good_words = sample();
+    good_words.points[0].atoms[0] = words_keyed(Vec::new(), vec![0]);
+    assert!(Table::from_program(good_words).is_ok());
+    for (keys, map) in [
+        (Vec::new(), vec![3]),
+        (Vec::new(), vec![0, 0]),
+        (vec!["-r".to_string()], vec![0]),
+    ] {
+        let mut bad_words = sample();
+        bad_words.points[0].atoms[0] = words_keyed(keys, map);
+        assert!(matches!(
+            Table::from_program(bad_words).unwrap_err().kind(),
+            LoadErrorKind::Invalid(m) if m.contains("string set's hash")
+        ));
     }
     // The same for the set a list of strings becomes (`x in ["a", …]`).
-    let in_set = |map: Vec<u32>| {
+    let set_atom = |set: crate::ir::StringSet| {
         crate::ir::Atom::Expr(crate::ir::Expr::InSet(
             Box::new(crate::ir::Expr::Const(serde_json::json!("a"))),
-            Box::new(crate::ir::StringSet {
-                strings: vec!["a".into()],
-                hash: crate::ir::StrMap {
-                    hash_key: 0,
-                    disps: vec![(0, 0)],
-                    map,
-                    ..crate::ir::StrMap::default()
-                },
-            }),
+            Box::new(set),
+        ))
+    };
+    let in_set = |map: Vec<u32>| {
+        set_atom(crate::ir::StringSet::new(
+            &["a"],
+            crate::ir::StrMap {
+                hash_key: 0,
+                disps: vec![(0, 0)],
+                map,
+                ..crate::ir::StrMap::default()
+            },
         ))
     };
     let mut good_set = sample();
@@ -523,6 +527,24 @@ fn inconsistent_programs_are_rejected() {
         Table::from_program(bad_set).unwrap_err().kind(),
         LoadErrorKind::Invalid(m) if m.contains("string set")
     ));
+    // A set's strings where its bounds say: in its text, in order, on
+    // characters' boundaries, and nothing after the last.
+    for (text, ends, why) in [
+        ("ab", vec![1, 3], "bounds"),
+        ("\u{e9}", vec![1, 2], "bounds"),
+        ("ab", vec![1], "goes on"),
+    ] {
+        let set = crate::ir::StringSet::from_parts(text.into(), ends, crate::ir::StrMap::default());
+        let mut bad = sample();
+        bad.points[0].atoms[0] = set_atom(set);
+        assert!(
+            matches!(
+                Table::from_program(bad).unwrap_err().kind(),
+                LoadErrorKind::Invalid(m) if m.contains(why)
+            ),
+            "{text:?}"
+        );
+    }
     let mut good_call = sample();
     good_call.points[0].rules[1].actions = vec![crate::ir::Action::Output("x".into(), call(3))];
     assert!(Table::from_program(good_call).is_ok());
@@ -741,4 +763,48 @@ fn signed_tables_verify_without_the_compiler() {
         Table::from_bytes(&bad).unwrap_err().kind(),
         LoadErrorKind::Invalid(m) if m.contains("unknown algorithm 2")
     ));
+}
+
+/// A set of strings reads back as written, whatever its strings (empty,
+/// not ASCII, long) and however many: compared one by one up to
+/// [`StringSet::LINEAR`](crate::ir::StringSet::LINEAR), hashed past it.
+#[test]
+fn string_sets_read_back_as_written() {
+    for n in [0usize, 1, 3, 8, 9, 40] {
+        let strings: Vec<String> = (0..n)
+            .map(|i| match i % 4 {
+                0 if i == 0 => String::new(),
+                1 => format!("\u{e9}t\u{e9}{i}"),
+                2 => "x".repeat(200 + i),
+                _ => format!("w{i}"),
+            })
+            .collect();
+        let hash = if n > crate::ir::StringSet::LINEAR {
+            crate::compile::matchers::hash_over(&strings)
+        } else {
+            crate::ir::StrMap::default()
+        };
+        let set = crate::ir::StringSet::new(&strings, hash);
+        let mut program = sample();
+        program.points[0].atoms[0] = crate::ir::Atom::Expr(crate::ir::Expr::InSet(
+            Box::new(crate::ir::Expr::Const(serde_json::json!("a"))),
+            Box::new(set.clone()),
+        ));
+        let table = Table::from_program(program).unwrap();
+        let crate::ir::Atom::Expr(crate::ir::Expr::InSet(_, read)) =
+            &table.program().points[0].atoms[0]
+        else {
+            panic!("not a set")
+        };
+        assert_eq!(**read, set, "{n} strings");
+        assert_eq!(read.iter().collect::<Vec<_>>(), strings, "{n} strings");
+        assert!(strings.iter().all(|s| read.has(s)), "{n} strings");
+        for absent in ["w", "x", "\u{e9}t\u{e9}", "w1", "a"] {
+            assert_eq!(
+                read.has(absent),
+                strings.iter().any(|s| s == absent),
+                "{absent}"
+            );
+        }
+    }
 }

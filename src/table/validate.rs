@@ -388,15 +388,31 @@ fn expr(e: &Expr, regexes: usize, depth: usize, bound: u32) -> Result<(), LoadEr
     }
 }
 
-/// A set's perfect hash, when it has one, gives a slot to each of its keys.
+/// A set's strings are where its bounds say, in order, and its perfect
+/// hash, when it has one, gives a slot to each of them.
 fn string_set(set: &crate::ir::StringSet) -> Result<(), LoadError> {
-    if hash_fits_keys(&set.hash, set.keys().len()) {
-        Ok(())
-    } else {
-        Err(LoadError::invalid(
-            "a string set's hash does not fit its keys",
-        ))
+    let (text, ends) = (set.text(), set.ends());
+    let mut start = 0;
+    for &end in ends {
+        let end = end as usize;
+        if end < start || !text.is_char_boundary(end) {
+            return Err(LoadError::invalid(
+                "a string set's bounds do not fit its text",
+            ));
+        }
+        start = end;
     }
+    if start != text.len() {
+        return Err(LoadError::invalid(
+            "a string set's text goes on after its last string",
+        ));
+    }
+    if !set.hash.keys.is_empty() || !hash_fits_keys(&set.hash, set.len()) {
+        return Err(LoadError::invalid(
+            "a string set's hash does not fit its strings",
+        ));
+    }
+    Ok(())
 }
 
 /// A map's perfect hash, when it has one, finds its keys ([`StrMap`]s a

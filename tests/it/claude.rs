@@ -701,7 +701,10 @@ fn a_table_from_a_pipe_answers_as_its_file() {
         .expect("mkfifo runs");
     assert!(made.success());
     let bytes = std::fs::read(pack_table()).unwrap();
-    for event in ["pre_tool_use_bash_rm.json", "pre_tool_use_write_outside_src.json"] {
+    for event in [
+        "pre_tool_use_bash_rm.json",
+        "pre_tool_use_write_outside_src.json",
+    ] {
         let writer = {
             let (fifo, bytes) = (fifo.clone(), bytes.clone());
             std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())

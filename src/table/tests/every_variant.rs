@@ -147,10 +147,7 @@ fn exprs() -> Vec<Expr> {
         ),
         Expr::InSet(
             field(),
-            Box::new(StringSet {
-                strings: vec!["a".into(), "b".into()],
-                hash: str_map(&["a", "b"]),
-            }),
+            Box::new(StringSet::new(&["a", "b"], str_map(&["a", "b"]))),
         ),
     ];
     let lists = [
@@ -170,10 +167,7 @@ fn exprs() -> Vec<Expr> {
                 Box::new(WordsTest {
                     list,
                     form,
-                    set: StringSet {
-                        strings: vec!["-r".into(), "--force".into()],
-                        hash: str_map(&["-r", "--force"]),
-                    },
+                    set: StringSet::new(&["-r", "--force"], str_map(&["-r", "--force"])),
                     short_flags: 1 << 17,
                 }),
             )

@@ -377,13 +377,48 @@ pub(super) struct WordsTest {
     short_flags: u64,
 }
 
-/// [`ir::StringSet`].
+/// [`ir::StringSet`]: its strings one after another in one text, the
+/// length of each, and its hash (read back with one allocation for the
+/// text, however many strings it holds).
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "ir::StringSet")]
 pub(super) struct StringSet {
-    strings: Vec<String>,
+    #[serde(getter = "ir::StringSet::text")]
+    text: String,
+    #[serde(getter = "lens")]
+    lens: Vec<u32>,
     #[serde(with = "One::<StrMap>")]
     hash: ir::StrMap,
+}
+
+/// Each string's length: what the set's ends are written as (a length
+/// takes one byte where an end would take two or three).
+fn lens(set: &ir::StringSet) -> Vec<u32> {
+    let mut start = 0;
+    set.ends()
+        .iter()
+        .map(|&end| {
+            let len = end.saturating_sub(start);
+            start = end;
+            len
+        })
+        .collect()
+}
+
+impl From<StringSet> for ir::StringSet {
+    fn from(set: StringSet) -> ir::StringSet {
+        let mut end = 0u32;
+        let ends = set
+            .lens
+            .iter()
+            .map(|&len| {
+                // An end past the text is refused by the validator.
+                end = end.saturating_add(len);
+                end
+            })
+            .collect();
+        ir::StringSet::from_parts(set.text, ends, set.hash)
+    }
 }
 
 /// [`ir::WordList`].
