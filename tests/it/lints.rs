@@ -787,6 +787,35 @@ hook deny-force on tool.pre_execute priority 30 {
     );
 }
 
+/// `unicode-class-cost` builds at most 32 regexes a run (each about a
+/// millisecond both ways), the first written: a policy of 40 costly
+/// regexes gets the findings of its first 32, in order, and nothing of
+/// the rest.
+#[test]
+fn unicode_class_cost_measures_a_bounded_number_of_regexes() {
+    let dir = tmp("unicode-class-cost-bound");
+    let text: String = (0..40)
+        .map(|i| {
+            format!(
+                "hook r{i} on tool.pre_execute {{\n    when payload.args matches /k{i:02}:\\s*\\(\\s*\\)\\s*\\{{[^}}]*:\\s*\\|\\s*:/\n    abort \"no\"\n}}\n"
+            )
+        })
+        .collect();
+    let file = dir.join("many.hooks");
+    std::fs::write(&file, text).unwrap();
+    let found = lint(&[file]);
+    let reported: Vec<String> = found
+        .iter()
+        .filter(|d| d.code == "unicode-class-cost")
+        .map(|d| {
+            let at = d.message.find("`/k").expect("the regex is named");
+            d.message[at + 2..at + 5].to_owned()
+        })
+        .collect();
+    let first: Vec<String> = (0..32).map(|i| format!("k{i:02}")).collect();
+    assert_eq!(reported, first);
+}
+
 /// `unicode-class-cost` as a user meets it: `hookc lint` on the lint's
 /// fixture reports the two regexes with both sizes, exits 0, and 1 under
 /// `--deny-warnings`; `--explain` documents it.

@@ -46,8 +46,18 @@ declare_lint! {
     /// If ASCII is meant, write `/(?-u:\w)+@(?-u:\w)+\.com/` (or
     /// `[A-Za-z0-9_]`); if not, `# hookc: allow(unicode-class-cost)` above
     /// the rule.
+    ///
+    /// ## Limits
+    /// Building a regex's automaton both ways takes about a millisecond,
+    /// so a run builds at most 32 regexes (the first written whose Unicode
+    /// classes add enough states to be worth it): a policy of thousands of
+    /// rules is linted in bounded time, and may have more findings than a
+    /// run reports. Fixing those it reports brings the next ones.
     pub static UNICODE_CLASS_COST = "unicode-class-cost", Warn, check;
 }
+
+/// The most regexes one run builds both ways (each about a millisecond).
+const MEASURED: usize = 32;
 
 /// The automata are compared up to this size; a regex whose Unicode form
 /// is larger is `regex-cost`'s concern.
@@ -64,10 +74,14 @@ const MIN_EXTRA_STATES: u64 = 64;
 const STATES_LIMIT: u64 = 1 << 16;
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for used in first_uses(cx) {
+    // The first `MEASURED` regexes worth building, in the order written.
+    let candidates = first_uses(cx).into_iter().filter_map(|used| {
+        let candidate = Candidate::of(&used.source.to_inline())?;
+        Some((used, candidate))
+    });
+    for (used, candidate) in candidates.take(MEASURED) {
         let (source, span, named) = (&used.source, used.span, used.named);
-        let inline = source.to_inline();
-        let Some(cost) = UnicodeCost::of(&inline) else {
+        let Some(cost) = candidate.measure() else {
             continue;
         };
         let shown = format!("/{}/{}", source.pattern, source.flags);
@@ -104,12 +118,22 @@ struct UnicodeCost {
     ascii_pattern: String,
 }
 
-impl UnicodeCost {
-    /// The cost of `pattern`'s Unicode classes, when it is worth a
-    /// finding: `None` when it has none, when ASCII ones would not change
-    /// what it matches as parsed (a `(?-u)` already in force), or when the
-    /// saving is under the thresholds.
-    fn of(pattern: &str) -> Option<UnicodeCost> {
+/// A regex whose Unicode classes add enough automaton states to be worth
+/// building both ways.
+#[derive(Debug)]
+struct Candidate {
+    /// As written, inline flags and all.
+    pattern: String,
+    /// With its classes in ASCII.
+    ascii_pattern: String,
+}
+
+impl Candidate {
+    /// `pattern`, when its Unicode classes may be costly: `None` when it
+    /// has none, when ASCII ones would not change what it matches as
+    /// parsed (a `(?-u)` already in force), or when they add too few
+    /// states to matter.
+    fn of(pattern: &str) -> Option<Candidate> {
         // The cheap test first: a regex without a backslash has no Perl
         // class (a bracketed class holds one only as `\w`).
         if !pattern.contains('\\') {
@@ -138,19 +162,35 @@ impl UnicodeCost {
         // literal, as in `rm\s+-rf\s+/srv`, stay under the thresholds.
         let bound =
             |hir| crate::table::regexes::states_bound(hir, STATES_LIMIT).unwrap_or(STATES_LIMIT);
-        if bound(&parsed) < bound(&ascii_parsed).saturating_add(MIN_EXTRA_STATES) {
-            return None;
-        }
-        let ascii = crate::table::regexes::dfa_bytes(&ascii_pattern, BUILD_LIMIT)?;
+        let extra_states = bound(&parsed).saturating_sub(bound(&ascii_parsed));
+        (extra_states >= MIN_EXTRA_STATES).then(|| Candidate {
+            pattern: pattern.to_owned(),
+            ascii_pattern,
+        })
+    }
+
+    /// Both automata built: the cost, when the saving is over the
+    /// thresholds.
+    fn measure(self) -> Option<UnicodeCost> {
+        let ascii = crate::table::regexes::dfa_bytes(&self.ascii_pattern, BUILD_LIMIT)?;
         // A regex whose Unicode form does not build within the limit is
         // `regex-cost`'s concern, not reported here.
-        let unicode = crate::table::regexes::dfa_bytes(pattern, BUILD_LIMIT)?;
+        let unicode = crate::table::regexes::dfa_bytes(&self.pattern, BUILD_LIMIT)?;
         (unicode >= ascii.saturating_mul(2) && unicode >= ascii.saturating_add(MIN_SAVING))
             .then_some(UnicodeCost {
                 unicode,
                 ascii,
-                ascii_pattern,
+                ascii_pattern: self.ascii_pattern,
             })
+    }
+}
+
+impl UnicodeCost {
+    /// The cost of `pattern`'s Unicode classes, when it is worth a
+    /// finding (see [`Candidate::of`] and [`Candidate::measure`]).
+    #[cfg(test)]
+    fn of(pattern: &str) -> Option<UnicodeCost> {
+        Candidate::of(pattern)?.measure()
     }
 }
 
