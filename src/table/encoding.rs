@@ -346,7 +346,7 @@ impl Head {
                 len,
             ))?;
         let mut at = directory + entries;
-        let mut sections = Vec::with_capacity(dfa_count);
+        let mut sections = Vec::with_capacity(dfa_count.min(1 << 16));
         for i in 0..dfa_count {
             let entry = directory + ENTRY_LEN * i;
             let word = |k: usize| {
