@@ -218,12 +218,17 @@ impl StringSet {
 
     /// String `i` (empty when the set's bounds do not fit its text).
     pub fn get(&self, i: usize) -> Option<&str> {
+        Some(self.text.get(self.bounds(i)?).unwrap_or_default())
+    }
+
+    /// Where string `i` is in the text.
+    fn bounds(&self, i: usize) -> Option<std::ops::Range<usize>> {
         let end = *self.ends.get(i)? as usize;
         let start = match i {
             0 => 0,
             _ => *self.ends.get(i - 1)? as usize,
         };
-        Some(self.text.get(start..end).unwrap_or_default())
+        Some(start..end)
     }
 
     /// The strings, in order.
@@ -237,11 +242,7 @@ impl StringSet {
     pub fn has(&self, word: &str) -> bool {
         let (text, bytes) = (self.text.as_bytes(), word.as_bytes());
         match self.hash.slot(word) {
-            Some(k) => {
-                let start = k.checked_sub(1).and_then(|i| self.ends.get(i));
-                let (start, end) = (start.map_or(0, |&s| s as usize), self.ends.get(k));
-                end.and_then(|&end| text.get(start..end as usize)) == Some(bytes)
-            }
+            Some(k) => self.bounds(k).and_then(|at| text.get(at)) == Some(bytes),
             None if self.hash.is_hashed() => false,
             None => {
                 let mut start = 0;
