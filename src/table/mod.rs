@@ -179,10 +179,11 @@ pub(crate) struct LazyDfa<'a> {
     crc: u32,
     /// Where its bytes are.
     bytes: DfaBytes<'a>,
+    /// The DFA once read, or why it does not read.
     dfa: OnceLock<Result<Dfa, String>>,
-    /// Set once a matcher found another number of patterns than it
-    /// expects (and a warning said so).
-    mismatch: OnceLock<()>,
+    /// Set once a search found the section unusable (it does not read, or
+    /// has another number of patterns than expected) and a warning said so.
+    warned: OnceLock<()>,
 }
 
 impl<'a> LazyDfa<'a> {
@@ -193,7 +194,7 @@ impl<'a> LazyDfa<'a> {
             crc,
             bytes,
             dfa: OnceLock::new(),
-            mismatch: OnceLock::new(),
+            warned: OnceLock::new(),
         }
     }
 
@@ -202,30 +203,26 @@ impl<'a> LazyDfa<'a> {
     /// its validation, another number of patterns), and a warning said so
     /// once.
     pub(crate) fn get(&self, patterns: usize) -> Result<&Dfa, String> {
-        let dfa = self
-            .dfa
-            .get_or_init(|| {
-                self.load().map_err(|error| {
-                    let why = format!(
-                        "corrupted table: DFA section {}: {error}; its patterns are matched one by one",
-                        self.index
-                    );
-                    tracing::warn!("{why}");
-                    why
-                })
-            })
-            .as_ref()
-            .map_err(Clone::clone)?;
-        if dfa.pattern_len() != patterns {
-            let why = format!(
+        let why = match self.loaded() {
+            Ok(dfa) if dfa.pattern_len() == patterns => return Ok(dfa),
+            Ok(dfa) => format!(
                 "corrupted table: DFA section {} has {} patterns where {patterns} are expected; they are matched one by one",
                 self.index,
                 dfa.pattern_len()
-            );
-            self.mismatch.get_or_init(|| tracing::warn!("{why}"));
-            return Err(why);
-        }
-        Ok(dfa)
+            ),
+            Err(error) => format!(
+                "corrupted table: DFA section {}: {error}; its patterns are matched one by one",
+                self.index
+            ),
+        };
+        self.warned.get_or_init(|| tracing::warn!("{why}"));
+        Err(why)
+    }
+
+    /// The DFA, read, checked and validated once (by the first search or
+    /// by [`Table::validate`], whichever comes first); `Err` says why not.
+    fn loaded(&self) -> Result<&Dfa, &String> {
+        self.dfa.get_or_init(|| self.load()).as_ref()
     }
 
     /// Whether a search has read the section.
@@ -453,10 +450,10 @@ impl<'a> Loaded<'a> {
                 .map_err(|e| LoadError::new(LoadErrorKind::Decode(e)))?;
             validate::program(&program, &self.dfas)?;
             for dfa in &self.dfas {
-                dfa.load().map_err(|error| {
+                dfa.loaded().map_err(|error| {
                     LoadError::new(LoadErrorKind::Dfa {
                         index: dfa.index,
-                        error,
+                        error: error.clone(),
                     })
                 })?;
             }
