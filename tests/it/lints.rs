@@ -788,9 +788,9 @@ hook deny-force on tool.pre_execute priority 30 {
 }
 
 /// `unicode-class-cost` builds at most 32 regexes a run (each about a
-/// millisecond both ways), the first written: a policy of 40 costly
-/// regexes gets the findings of its first 32, in order, and nothing of
-/// the rest.
+/// millisecond both ways), the first written: `hookc lint` on a policy of
+/// 40 costly regexes reports the first 32, in order, and nothing of the
+/// rest; `--explain` says so.
 #[test]
 fn unicode_class_cost_measures_a_bounded_number_of_regexes() {
     let dir = tmp("unicode-class-cost-bound");
@@ -803,17 +803,17 @@ fn unicode_class_cost_measures_a_bounded_number_of_regexes() {
         .collect();
     let file = dir.join("many.hooks");
     std::fs::write(&file, text).unwrap();
-    let found = lint(&[file]);
-    let reported: Vec<String> = found
-        .iter()
-        .filter(|d| d.code == "unicode-class-cost")
-        .map(|d| {
-            let at = d.message.find("`/k").expect("the regex is named");
-            d.message[at + 2..at + 5].to_owned()
-        })
+    let (code, _, stderr) = hookc(&["lint", file.to_str().unwrap()], root());
+    assert_eq!(code, Some(0), "{stderr}");
+    let reported: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning[unicode-class-cost]: regex `/"))
+        .map(|l| l.get(..3).unwrap_or(l))
         .collect();
     let first: Vec<String> = (0..32).map(|i| format!("k{i:02}")).collect();
-    assert_eq!(reported, first);
+    assert_eq!(reported, first, "{stderr}");
+    let (_, stdout, _) = hookc(&["lint", "--explain", "unicode-class-cost"], root());
+    assert!(stdout.contains("at most 32 regexes"), "{stdout}");
 }
 
 /// `unicode-class-cost` as a user meets it: `hookc lint` on the lint's
