@@ -163,6 +163,10 @@ pub struct RegexFacts {
     /// `x{2,8}`): only such a regex may have a DFA too large for the
     /// field's, and needs the trial build that tells.
     pub long_repetition: bool,
+    /// The literals every match contains one of, lower-case ASCII, as the
+    /// program's `regex_needs` holds them (see `needs`); empty when none
+    /// is worth a scan.
+    pub needs: Vec<String>,
 }
 
 /// What the regex parser says about a regex's matches.

@@ -13,7 +13,6 @@ mod atoms;
 mod hoist;
 mod lower;
 pub(crate) mod matchers;
-mod needs;
 mod specialize;
 mod utf8_text;
 
@@ -318,7 +317,7 @@ fn lower(
     }
     let rates = assign_rate_counters(&mut points);
     let regex_dfas = matchers::expression_dfas(&points, regexes, regex_facts, &mut dfas, options);
-    let regex_needs = needs::for_regexes(regexes);
+    let regex_needs = regex_needs(regexes, regex_facts);
     (
         Program {
             schema: schema.clone(),
@@ -334,6 +333,27 @@ fn lower(
         },
         dfas.sections,
     )
+}
+
+/// Each regex's needed literals, as [`Program::regex_needs`] holds them:
+/// empty altogether when no regex has any. The checker found them for the
+/// regexes the rules write; one the lowering made is parsed here.
+fn regex_needs(
+    regexes: &[crate::ir::RegexSource],
+    facts: &std::collections::HashMap<crate::ir::RegexSource, crate::check::RegexFacts>,
+) -> Vec<Vec<String>> {
+    use crate::check::typeck::needs::needs;
+    let all: Vec<Vec<String>> = regexes
+        .iter()
+        .map(|r| match facts.get(r) {
+            Some(facts) => facts.needs.clone(),
+            None => needs(&r.to_inline()),
+        })
+        .collect();
+    if all.iter().all(Vec::is_empty) {
+        return Vec::new();
+    }
+    all
 }
 
 /// Gives each `rate(…)` test its counter: tests with the same key template

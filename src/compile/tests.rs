@@ -313,3 +313,35 @@ fn a_rule_on_two_points_is_one_rule_and_two_entries() {
     assert_eq!(table.rule_count(), 2);
     assert_eq!(table.rule_entries(), 3);
 }
+
+/// The literals each regex needs are read from the tree the checker
+/// parsed, with the regex's flags set on the parser; they are the ones a
+/// parse of the regex with its flags written inline finds, for every regex
+/// of the shipped pack and for flags of every kind.
+#[test]
+fn a_regex_needs_what_its_inline_form_needs() {
+    let pack = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/claude-code");
+    let compiled = crate::compile_paths(&[pack], &Options::default()).unwrap();
+    let flags = crate::compile_str(
+        "flags.hooks",
+        r#"
+hook flagged on tool.pre_execute {
+    when payload.args matches /(?-i)Curl | wget/ix or payload.args matches /a.ssh_key/s
+        or payload.args matches /^token=\w+$/m or payload.args matches /x+?password/U
+    abort "flagged"
+}
+"#,
+    )
+    .unwrap();
+    let mut needing = 0;
+    for table in [&compiled.table, &flags.table] {
+        let program = table.program();
+        assert_eq!(program.regex_needs.len(), program.regexes.len());
+        for (regex, needs) in program.regexes.iter().zip(&program.regex_needs) {
+            let inline = crate::check::typeck::needs::needs(&regex.to_inline());
+            assert_eq!(needs, &inline, "{}", regex.to_inline());
+            needing += usize::from(!needs.is_empty());
+        }
+    }
+    assert!(needing > 10, "only {needing} regexes need a literal");
+}

@@ -328,6 +328,7 @@ fn facts(hir: &regex_syntax::hir::Hir, nfa_states: NfaStates) -> crate::check::R
         nfa_states,
         required_literal: required_literal(hir),
         long_repetition: long_repetition(hir),
+        needs: super::needs::of(hir),
     }
 }
 

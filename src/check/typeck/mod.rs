@@ -7,9 +7,10 @@
 //! here lowers without a problem left to find. Its methods are grouped by
 //! what they check: conditions and their types (`expr`), field paths
 //! against the schema (`fields`), regex, glob and template literals
-//! (`literals`), quantifier variables, captures, `let` names and built-in
-//! functions (`bindings`), actions and edits (`actions`), and the static
-//! types themselves (`types`).
+//! (`literals`; the literals a regex needs, in `needs`), quantifier
+//! variables, captures, `let` names and built-in functions (`bindings`),
+//! actions and edits (`actions`), and the static types themselves
+//! (`types`).
 
 mod actions;
 pub(super) mod bindings;
@@ -17,6 +18,7 @@ pub(crate) use literals::{hole_path, required_literal, ClassBounds};
 mod expr;
 mod fields;
 mod literals;
+pub(crate) mod needs;
 mod types;
 
 use types::Ty;

@@ -30,26 +30,21 @@ const SHORTEST: usize = 3;
 /// of one-byte strings (`gh[pousr]_`: five strings of four bytes).
 const FEW: usize = 8;
 
-/// Each regex's needed literals, as [`Program::regex_needs`] holds them:
-/// empty altogether when no regex has any.
-///
-/// [`Program::regex_needs`]: crate::ir::Program::regex_needs
-pub(super) fn for_regexes(regexes: &[crate::ir::RegexSource]) -> Vec<Vec<String>> {
-    let all: Vec<Vec<String>> = regexes.iter().map(|r| needs(&r.to_inline())).collect();
-    if all.iter().all(Vec::is_empty) {
-        return Vec::new();
-    }
-    all
-}
-
 /// The literals every match of `pattern` (with its flags inline) contains
 /// one of, lower-case ASCII; empty when there are none worth a scan, or
 /// the pattern does not parse.
-pub(super) fn needs(pattern: &str) -> Vec<String> {
-    let Ok(hir) = regex_syntax::parse(pattern) else {
-        return Vec::new();
-    };
-    match read(&hir).any {
+pub(crate) fn needs(pattern: &str) -> Vec<String> {
+    match regex_syntax::parse(pattern) {
+        Ok(hir) => of(&hir),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The literals every match of the regex `hir` contains one of, as
+/// [`needs`] finds them: the checker reads them from the tree it parses
+/// anyway, so that the compile does not parse each regex again.
+pub(crate) fn of(hir: &Hir) -> Vec<String> {
+    match read(hir).any {
         Some(any) if any.iter().all(|l| l.len() >= SHORTEST) => {
             // A string that holds another of the set adds nothing to it
             // (`/.claude` beside `.claude`).
