@@ -127,6 +127,20 @@ pub struct CheckedRule {
     pub span: Span,
 }
 
+impl CheckedRule {
+    /// Calls `f` on each regex the rule uses, in its conditions and its
+    /// actions.
+    pub(crate) fn each_regex_mut(&mut self, f: &mut dyn FnMut(&mut crate::ir::RegexId)) {
+        let conditions = self.conditions.iter_mut().map(|c| &mut c.node);
+        for expr in self.cond.iter_mut().chain(conditions) {
+            expr.each_regex_mut(f);
+        }
+        for action in &mut self.actions {
+            action.node.each_regex_mut(f);
+        }
+    }
+}
+
 /// Where a part of a rule's condition is written: a tree that mirrors the
 /// `and`, `or` and `not` nodes of [`CheckedRule::cond`] (two children for
 /// `and`/`or`, one for `not`, none for every other expression). Leaves inside

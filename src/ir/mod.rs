@@ -26,6 +26,7 @@ use serde_json::Value;
 
 mod action;
 mod expr;
+mod regex_ids;
 mod scope;
 
 pub use action::*;

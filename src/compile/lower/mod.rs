@@ -59,11 +59,33 @@ impl Regexes {
     }
 }
 
+/// Rules at which lowering starts a second thread: below, starting one
+/// costs more than it saves.
+const PARALLEL_RULES: usize = 512;
+
+/// The most threads lowering uses.
+const MAX_LOWER_THREADS: usize = 8;
+
 /// Lowers every rule that passed the check, in order: the rules, and the
 /// regexes they use, each once, numbered in the order of first use.
 pub(crate) fn lower_rules(
     loaded: &LoadedSources,
     analysis: &Analysis<'_>,
+) -> (Vec<CheckedRule>, Vec<RegexSource>) {
+    lower_rules_on(loaded, analysis, None)
+}
+
+/// [`lower_rules`] on `threads` threads (`None`: as many as the rules are
+/// worth).
+///
+/// Each run of rules is lowered on its own thread with its own numbering
+/// of regexes; the runs are then put back in order and their regexes
+/// numbered again, in the order of first use, which is the numbering one
+/// thread gives.
+fn lower_rules_on(
+    loaded: &LoadedSources,
+    analysis: &Analysis<'_>,
+    threads: Option<usize>,
 ) -> (Vec<CheckedRule>, Vec<RegexSource>) {
     let cx = Context {
         loaded,
@@ -72,14 +94,40 @@ pub(crate) fn lower_rules(
         schema: &analysis.schema,
         catalog: &analysis.catalog,
     };
+    let all = analysis.rules.as_slice();
+    let threads = threads
+        .unwrap_or_else(|| crate::parallel::threads(all.len(), PARALLEL_RULES, MAX_LOWER_THREADS));
+    let runs: Vec<&[TypedRule<'_>]> = all.chunks(all.len().div_ceil(threads).max(1)).collect();
+    let lowered = crate::parallel::map_in_order(&runs, |run| lower_run(&cx, run));
     let mut regexes = Regexes::default();
-    let rules = analysis
-        .rules
+    let mut rules = Vec::with_capacity(all.len());
+    for (mut run, sources) in lowered {
+        let ids: Vec<RegexId> = sources.into_iter().map(|s| regexes.intern(s)).collect();
+        // The first run's numbering is already the final one.
+        if ids.iter().enumerate().any(|(i, id)| id.0 as usize != i) {
+            for rule in &mut run {
+                rule.each_regex_mut(&mut |id| {
+                    if let Some(&to) = ids.get(id.0 as usize) {
+                        *id = to;
+                    }
+                });
+            }
+        }
+        rules.append(&mut run);
+    }
+    (rules, regexes.sources)
+}
+
+/// The rules of one run, lowered in order, with the regexes they use
+/// numbered from zero in the order of first use.
+fn lower_run(cx: &Context<'_>, run: &[TypedRule<'_>]) -> (Vec<CheckedRule>, Vec<RegexSource>) {
+    let mut regexes = Regexes::default();
+    let rules = run
         .iter()
         .filter_map(|rule| {
             let scope = cx.scopes.get(rule.file)?;
             let mut lowerer = Lowerer {
-                cx: &cx,
+                cx,
                 file: rule.file,
                 scope,
                 points: &rule.points,
@@ -231,6 +279,59 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
             _ => node(Vec::new()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::span::SourceFile;
+
+    /// Runs of rules lowered on threads give the rules and the regexes one
+    /// thread gives: each regex numbered in the order the rules first use
+    /// it, in conditions, in a capture read by a reason, in a rewrite, in
+    /// a case-insensitive comparison the lowering makes a regex of.
+    #[test]
+    fn rules_lowered_on_threads_are_the_rules_one_thread_lowers() {
+        let mut text = String::from("macro shared = payload.args matches /shared-\\d+/\n");
+        for i in 0..600 {
+            let rule = match i % 5 {
+                0 => format!(
+                    "hook r{i} on tool.pre_execute {{\n    when payload.args matches /(?P<verb>rm|mv{i})\\s+(?P<what>\\S+)/\n    abort \"{{verb}} of {{what}}\"\n}}\n"
+                ),
+                1 => format!(
+                    "hook r{i} on tool.post_execute {{\n    when payload.result matches /k{}/\n    rewrite payload.result /secret{}/ -> \"[x]\"\n}}\n",
+                    i % 7,
+                    i % 11
+                ),
+                2 => format!(
+                    "hook r{i} on tool.pre_execute {{\n    when shared and payload.args matches /n{}/i\n    abort \"no\"\n}}\n",
+                    i % 13
+                ),
+                3 => format!(
+                    "hook r{i} on tool.pre_execute {{\n    when lower(payload.tool) == \"exec-{i}\"\n    abort \"no\"\n}}\n"
+                ),
+                _ => format!(
+                    "hook r{i} on tool.pre_execute {{\n    when payload.args matches /only-{i}/\n    continue\n}}\n"
+                ),
+            };
+            text.push('\n');
+            text.push_str(&rule);
+        }
+        let loaded = crate::load::load_sources(vec![SourceFile::new("big.hooks", text)]);
+        let analysis = crate::check::check(&loaded);
+        assert!(
+            !analysis.diagnostics.has_errors(),
+            "{}",
+            analysis.diagnostics
+        );
+        let (one, one_regexes) = super::lower_rules_on(&loaded, &analysis, Some(1));
+        assert_eq!(one.len(), 600);
+        assert!(one_regexes.len() > 300, "{}", one_regexes.len());
+        for threads in [2, 3, 8] {
+            let (many, many_regexes) = super::lower_rules_on(&loaded, &analysis, Some(threads));
+            assert_eq!(many_regexes, one_regexes, "{threads} threads");
+            assert_eq!(format!("{many:?}"), format!("{one:?}"), "{threads} threads");
         }
     }
 }
