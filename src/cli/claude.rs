@@ -516,18 +516,31 @@ fn cached(dir: &Path, digest: &str) -> Result<Table, String> {
 }
 
 /// The directory, under a rules directory, of tables compiled from its
-/// sources, each named by the sources' digest and the table format: only
-/// the first event after an edit pays for compiling.
+/// sources, each named by the sources' digest, the table format and the
+/// build of hookc that compiled it: only the first event after an edit
+/// pays for compiling.
 const CACHE_DIR: &str = "cache";
 
+/// This build of hookc, as the cache's file names carry it (see
+/// `build.rs`): a table another build compiled is compiled again, since it
+/// may be read differently (a wire form changed under the same format
+/// version) or decide differently (a compiler fixed since).
+const BUILD_ID: &str = env!("HOOKC_BUILD_ID");
+
+/// The name of the cached table of the sources with `digest`.
+fn cache_name(digest: &str) -> String {
+    format!("{digest}-v{}-{BUILD_ID}.tbl", crate::table::VERSION)
+}
+
 /// `rules` compiled, or the table of the same sources compiled before
-/// (`cache_dir/cache/DIGEST-vVERSION.tbl`). A table is written to the
-/// cache atomically; a cache that cannot be written costs a compile per
-/// event, not the answer.
+/// by this build (`cache_dir/cache/DIGEST-vVERSION-BUILD.tbl`). A table is
+/// written to the cache atomically, and the tables of other sources or
+/// builds are then removed; a cache that cannot be written costs a compile
+/// per event, not the answer.
 fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table, String> {
-    let file = cache_dir
-        .join(CACHE_DIR)
-        .join(format!("{digest}-v{}.tbl", crate::table::VERSION));
+    let dir = cache_dir.join(CACHE_DIR);
+    let name = cache_name(digest);
+    let file = dir.join(&name);
     if let Ok(bytes) = std::fs::read(&file) {
         if let Ok(table) = in_place(bytes, Table::from_static, Table::from_owned_bytes) {
             if table.source_digest() == digest {
@@ -536,15 +549,36 @@ fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table,
         }
     }
     let table = compile_rules(rules)?;
-    let written = std::fs::create_dir_all(cache_dir.join(CACHE_DIR))
-        .and_then(|()| crate::output::write(&file, &table.to_bytes()));
-    if let Err(e) = written {
-        tracing::debug!(
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| crate::output::write(&file, &table.to_bytes()));
+    match written {
+        Ok(()) => remove_stale(&dir, &name),
+        Err(e) => tracing::debug!(
             "cannot cache the compiled rules in `{}`: {e}",
             file.display()
-        );
+        ),
     }
     Ok(table)
+}
+
+/// Removes the cached tables in `dir` other than `kept`: those of sources
+/// since edited, and those another build compiled, which no event reads
+/// again. A table that cannot be removed stays.
+fn remove_stale(dir: &Path, kept: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let stale = name
+            .to_str()
+            .is_some_and(|n| n.ends_with(".tbl") && n != kept);
+        if stale {
+            if let Err(e) = std::fs::remove_file(entry.path()) {
+                tracing::debug!("cannot remove `{}`: {e}", entry.path().display());
+            }
+        }
+    }
 }
 
 /// The `hookc.toml` found from a table or rules directory, read.

@@ -1212,7 +1212,8 @@ fn a_stale_table_gives_way_to_its_sources() {
     assert_eq!(closed.code, Some(2), "{closed:#?}");
 }
 
-/// `--rules` compiles through the same cache: the first event writes it.
+/// `--rules` compiles through the same cache: the first event writes it,
+/// keyed by the sources and the build of hookc, and it keeps one table.
 #[test]
 fn rules_are_compiled_once_into_the_cache() {
     let project = compiled_project("rules-cache", &guard("deny"));
@@ -1228,24 +1229,60 @@ fn rules_are_compiled_once_into_the_cache() {
         "deny",
         "{run:#?}"
     );
-    let cached: Vec<_> = std::fs::read_dir(dir.join("cache"))
-        .unwrap()
-        .flatten()
-        .collect();
-    assert_eq!(cached.len(), 1);
-    // A cached table is used only for the sources it was compiled from.
-    std::fs::write(dir.join("guard.hooks"), guard("ask")).unwrap();
-    let run = hookc(
-        &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
-        FORCE_PUSH,
-        &[],
+    let cached = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("cache"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let first = cached(&dir);
+    assert_eq!(first.len(), 1, "{first:?}");
+    // DIGEST-vVERSION-BUILD.tbl: this build's id, 16 hex digits.
+    let build = first[0]
+        .trim_end_matches(".tbl")
+        .rsplit('-')
+        .next()
+        .unwrap();
+    assert_eq!(build.len(), 16, "{first:?}");
+    assert!(build.bytes().all(|b| b.is_ascii_hexdigit()), "{first:?}");
+    // A table another build compiled is not read: the sources are compiled
+    // again, and the other build's table removed.
+    let other = first[0].replace(build, "0123456789abcdef");
+    std::fs::rename(
+        dir.join("cache").join(&first[0]),
+        dir.join("cache").join(&other),
+    )
+    .unwrap();
+    let again = |dir: &std::path::Path| {
+        hookc(
+            &[OsStr::new("claude"), OsStr::new("--rules"), dir.as_os_str()],
+            FORCE_PUSH,
+            &[],
+        )
+    };
+    let run = again(&dir);
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{run:#?}"
     );
+    assert_eq!(cached(&dir), first);
+    // A cached table is used only for the sources it was compiled from,
+    // and the table of the sources before the edit is removed.
+    std::fs::write(dir.join("guard.hooks"), guard("ask")).unwrap();
+    let run = again(&dir);
     assert_eq!(
         run.json()["hookSpecificOutput"]["permissionDecision"],
         "ask",
         "{run:#?}"
     );
-    assert_eq!(std::fs::read_dir(dir.join("cache")).unwrap().count(), 2);
+    let edited = cached(&dir);
+    assert_eq!(edited.len(), 1, "{edited:?}");
+    assert_ne!(edited, first);
+    assert!(edited[0].ends_with(&format!("-{build}.tbl")), "{edited:?}");
 }
 
 /// `--log-file` / `HOOKC_LOG_FILE`: one JSON line per event, the errors
