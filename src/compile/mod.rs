@@ -143,8 +143,8 @@ pub(crate) fn compile_loaded(
     // then the lints on the lowered rules.
     let analysis = check::check(&loaded);
     let (rules, regexes) = lower::lower_rules(&loaded, &analysis);
-    // The table is built while the lints run; it is thrown away when they
-    // (or the check) find an error.
+    // The table is built, encoded and validated while the lints run; it is
+    // thrown away when they (or the check) find an error.
     let (checked, built) = analysis.lint(
         &loaded,
         rules,
@@ -160,20 +160,21 @@ pub(crate) fn compile_loaded(
                 return None;
             }
             let mut found = Diagnostics::default();
-            let built = lower(checked, &loaded, options, &mut found);
-            Some((built, found))
+            let (program, dfas) = lower(checked, &loaded, options, &mut found);
+            let table = Table::from_owned_bytes(crate::table::encode(&program, &dfas));
+            Some((table, found))
         },
     );
     diagnostics.extend(checked.diagnostics);
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
-    let Some(((program, dfas), found)) = built.filter(|_| !diagnostics.has_errors()) else {
+    let Some((table, found)) = built.filter(|_| !diagnostics.has_errors()) else {
         return Err(diagnostics);
     };
     diagnostics.extend(found);
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    match Table::from_owned_bytes(crate::table::encode(&program, &dfas)) {
+    match table {
         Ok(table) => Ok(Compiled {
             table,
             warnings: diagnostics,
