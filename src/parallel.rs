@@ -1,5 +1,5 @@
 //! The compiler's large inputs split into runs on threads: the parse of a
-//! large file and the type check of many hooks. Each run's result comes
+//! large file, the type check of many hooks and the lowering of many rules. Each run's result comes
 //! back in the runs' order, so the output is the one a single thread gives.
 
 /// The threads worth starting for `size` units of work: one below `from`
