@@ -562,17 +562,25 @@ fn cached_compile(rules: &Path, cache_dir: &Path, digest: &str) -> Result<Table,
 }
 
 /// Removes the cached tables in `dir` other than `kept`: those of sources
-/// since edited, and those another build compiled, which no event reads
-/// again. A table that cannot be removed stays.
+/// since edited, and those another build or format version compiled,
+/// which no event reads again. Only files named as the cache names them
+/// are removed; a table that cannot be removed stays.
 fn remove_stale(dir: &Path, kept: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    // DIGEST-v…: the digest is as long as the kept table's.
+    let digest_len = kept.find('-').unwrap_or(0);
+    let cached = |name: &str| {
+        name.ends_with(".tbl")
+            && name
+                .get(digest_len..)
+                .is_some_and(|rest| rest.starts_with("-v"))
+            && name.bytes().take(digest_len).all(|b| b.is_ascii_hexdigit())
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let stale = name
-            .to_str()
-            .is_some_and(|n| n.ends_with(".tbl") && n != kept);
+        let stale = name.to_str().is_some_and(|n| n != kept && cached(n));
         if stale {
             if let Err(e) = std::fs::remove_file(entry.path()) {
                 tracing::debug!("cannot remove `{}`: {e}", entry.path().display());
