@@ -1,7 +1,7 @@
 //! `conflicting-decisions`: two rules at one priority that answer one event
 //! differently, so that the answer depends on declaration order.
 
-use super::logic::{self, Conjunct, Fact};
+use super::logic::{self, Fact};
 use super::{declare_lint, point_list, rule_ref, Cx, Sink};
 use crate::check::CheckedRule;
 use crate::diag::Diagnostic;
@@ -66,7 +66,7 @@ fn verdict(rule: &CheckedRule) -> Option<String> {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
+    let conjuncts = cx.conjuncts();
     let verdicts: Vec<Option<String>> = cx
         .rules
         .iter()

@@ -51,8 +51,7 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for rule in cx.rules {
-        let conjuncts = logic::conjuncts(rule);
+    for (rule, conjuncts) in cx.rules.iter().zip(cx.conjuncts()) {
         let anchors = [(rule.file, rule.span)];
         if let Some(c) = conjuncts.iter().find_map(|c| empty_regex(cx, c)) {
             let (conjunct, id) = c;
@@ -71,7 +70,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             sink.report(&CONTRADICTORY_CONDITION, rule.file, &anchors, d);
             continue;
         }
-        let Some((a, b)) = logic::contradiction(cx, &conjuncts) else {
+        let Some((a, b)) = logic::contradiction(cx, conjuncts) else {
             continue;
         };
         let sa = logic::show_conjunct(cx, a);

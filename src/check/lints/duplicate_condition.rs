@@ -35,9 +35,8 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for rule in cx.rules {
-        let conjuncts = logic::conjuncts(rule);
-        if logic::contradiction(cx, &conjuncts).is_some() {
+    for (rule, conjuncts) in cx.rules.iter().zip(cx.conjuncts()) {
+        if logic::contradiction(cx, conjuncts).is_some() {
             // Anything follows from a contradiction; that lint says more.
             continue;
         }

@@ -99,7 +99,7 @@ fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         .iter()
         .map(|r| r.enabled && !logic::edits(r).is_empty())
         .collect();
-    let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
+    let conjuncts = cx.conjuncts();
     let mut found: BTreeMap<usize, (usize, Vec<&str>, FieldPath, usize, usize)> = BTreeMap::new();
     for point in cx.points() {
         let mut group: Vec<usize> = Vec::new();

@@ -470,6 +470,9 @@ pub(crate) struct Cx<'a> {
     shapes: std::cell::RefCell<HashMap<RegexSource, Option<RegexShape>>>,
     hooks: HashMap<(usize, u32), &'a ast::Hook>,
     by_point: OnceCell<Vec<PointRules>>,
+    /// Each rule's conjuncts ([`logic::conjuncts`]), by index into
+    /// [`Cx::rules`]: most lints that compare conditions read them.
+    conjuncts: OnceCell<Vec<Vec<logic::Conjunct<'a>>>>,
     /// The answers of [`Cx::text_never`], and the DFAs they were found
     /// with.
     inclusions: std::cell::RefCell<Inclusions>,
@@ -553,8 +556,16 @@ impl<'a> Cx<'a> {
             shapes: std::cell::RefCell::new(HashMap::new()),
             hooks,
             by_point: OnceCell::new(),
+            conjuncts: OnceCell::new(),
             inclusions: std::cell::RefCell::new(Inclusions::default()),
         }
+    }
+
+    /// Each rule's conjuncts ([`logic::conjuncts`]), by index into
+    /// [`Cx::rules`], split once for every lint of this run.
+    pub(crate) fn conjuncts(&self) -> &[Vec<logic::Conjunct<'a>>] {
+        self.conjuncts
+            .get_or_init(|| self.rules.iter().map(logic::conjuncts).collect())
     }
 
     /// True when no string is in both of two languages of string tests

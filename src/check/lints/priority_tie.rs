@@ -1,7 +1,7 @@
 //! `priority-tie`: two rules at one priority from different files.
 
 use super::edit_conflict::{can_meet, conflicting_edit};
-use super::logic::{self, Conjunct};
+use super::logic;
 use super::{declare_lint, point_list, Cx, Sink};
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
@@ -46,7 +46,7 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
+    let conjuncts = cx.conjuncts();
     let mut found: BTreeMap<usize, (usize, Vec<&str>)> = BTreeMap::new();
     for point in cx.points() {
         // The enabled rules of the current priority, grouped by file in the

@@ -51,7 +51,7 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    let conjuncts: Vec<Vec<Conjunct<'_>>> = cx.rules.iter().map(logic::conjuncts).collect();
+    let conjuncts = cx.conjuncts();
     // Each rule's keys, once: a rule on several points is filed and
     // looked up on each.
     let keys: Vec<RuleKeys> = conjuncts.iter().map(|c| RuleKeys::of(c)).collect();
