@@ -1119,3 +1119,74 @@ test "the mark is made" {{
     assert_eq!(hookc(&["eval", rules, "--event", event]).code, Some(0));
     assert_eq!(count(), 3);
 }
+
+/// A policy large enough that its rules are lowered on threads, compiled by
+/// `hookc compile` and run by `hookc eval`: the rules of the later runs
+/// test their own regexes, quote their own captures and rewrite with their
+/// own patterns, as they would lowered on one thread.
+#[test]
+fn a_large_policy_lowered_on_threads_answers_with_each_rules_own_regex() {
+    let dir = tmp_dir("large-policy");
+    let mut rules = String::new();
+    for i in 0..900 {
+        rules.push_str(&match i % 3 {
+            0 => format!(
+                "hook r{i} on tool.pre_execute {{\n    when payload.args matches /^only-{i}$/\n    abort \"rule {i}\"\n}}\n\n"
+            ),
+            1 => format!(
+                "hook r{i} on tool.pre_execute {{\n    when payload.args matches /^(?P<verb>cap{i})-(?P<what>\\w+)$/\n    abort \"{{verb}} on {{what}}\"\n}}\n\n"
+            ),
+            _ => format!(
+                "hook r{i} on tool.pre_execute {{\n    when payload.args matches /^edit-{i}\\s/\n    rewrite payload.args /secret{i}/ -> \"[{i}]\"\n}}\n\n"
+            ),
+        });
+    }
+    let source = dir.join("large.hooks");
+    std::fs::write(&source, rules).unwrap();
+    let table = dir.join("large.tbl");
+    hookc(&[
+        OsStr::new("compile"),
+        source.as_os_str(),
+        OsStr::new("-o"),
+        table.as_os_str(),
+    ])
+    .assert_code(0);
+    let event = |args: &str| {
+        let path = dir.join("event.json");
+        std::fs::write(
+            &path,
+            serde_json::json!({
+                "hook_point": "tool.pre_execute",
+                "component_id": "builtin::llm",
+                "payload": {"tool": "exec", "args": args},
+            })
+            .to_string(),
+        )
+        .unwrap();
+        hookc(&[
+            OsStr::new("eval"),
+            OsStr::new("--table"),
+            table.as_os_str(),
+            OsStr::new("--event"),
+            path.as_os_str(),
+        ])
+    };
+    for i in [0, 450, 897] {
+        let run = event(&format!("only-{i}"));
+        run.assert_code(1);
+        assert_eq!(run.json()["reason"], format!("rule {i}"));
+    }
+    for i in [1, 451, 898] {
+        let run = event(&format!("cap{i}-disk"));
+        run.assert_code(1);
+        assert_eq!(run.json()["reason"], format!("cap{i} on disk"));
+    }
+    for i in [2, 452, 899] {
+        let run = event(&format!("edit-{i} secret{i} secret1"));
+        run.assert_code(0);
+        assert_eq!(
+            run.json()["context"]["payload"]["args"],
+            format!("edit-{i} [{i}] secret1")
+        );
+    }
+}
