@@ -109,14 +109,13 @@ pub struct CheckedRule {
     pub fail: FailMode,
     /// The `timeout` option, in milliseconds.
     pub timeout_ms: Option<u64>,
-    /// The ANDed `when`/`unless` lines as one boolean expression.
-    pub cond: Option<ir::Expr>,
-    /// Where the parts of `cond` are written, in the shape of its
-    /// `and`/`or`/`not` nodes; `None` without a condition.
-    pub cond_spans: Option<CondSpans>,
     /// Each `when`/`unless` line on its own (an `unless` line negated), with
-    /// the line's span; `cond` is their conjunction.
+    /// the line's span. The rule's condition is their conjunction; it is
+    /// not kept as one more tree, which would copy every condition.
     pub conditions: Vec<Spanned<ir::Expr>>,
+    /// Where the parts of each condition are written, one tree per entry
+    /// of `conditions`, in the shape of its `and`/`or`/`not` nodes.
+    pub condition_spans: Vec<CondSpans>,
     /// The actions, each with the span of its line.
     pub actions: Vec<Spanned<ir::Action>>,
     /// Where the rule is written.
@@ -131,9 +130,8 @@ impl CheckedRule {
     /// Calls `f` on each regex the rule uses, in its conditions and its
     /// actions.
     pub(crate) fn each_regex_mut(&mut self, f: &mut dyn FnMut(&mut crate::ir::RegexId)) {
-        let conditions = self.conditions.iter_mut().map(|c| &mut c.node);
-        for expr in self.cond.iter_mut().chain(conditions) {
-            expr.each_regex_mut(f);
+        for condition in &mut self.conditions {
+            condition.node.each_regex_mut(f);
         }
         for action in &mut self.actions {
             action.node.each_regex_mut(f);
@@ -142,7 +140,7 @@ impl CheckedRule {
 }
 
 /// Where a part of a rule's condition is written: a tree that mirrors the
-/// `and`, `or` and `not` nodes of [`CheckedRule::cond`] (two children for
+/// `and`, `or` and `not` nodes of one of [`CheckedRule::conditions`] (two children for
 /// `and`/`or`, one for `not`, none for every other expression). Leaves inside
 /// a macro point into the macro's body.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! Conditions to boolean trees over atoms, each atom numbered once per point.
 
 use crate::ir::{Atom, BinaryOp, CmpOp, Cond, Expr, FieldPath, RateTest, RegexId, UnaryOp};
+use crate::span::Spanned;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -24,10 +25,19 @@ pub(super) struct Atoms {
 
 impl Atoms {
     /// The condition tree of a rule (`True` when it has no condition).
-    pub(super) fn cond(&mut self, expr: Option<&Expr>) -> Cond {
-        match expr {
-            None => Cond::True,
-            Some(e) => self.lower(e),
+    /// The condition of a rule's ANDed lines: one line lowered as it is,
+    /// several flattened into one `All` (with the `and`s inside each).
+    pub(super) fn conjunction(&mut self, lines: &[Spanned<Expr>]) -> Cond {
+        match lines {
+            [] => Cond::True,
+            [line] => self.lower(&line.node),
+            lines => {
+                let mut parts = Vec::new();
+                for line in lines {
+                    self.flatten(&line.node, BinaryOp::And, &mut parts);
+                }
+                Cond::All(parts)
+            }
         }
     }
 

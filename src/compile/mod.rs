@@ -250,7 +250,7 @@ fn lower(
             if let Some(d) = template_over_limit(rule, options.max_template_len, loaded) {
                 diagnostics.push(d);
             }
-            let cond = atoms.cond(rule.cond.as_ref());
+            let cond = atoms.conjunction(&rule.conditions);
             let cond_origins = cond_origins(rule, &cond, loaded);
             compiled.push(Rule {
                 id: rule.id.clone(),
@@ -387,13 +387,14 @@ fn assign_rate_counters(points: &mut [PointProgram]) -> Vec<crate::ir::RateSpec>
 /// Where each atom leaf of a rule's compiled condition is written (empty
 /// when the checker's span tree does not line up with the condition).
 fn cond_origins(rule: &CheckedRule, cond: &Cond, loaded: &LoadedSources) -> Vec<crate::ir::Origin> {
-    let (Some(expr), Some(spans)) = (&rule.cond, &rule.cond_spans) else {
-        return Vec::new();
-    };
     let mut leaves = Vec::new();
-    if atoms::leaf_spans(expr, spans, &mut leaves).is_none()
-        || leaves.len() != atoms::count_atoms(cond)
-    {
+    let lined_up = rule.conditions.len() == rule.condition_spans.len()
+        && rule
+            .conditions
+            .iter()
+            .zip(&rule.condition_spans)
+            .all(|(c, spans)| atoms::leaf_spans(&c.node, spans, &mut leaves).is_some());
+    if !lined_up || leaves.len() != atoms::count_atoms(cond) {
         return Vec::new();
     }
     leaves

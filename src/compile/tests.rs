@@ -345,3 +345,23 @@ hook flagged on tool.pre_execute {
     }
     assert!(needing > 10, "only {needing} regexes need a literal");
 }
+
+/// Each atom of a rule's condition records where it is written: across
+/// `when` lines, inside an `and`, in an `unless` line, and in a macro's
+/// body, in the order the compiled condition reads them.
+#[test]
+fn each_atom_of_a_condition_points_at_its_own_text() {
+    let text = "\
+macro risky = payload.cmd contains \"rm\" or payload.cmd contains \"mv\"
+hook r on tool.pre_execute {
+    when payload.tool == \"exec\" and risky
+    unless payload.cmd contains \"--dry-run\"
+    when payload.size > 3
+    abort \"no\"
+}
+";
+    let compiled = crate::compile_str("t.hooks", text).expect("compiles");
+    let rule = &compiled.table.program().points[0].rules[0];
+    let at: Vec<(u32, u32)> = rule.cond_origins.iter().map(|o| (o.line, o.col)).collect();
+    assert_eq!(at, [(3, 10), (1, 15), (1, 44), (4, 12), (5, 10)], "{:?}", rule.cond);
+}

@@ -173,9 +173,8 @@ impl<'a> Lowerer<'a, '_> {
         let hook = rule.hook;
         // Conditions, ANDed; `unless` negates. A `when` line's named regex
         // groups bind names for the lines and actions after it.
-        let mut cond: Option<Expr> = None;
-        let mut cond_spans: Option<CondSpans> = None;
         let mut conditions = Vec::new();
+        let mut condition_spans = Vec::new();
         for c in &hook.conditions {
             if let Some(name) = &c.binding {
                 self.bind_let(name, &c.expr);
@@ -198,19 +197,8 @@ impl<'a> Lowerer<'a, '_> {
             } else {
                 e
             };
-            conditions.push(Spanned::new(e.clone(), c.span));
-            cond = Some(match cond {
-                None => e,
-                Some(prev) => Expr::Binary(BinaryOp::And, Box::new(prev), Box::new(e)),
-            });
-            cond_spans = Some(match cond_spans {
-                None => spans,
-                Some(prev) => CondSpans {
-                    file: self.file,
-                    span: prev.span.to(c.span),
-                    children: vec![prev, spans],
-                },
-            });
+            conditions.push(Spanned::new(e, c.span));
+            condition_spans.push(spans);
         }
         let actions = hook
             .actions
@@ -225,9 +213,8 @@ impl<'a> Lowerer<'a, '_> {
             enabled: rule.enabled,
             fail: rule.fail,
             timeout_ms: rule.timeout_ms,
-            cond,
-            cond_spans,
             conditions,
+            condition_spans,
             actions,
             origin: rule.origin,
             file: rule.file,
