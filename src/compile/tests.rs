@@ -363,5 +363,10 @@ hook r on tool.pre_execute {
     let compiled = crate::compile_str("t.hooks", text).expect("compiles");
     let rule = &compiled.table.program().points[0].rules[0];
     let at: Vec<(u32, u32)> = rule.cond_origins.iter().map(|o| (o.line, o.col)).collect();
-    assert_eq!(at, [(3, 10), (1, 15), (1, 44), (4, 12), (5, 10)], "{:?}", rule.cond);
+    assert_eq!(
+        at,
+        [(3, 10), (1, 15), (1, 44), (4, 12), (5, 10)],
+        "{:?}",
+        rule.cond
+    );
 }

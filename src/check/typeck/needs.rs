@@ -44,40 +44,85 @@ pub(crate) fn needs(pattern: &str) -> Vec<String> {
 /// [`needs`] finds them: the checker reads them from the tree it parses
 /// anyway, so that the compile does not parse each regex again.
 pub(crate) fn of(hir: &Hir) -> Vec<String> {
-    match read(hir).any {
+    match read(hir).into_any() {
         Some(any) if any.iter().all(|l| l.len() >= SHORTEST) => {
             // A string that holds another of the set adds nothing to it
             // (`/.claude` beside `.claude`).
             let holds = |long: &[u8], short: &[u8]| {
                 long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
             };
-            any.iter()
-                .filter(|l| !any.iter().any(|other| holds(l, other)))
-                .filter_map(|l| String::from_utf8(l.clone()).ok())
+            let kept: Vec<bool> = any
+                .iter()
+                .map(|l| !any.iter().any(|other| holds(l, other)))
+                .collect();
+            any.into_iter()
+                .zip(kept)
+                .filter(|(_, kept)| *kept)
+                .filter_map(|(l, _)| String::from_utf8(l).ok())
                 .collect()
         }
         _ => Vec::new(),
     }
 }
 
+/// A set of strings, each once.
+type Set = Vec<Vec<u8>>;
+
 /// What a part of a regex says about the text it matches (in ASCII text,
 /// without regard to ASCII case).
 #[derive(Debug, Default)]
 struct Needs {
     /// It matches exactly one of these strings (at most [`MOST`]).
-    exact: Option<Vec<Vec<u8>>>,
-    /// Every match contains one of these.
-    any: Option<Vec<Vec<u8>>>,
+    exact: Option<Set>,
+    /// What every match contains one of.
+    any: Any,
+}
+
+/// The strings every match of a part contains one of. A part that
+/// matches one of a few known strings needs those same strings: they are
+/// not copied ([`Any::Exact`]), since most parts of a regex are such
+/// literals, and reading one would otherwise allocate each string twice.
+#[derive(Debug, Default)]
+enum Any {
+    /// Nothing known.
+    #[default]
+    Nothing,
+    /// The strings of [`Needs::exact`] (none of them empty).
+    Exact,
+    /// These strings.
+    Own(Set),
 }
 
 impl Needs {
     /// Matches exactly one of `strings`, and so needs one of them (unless
     /// one is empty).
-    fn exact(strings: Vec<Vec<u8>>) -> Needs {
-        let any = useful(&strings).then(|| strings.clone());
+    fn exact(strings: Set) -> Needs {
+        let any = if useful(&strings) {
+            Any::Exact
+        } else {
+            Any::Nothing
+        };
         Needs {
             exact: Some(strings),
             any,
+        }
+    }
+
+    /// What every match contains one of, borrowed.
+    fn any(&self) -> Option<&Set> {
+        match &self.any {
+            Any::Nothing => None,
+            Any::Exact => self.exact.as_ref(),
+            Any::Own(set) => Some(set),
+        }
+    }
+
+    /// What every match contains one of.
+    fn into_any(self) -> Option<Set> {
+        match self.any {
+            Any::Nothing => None,
+            Any::Exact => self.exact,
+            Any::Own(set) => Some(set),
         }
     }
 }
@@ -105,16 +150,16 @@ fn read(hir: &Hir) -> Needs {
                 return Needs::default();
             }
             let sub = read(&rep.sub);
-            let exact = match (sub.exact, rep.max) {
-                (Some(mut one), Some(max)) if max == rep.min && one.len() == 1 => {
-                    let e = one.pop().unwrap_or_default();
+            let exact = match (&sub.exact, rep.max) {
+                (Some(one), Some(max)) if max == rep.min && one.len() == 1 => {
+                    let e = one.first().map_or(&[][..], Vec::as_slice);
                     (e.len() * max as usize <= 64).then(|| vec![e.repeat(max as usize)])
                 }
                 _ => None,
             };
             Needs {
                 exact,
-                any: sub.any,
+                any: sub.into_any().map_or(Any::Nothing, Any::Own),
             }
         }
         HirKind::Concat(parts) => concat(parts),
@@ -122,21 +167,24 @@ fn read(hir: &Hir) -> Needs {
             let (mut any, mut exact) = (Some(Vec::new()), Some(Vec::new()));
             for branch in branches {
                 let needs = read(branch);
-                any = union(any, needs.any);
-                exact = union(exact, needs.exact);
+                any = union(any, needs.any().map(Vec::as_slice));
+                exact = union(exact, needs.exact.as_deref());
             }
-            Needs { exact, any }
+            Needs {
+                exact,
+                any: any.map_or(Any::Nothing, Any::Own),
+            }
         }
     }
 }
 
 /// The union of two sets, when both are known and it has at most
 /// [`MOST`] strings.
-fn union(a: Option<Vec<Vec<u8>>>, b: Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+fn union(a: Option<Set>, b: Option<&[Vec<u8>]>) -> Option<Set> {
     let (mut a, b) = (a?, b?);
     for s in b {
-        if !a.contains(&s) {
-            a.push(s);
+        if !a.contains(s) {
+            a.push(s.clone());
         }
     }
     (a.len() <= MOST).then_some(a)
@@ -147,49 +195,96 @@ fn union(a: Option<Vec<Vec<u8>>>, b: Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>
 /// known strings, or what one of its parts needs: whichever set's
 /// shortest string is the longest.
 fn concat(parts: &[Hir]) -> Needs {
-    let mut choices: Vec<Vec<Vec<u8>>> = Vec::new();
-    let mut run: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut choices: Vec<Set> = Vec::new();
+    let mut run: Set = vec![Vec::new()];
     let mut whole = true;
-    let end_run = |choices: &mut Vec<Vec<Vec<u8>>>, run: &mut Vec<Vec<u8>>, next| {
+    let end_run = |choices: &mut Vec<Set>, run: &mut Set, next| {
         let done = std::mem::replace(run, next);
         if useful(&done) {
             choices.push(done);
         }
     };
     for part in parts {
-        let needs = read(part);
-        match needs.exact {
-            Some(set) if run.len() * set.len() <= MOST => {
-                run = run
-                    .iter()
-                    .flat_map(|before| {
-                        set.iter().map(move |s| {
-                            let mut joined = before.clone();
-                            joined.extend_from_slice(s);
-                            joined
-                        })
-                    })
-                    .collect();
+        let Needs { exact, any } = read(part);
+        let any = match (exact, any) {
+            (Some(set), any) if run.len() * set.len() <= MOST => {
+                run = joined(std::mem::take(&mut run), &set);
+                match any {
+                    Any::Exact => Some(set),
+                    Any::Own(own) => Some(own),
+                    Any::Nothing => None,
+                }
             }
-            Some(set) => {
+            (Some(set), any) => {
                 whole = false;
+                let any = match any {
+                    Any::Exact => Some(set.clone()),
+                    Any::Own(own) => Some(own),
+                    Any::Nothing => None,
+                };
                 end_run(&mut choices, &mut run, set);
+                any
             }
-            None => {
+            (None, any) => {
                 whole = false;
                 end_run(&mut choices, &mut run, vec![Vec::new()]);
+                match any {
+                    Any::Own(own) => Some(own),
+                    Any::Exact | Any::Nothing => None,
+                }
             }
-        }
-        if let Some(any) = needs.any {
+        };
+        if let Some(any) = any {
             choices.push(any);
         }
     }
-    let exact = whole.then(|| run.clone());
-    end_run(&mut choices, &mut run, Vec::new());
-    let any = choices
-        .into_iter()
-        .max_by_key(|any| (shortest(any), std::cmp::Reverse(any.len())));
-    Needs { exact, any }
+    // The run at the end is the last choice; when the concatenation is
+    // one run, it is also what the whole matches, and is not copied.
+    let run_is_choice = useful(&run);
+    let best = choices
+        .iter()
+        .chain(run_is_choice.then_some(&run))
+        .enumerate()
+        .max_by_key(|(_, any)| (shortest(any), std::cmp::Reverse(any.len())))
+        .map(|(i, _)| i);
+    if whole {
+        let any = match best {
+            Some(i) if i < choices.len() => Any::Own(choices.swap_remove(i)),
+            Some(_) => Any::Exact,
+            None => Any::Nothing,
+        };
+        return Needs {
+            exact: Some(run),
+            any,
+        };
+    }
+    let any = match best {
+        Some(i) if i < choices.len() => Any::Own(choices.swap_remove(i)),
+        Some(_) => Any::Own(run),
+        None => Any::Nothing,
+    };
+    Needs { exact: None, any }
+}
+
+/// Each string of `run` followed by each of `set`, in that order; in
+/// place when `set` is one string.
+fn joined(mut run: Set, set: &[Vec<u8>]) -> Set {
+    if let [one] = set {
+        for before in &mut run {
+            before.extend_from_slice(one);
+        }
+        return run;
+    }
+    run.iter()
+        .flat_map(|before| {
+            set.iter().map(move |s| {
+                let mut joined = Vec::with_capacity(before.len() + s.len());
+                joined.extend_from_slice(before);
+                joined.extend_from_slice(s);
+                joined
+            })
+        })
+        .collect()
 }
 
 fn shortest(any: &[Vec<u8>]) -> usize {
@@ -209,29 +304,27 @@ fn ascii(bytes: &[u8]) -> Option<Vec<u8>> {
 /// (`[hH]`, `[kK\u{212A}]`, `\.`, `[pousr]`), when they are a few (at
 /// most [`FEW`]).
 fn few_letters(class: &Class) -> Option<Vec<u8>> {
-    let ranges: Vec<(u32, u32)> = match class {
-        Class::Unicode(class) => class
-            .iter()
-            .map(|r| (u32::from(r.start()), u32::from(r.end())))
-            .collect(),
-        Class::Bytes(class) => class
-            .iter()
-            .map(|r| (u32::from(r.start()), u32::from(r.end())))
-            .collect(),
-    };
     let mut found: Vec<u8> = Vec::new();
     // Past 0x7f, nothing matches in ASCII text.
-    for c in ranges
-        .into_iter()
-        .flat_map(|(from, to)| from..=to.min(0x7f))
-    {
-        let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
-        if !found.contains(&lower) {
-            found.push(lower);
+    let mut add = |from: u32, to: u32| {
+        for c in from..=to.min(0x7f) {
+            let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
+            if !found.contains(&lower) {
+                found.push(lower);
+            }
+            if found.len() > FEW {
+                return None;
+            }
         }
-        if found.len() > FEW {
-            return None;
-        }
+        Some(())
+    };
+    match class {
+        Class::Unicode(class) => class
+            .iter()
+            .try_for_each(|r| add(u32::from(r.start()), u32::from(r.end())))?,
+        Class::Bytes(class) => class
+            .iter()
+            .try_for_each(|r| add(u32::from(r.start()), u32::from(r.end())))?,
     }
     (!found.is_empty() && !found.contains(&0)).then_some(found)
 }
