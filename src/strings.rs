@@ -220,23 +220,28 @@ fn product(
         }
     }
 
-    // How many paths to each tuple are followed: those whose string is
-    // accepted and `keep` rejects, and the others, counted apart so that
-    // rejected strings (and their extensions) do not crowd out a wanted one
-    // reaching the same tuple (two branches of an alternation end in one
-    // state after their match). Each path: its parent's index and the byte
-    // that led to it.
-    let mut seen: HashMap<Vec<StateID>, [usize; 2], Fast> = HashMap::default();
+    // Every tuple of states reached, numbered once, with how many paths
+    // to it are followed: those whose string is accepted and `keep`
+    // rejects, and the others, counted apart so that rejected strings
+    // (and their extensions) do not crowd out a wanted one reaching the
+    // same tuple (two branches of an alternation end in one state after
+    // their match). The queue and each step hold tuple numbers, so a tuple
+    // is copied once, when first reached. Each path: its parent's index
+    // and the byte that led to it.
+    let mut tuples = Tuples::new(dfas.len());
     let mut trail: Vec<(usize, u8)> = Vec::new();
-    let mut queue: VecDeque<(Vec<StateID>, usize)> = VecDeque::new();
+    let mut queue: VecDeque<(usize, usize)> = VecDeque::new();
     let accepting = |states: &[StateID]| {
         dfas.iter()
             .zip(states)
             .all(|((dfa, negated), &id)| dfa.is_match_state(dfa.next_eoi_state(id)) != *negated)
     };
-    seen.insert(starts.clone(), [1, 0]);
+    let start = tuples.number(&starts);
+    if let Some(counts) = tuples.counts.get_mut(start) {
+        *counts = [1, 0];
+    }
     trail.push((usize::MAX, 0));
-    queue.push_back((starts, 0));
+    queue.push_back((start, 0));
 
     // Bytes that every DFA puts in one class lead to one tuple: the
     // search computes each step once per class, and tries at most `2 *
@@ -261,18 +266,18 @@ fn product(
             }
         }
     }
-    // Reused at every step: the tuples of this step, each once, and which
-    // one each class leads to.
-    let mut tuples: Vec<(Vec<StateID>, [usize; 2])> = Vec::new();
-    let mut tuple_of: HashMap<Vec<StateID>, usize, Fast> = HashMap::default();
+    // Reused at every step: the states of the tuple being left, the
+    // tuple each class leads to, and the tuple a class leads to, built in
+    // place.
+    let mut states: Vec<StateID> = Vec::with_capacity(dfas.len());
     let mut slots: Vec<Option<usize>> = Vec::with_capacity(classes.len());
-    // The tuple a class leads to, built in place (a class usually leads
-    // to a tuple another class of the step reached already).
     let mut step: Vec<StateID> = Vec::with_capacity(dfas.len());
     let mut found = Vec::new();
     let mut rejected = false;
     let mut partial = false;
-    while let Some((states, at)) = queue.pop_front() {
+    while let Some((from, at)) = queue.pop_front() {
+        states.clear();
+        states.extend_from_slice(tuples.states(from));
         if accepting(&states) {
             if let Some(text) = spell(&trail, at) {
                 if keep(&text) {
@@ -287,8 +292,6 @@ fn product(
         }
         // Per class, the tuple its bytes lead to (`None`: a dead end);
         // classes that lead to one tuple share its counts.
-        tuples.clear();
-        tuple_of.clear();
         slots.clear();
         for class in &classes {
             let Some(&byte) = class.first() else {
@@ -310,27 +313,14 @@ fn product(
                 }
                 step.push(to);
             }
-            if !alive {
-                slots.push(None);
-                continue;
-            }
-            let slot = match tuple_of.get(step.as_slice()) {
-                Some(&slot) => slot,
-                None => {
-                    let counts = seen.get(step.as_slice()).copied().unwrap_or_default();
-                    tuples.push((step.clone(), counts));
-                    tuple_of.insert(step.clone(), tuples.len() - 1);
-                    tuples.len() - 1
-                }
-            };
-            slots.push(Some(slot));
+            slots.push(alive.then(|| tuples.number(&step)));
         }
         // Then the bytes, in the readable order.
         for &(byte, class) in &ranked {
-            let Some(&Some(slot)) = slots.get(class) else {
+            let Some(&Some(next)) = slots.get(class) else {
                 continue;
             };
-            let Some((next, counts)) = tuples.get_mut(slot) else {
+            let Some(counts) = tuples.counts.get(next) else {
                 continue;
             };
             if counts.iter().all(|&n| n >= cap) {
@@ -349,21 +339,17 @@ fn product(
             }
             trail.push((at, byte));
             let path = trail.len() - 1;
-            let kind =
-                usize::from(accepting(next) && spell(&trail, path).is_some_and(|t| !keep(&t)));
-            match counts.get_mut(kind) {
+            let kind = usize::from(
+                accepting(tuples.states(next)) && spell(&trail, path).is_some_and(|t| !keep(&t)),
+            );
+            match tuples.counts.get_mut(next).and_then(|c| c.get_mut(kind)) {
                 Some(n) if *n < cap => {
                     *n += 1;
-                    queue.push_back((next.clone(), path));
+                    queue.push_back((next, path));
                 }
                 _ => {
                     trail.pop();
                 }
-            }
-        }
-        for (next, counts) in tuples.drain(..) {
-            if counts != [0, 0] {
-                seen.insert(next, counts);
             }
         }
     }
@@ -381,6 +367,50 @@ fn product(
         Search::Empty
     };
     (search, false)
+}
+
+/// The tuples of DFA states a product search reaches, each numbered once
+/// and stored once, in one run of states, with the paths to it counted.
+struct Tuples {
+    /// States per tuple: one per DFA.
+    width: usize,
+    /// Tuple `i`'s states are `states[i * width..][..width]`.
+    states: Vec<StateID>,
+    /// Each tuple's number.
+    numbers: HashMap<Vec<StateID>, usize, Fast>,
+    /// Per tuple, the paths to it followed: those whose string is
+    /// accepted and rejected, and the others.
+    counts: Vec<[usize; 2]>,
+}
+
+impl Tuples {
+    fn new(width: usize) -> Tuples {
+        Tuples {
+            width,
+            states: Vec::new(),
+            numbers: HashMap::default(),
+            counts: Vec::new(),
+        }
+    }
+
+    /// The number of the tuple `states`, given when first seen.
+    fn number(&mut self, states: &[StateID]) -> usize {
+        if let Some(&n) = self.numbers.get(states) {
+            return n;
+        }
+        let n = self.counts.len();
+        self.states.extend_from_slice(states);
+        self.numbers.insert(states.to_vec(), n);
+        self.counts.push([0, 0]);
+        n
+    }
+
+    /// Tuple `n`'s states.
+    fn states(&self, n: usize) -> &[StateID] {
+        self.states
+            .get(n * self.width..(n + 1) * self.width)
+            .unwrap_or(&[])
+    }
 }
 
 /// An unkeyed fast hasher for the compiler's own tables: the search's
