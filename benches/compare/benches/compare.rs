@@ -2,9 +2,12 @@
 //!
 //! Groups:
 //!
-//! - `compare/{hookc,cedar,regorus}/{no_match,one_match}/{10,1000,10000}`:
+//! - `compare/{hookc,seed,cedar,regorus}/{no_match,one_match}/{10,1000,10000}`:
 //!   one call, from a request the host already built, to the engine's
 //!   answer. hookc: `Table::dispatch` (the first matching rule aborts);
+//!   seed: the seed design's `HookRegistry::dispatch` over one boxed hook
+//!   per rule (the first matching hook aborts; the context it takes by
+//!   value is cloned outside the timing);
 //!   Cedar: `Authorizer::is_authorized` (every policy is evaluated);
 //!   regorus: `Engine::eval_rule` of the `deny` set, with the call as the
 //!   engine's input.
@@ -31,7 +34,8 @@ use criterion::{
 use hookc::{Table, Target};
 use hookc_compare::cedar_policies::{self, Cedar};
 use hookc_compare::workload::{Workload, COMPONENT};
-use hookc_compare::{hookc_rules, rego_policy};
+use hookc_compare::seed_registry::HookRegistry;
+use hookc_compare::{hookc_rules, rego_policy, seed_hooks};
 use std::hint::black_box;
 use std::str::FromStr;
 use std::time::Duration;
@@ -48,6 +52,7 @@ struct Engines {
     table: Table,
     cedar: Cedar,
     rego: regorus::Engine,
+    seed: HookRegistry,
 }
 
 impl Engines {
@@ -59,6 +64,7 @@ impl Engines {
         let cedar = Cedar::new(&cedar_policies::source(&workload)).expect("Cedar parses");
         let mut rego =
             rego_policy::engine(&rego_policy::source(&workload)).expect("regorus parses");
+        let seed = seed_hooks::registry(&workload);
         for event in workload.bench_events() {
             let expected = workload.expected(&event);
             let first: Vec<usize> = expected.iter().copied().take(1).collect();
@@ -66,6 +72,8 @@ impl Engines {
             let cedar = cedar.fired(&event).expect("Cedar answers");
             let rego = rego_policy::fired(&mut rego, &event).expect("regorus answers");
             assert_eq!(hookc, first, "hookc, {n} rules, {}", event.name);
+            let seed = seed_hooks::fired(&seed, &event).expect("the seed registry answers");
+            assert_eq!(seed, first, "seed registry, {n} rules, {}", event.name);
             assert_eq!(cedar, expected, "Cedar, {n} rules, {}", event.name);
             assert_eq!(rego, expected, "regorus, {n} rules, {}", event.name);
         }
@@ -74,6 +82,7 @@ impl Engines {
             table,
             cedar,
             rego,
+            seed,
         }
     }
 }
@@ -108,6 +117,27 @@ fn dispatch(c: &mut Criterion) {
                     );
                     outcome.is_abort()
                 });
+            });
+
+            // The seed's dispatch takes the context by value: a fresh clone
+            // per iteration, made and dropped outside the timing.
+            let component = seed_hooks::component(&event);
+            let seed_ctx = hookc_rules::context(&event);
+            let mut seed_fired = Vec::with_capacity(n);
+            group.bench_function(BenchmarkId::new(format!("seed/{}", event.name), n), |b| {
+                b.iter_batched(
+                    || seed_ctx.clone(),
+                    |ctx| {
+                        engines.seed.dispatch(
+                            seed_hooks::HOOK_POINT,
+                            black_box(&component),
+                            None,
+                            black_box(ctx),
+                            &mut seed_fired,
+                        )
+                    },
+                    BatchSize::SmallInput,
+                );
             });
 
             if n > 100 {

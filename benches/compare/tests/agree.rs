@@ -2,23 +2,25 @@
 //! compares engines that agree.
 //!
 //! Cedar and regorus report every rule that denies a call; hookc's chain
-//! stops at the first rule that aborts, so it reports that rule, the first
-//! of the workload's answer in chain order.
+//! and the seed design's registry stop at the first rule that aborts, so
+//! they report that rule, the first of the workload's answer in chain order.
 
 use hookc_compare::cedar_policies::{self, Cedar};
 use hookc_compare::workload::{Event, Workload};
-use hookc_compare::{hookc_rules, rego_policy};
+use hookc_compare::{hookc_rules, rego_policy, seed_hooks};
 
 /// Checks all three engines against the workload on `events`.
 fn engines_agree(workload: &Workload, events: &[Event]) -> Result<(), String> {
     let table = hookc_rules::compile(&hookc_rules::source(workload))?;
     let cedar = Cedar::new(&cedar_policies::source(workload))?;
     let mut rego = rego_policy::engine(&rego_policy::source(workload))?;
+    let seed = seed_hooks::registry(workload);
     for event in events {
         let expected = workload.expected(event);
         let first: Vec<usize> = expected.iter().copied().take(1).collect();
         let at = || format!("{} rules, event `{}`", workload.len(), event.name);
         assert_eq!(hookc_rules::fired(&table, event)?, first, "hookc, {}", at());
+        assert_eq!(seed_hooks::fired(&seed, event)?, first, "seed registry, {}", at());
         assert_eq!(cedar.fired(event)?, expected, "cedar, {}", at());
         assert_eq!(
             rego_policy::fired(&mut rego, event)?,
