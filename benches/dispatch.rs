@@ -227,6 +227,7 @@ fn fixture(n: usize) -> Option<Fixture> {
 /// same outcome and the same final context.
 fn check(f: &Fixture) {
     let component = naive::ComponentId::parse(COMPONENT);
+    naive::check_outcomes(&f.events.no_match.ctx);
     for event in f.events.all() {
         let fired = common::check_hookc(&f.table, event);
         assert_eq!(fired, event.expected.len());

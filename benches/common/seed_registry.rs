@@ -93,10 +93,6 @@ impl FqlPattern {
 /// costs a memcpy, not an allocation).
 #[derive(Debug)]
 #[expect(
-    dead_code,
-    reason = "the seed's whole HookAction; the benches' rules never skip or replace"
-)]
-#[expect(
     clippy::large_enum_variant,
     reason = "the seed's HookAction moves the context by value"
 )]
@@ -207,5 +203,61 @@ impl HookRegistry {
             .iter()
             .filter_map(|&i| hooks.get(i as usize).map(|rh| rh.hook.id().to_string()))
             .collect()
+    }
+}
+
+/// A hook that answers every call with one action, for [`check_outcomes`].
+struct Answers(&'static str, FqlPattern, fn(&HookContext) -> HookAction);
+
+impl Hook for Answers {
+    fn id(&self) -> &str {
+        self.0
+    }
+
+    fn fql_pattern(&self) -> &FqlPattern {
+        &self.1
+    }
+
+    fn hook_point(&self) -> HookPoint {
+        HookPoint::ToolPreExecute
+    }
+
+    fn priority(&self) -> i32 {
+        0
+    }
+
+    fn execute(&self, ctx: HookContext) -> (HookAction, bool) {
+        ((self.2)(&ctx), true)
+    }
+}
+
+/// Checks the registry's handling of the actions the benches' rules never
+/// return, as the seed's §5.2 loop says: a `Replace` from a pre hook is
+/// ignored and the chain goes on, a `Skip` stops it. Panics otherwise; the
+/// benches call it before timing the registry.
+pub fn check_outcomes(ctx: &HookContext) {
+    let any = || FqlPattern::parse("*::*");
+    let mut registry = HookRegistry::new();
+    registry.register(Box::new(Answers("replace", any(), |_| {
+        HookAction::Replace(Value::Null)
+    })));
+    registry.register(Box::new(Answers("skip", any(), |_| {
+        HookAction::Skip(Value::Bool(true))
+    })));
+    registry.register(Box::new(Answers("after", any(), |ctx| {
+        HookAction::Continue(ctx.clone())
+    })));
+    let mut fired = Vec::new();
+    let action = registry.dispatch(
+        HookPoint::ToolPreExecute,
+        &ComponentId::parse("builtin::llm"),
+        None,
+        ctx.clone(),
+        &mut fired,
+    );
+    let ids = registry.ids(HookPoint::ToolPreExecute, &fired);
+    match action {
+        HookAction::Skip(Value::Bool(true)) if ids == ["replace", "skip"] => {}
+        other => panic!("the seed registry answered {other:?} after {ids:?}"),
     }
 }

@@ -65,6 +65,7 @@ impl Engines {
         let mut rego =
             rego_policy::engine(&rego_policy::source(&workload)).expect("regorus parses");
         let seed = seed_hooks::registry(&workload);
+        hookc_compare::seed_registry::check_outcomes(&hookc_rules::context(&workload.no_match()));
         for event in workload.bench_events() {
             let expected = workload.expected(&event);
             let first: Vec<usize> = expected.iter().copied().take(1).collect();
