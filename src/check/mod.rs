@@ -140,9 +140,9 @@ impl CheckedRule {
 }
 
 /// Where a part of a rule's condition is written: a tree that mirrors the
-/// `and`, `or` and `not` nodes of one of [`CheckedRule::conditions`] (two children for
-/// `and`/`or`, one for `not`, none for every other expression). Leaves inside
-/// a macro point into the macro's body.
+/// `and`, `or` and `not` nodes of one of [`CheckedRule::conditions`] (two
+/// children for `and`/`or`, one for `not`, none for every other expression).
+/// Leaves inside a macro point into the macro's body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CondSpans {
     /// The file, an index into the [`LoadedSources`] files.

@@ -24,9 +24,9 @@ pub(super) struct Atoms {
 }
 
 impl Atoms {
-    /// The condition tree of a rule (`True` when it has no condition).
-    /// The condition of a rule's ANDed lines: one line lowered as it is,
-    /// several flattened into one `All` (with the `and`s inside each).
+    /// The condition tree of a rule's ANDed lines: `True` without one, a
+    /// line lowered as it is, several flattened into one `All` (with the
+    /// `and`s inside each).
     pub(super) fn conjunction(&mut self, lines: &[Spanned<Expr>]) -> Cond {
         match lines {
             [] => Cond::True,
