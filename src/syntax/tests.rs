@@ -1324,6 +1324,26 @@ fn reserved_words_are_the_grammars_keywords() {
     assert_eq!(in_grammar, reserved);
 }
 
+/// Every reserved word is refused as a name, and a name that only begins
+/// with one is not: the grammar's ordered choice must not let a shorter
+/// word (`all`) stand in for a longer one it begins (`allow`).
+#[test]
+fn every_reserved_word_is_refused_as_a_name() {
+    for word in super::RESERVED {
+        let (_, diags) = parse_str(&format!("list {word} = [\"x\"]\n"));
+        let helps: Vec<_> = diags.0.iter().filter_map(|d| d.help.clone()).collect();
+        assert_eq!(
+            helps,
+            [format!(
+                "`{word}` is a reserved word and cannot be used as a name"
+            )],
+            "`{word}`"
+        );
+        let (_, diags) = parse_str(&format!("list {word}s = [\"x\"]\n"));
+        assert!(diags.0.is_empty(), "`{word}s`: {diags:?}");
+    }
+}
+
 // -- every error of a rule, and the slips of other languages -------------------
 
 #[test]
