@@ -816,11 +816,15 @@ fn the_flag_comes_before_hookc_table() {
 
 #[test]
 fn rules_flag_compiles_the_sources() {
+    // A copy, since `--rules` writes its cache beside the sources.
+    let dir = tmp_dir("rules-flag");
+    let policy = dir.join("policy.hooks");
+    std::fs::copy(root().join(POLICY), &policy).unwrap();
     let run = hookc(
         &[
             OsStr::new("claude"),
             OsStr::new("--rules"),
-            OsStr::new(POLICY),
+            policy.as_os_str(),
         ],
         &event_text("pre_tool_use_bash_rm.json"),
         &[],
@@ -1894,12 +1898,14 @@ fn the_shipped_scope_is_the_projects_own() {
         }
         event.to_string()
     };
+    // The pack compiled once, not `--rules rules/claude-code`, which would
+    // write its cache into the checkout.
     let decision = |stdin: &str, env: &[(&str, &OsStr)]| {
         let run = hookc(
             &[
                 OsStr::new("claude"),
-                OsStr::new("--rules"),
-                OsStr::new("rules/claude-code"),
+                OsStr::new("--table"),
+                pack_table().as_os_str(),
             ],
             stdin,
             env,
