@@ -1,6 +1,7 @@
 //! The compiler's large inputs split into runs on threads: the parse of a
-//! large file, the type check of many hooks and the lowering of many rules. Each run's result comes
-//! back in the runs' order, so the output is the one a single thread gives.
+//! large file, the type check of many hooks and the lowering of many
+//! rules. Each run's result comes back in the runs' order, so the output
+//! is the one a single thread gives.
 
 /// The threads worth starting for `size` units of work: one below `from`
 /// (starting a thread would cost more than it saves), else the machine's

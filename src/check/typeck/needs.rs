@@ -205,33 +205,22 @@ fn concat(parts: &[Hir]) -> Needs {
         }
     };
     for part in parts {
-        let Needs { exact, any } = read(part);
-        let any = match (exact, any) {
-            (Some(set), any) if run.len() * set.len() <= MOST => {
-                run = joined(std::mem::take(&mut run), &set);
-                match any {
-                    Any::Exact => Some(set),
-                    Any::Own(own) => Some(own),
-                    Any::Nothing => None,
-                }
+        let needs = read(part);
+        let any = match needs.exact.as_ref() {
+            Some(set) if run.len() * set.len() <= MOST => {
+                run = joined(std::mem::take(&mut run), set);
+                needs.into_any()
             }
-            (Some(set), any) => {
+            Some(set) => {
                 whole = false;
-                let any = match any {
-                    Any::Exact => Some(set.clone()),
-                    Any::Own(own) => Some(own),
-                    Any::Nothing => None,
-                };
-                end_run(&mut choices, &mut run, set);
-                any
+                let next = set.clone();
+                end_run(&mut choices, &mut run, next);
+                needs.into_any()
             }
-            (None, any) => {
+            None => {
                 whole = false;
                 end_run(&mut choices, &mut run, vec![Vec::new()]);
-                match any {
-                    Any::Own(own) => Some(own),
-                    Any::Exact | Any::Nothing => None,
-                }
+                needs.into_any()
             }
         };
         if let Some(any) = any {
@@ -247,23 +236,16 @@ fn concat(parts: &[Hir]) -> Needs {
         .enumerate()
         .max_by_key(|(_, any)| (shortest(any), std::cmp::Reverse(any.len())))
         .map(|(i, _)| i);
-    if whole {
-        let any = match best {
-            Some(i) if i < choices.len() => Any::Own(choices.swap_remove(i)),
-            Some(_) => Any::Exact,
-            None => Any::Nothing,
-        };
-        return Needs {
-            exact: Some(run),
-            any,
-        };
-    }
     let any = match best {
         Some(i) if i < choices.len() => Any::Own(choices.swap_remove(i)),
-        Some(_) => Any::Own(run),
+        Some(_) if whole => Any::Exact,
+        Some(_) => Any::Own(std::mem::take(&mut run)),
         None => Any::Nothing,
     };
-    Needs { exact: None, any }
+    Needs {
+        exact: whole.then_some(run),
+        any,
+    }
 }
 
 /// Each string of `run` followed by each of `set`, in that order; in
