@@ -74,6 +74,7 @@ pub(crate) fn run(args: TestArgs) -> Result<Status, Failure> {
         record_effects: args.no_effects,
         filter: args.run.clone(),
         coverage: args.coverage,
+        project_dir: None,
     };
     let report = match crate::scenarios::run_tests_as(&args.paths, &options, &how) {
         Ok(report) => report,

@@ -106,6 +106,11 @@ pub struct TestRun {
     /// every rule of the point is evaluated, so a `rate(…)` condition
     /// counts the event even where a plain dispatch would not test it.
     pub coverage: bool,
+    /// The directory effects run in and resolve relative paths against
+    /// (an `exec` command, a `trace` file, a Lua script), as `hookc
+    /// claude` uses the project's; the process's working directory when
+    /// none. A test of a `trace` rule appends its line there.
+    pub project_dir: Option<std::path::PathBuf>,
 }
 
 impl TestReport {
@@ -359,6 +364,10 @@ fn run_loaded(
             crate::Effects::new()
         }
         .with_host_facts(test_host(&ctx));
+        if let Some(dir) = &how.project_dir {
+            effects =
+                effects.with_exec(crate::effects::ExecConfig::new().with_project_dir(dir.clone()));
+        }
         // A test's mocks are the only handlers `call` finds in it, and
         // stand in for the commands and webhooks they match.
         for mock in &case.test.mocks {

@@ -5,12 +5,16 @@
 //! firing, how failures are reported, how the checker refuses malformed
 //! tests, and that tests never reach the compiled table.
 
-#![expect(clippy::panic, reason = "tests fail loudly on purpose")]
+#![expect(
+    clippy::panic,
+    clippy::unwrap_used,
+    reason = "tests fail loudly on purpose"
+)]
 
 use crate::common;
 use common::Run;
 
-use hookc::scenarios::{run_test_sources, run_tests, TestReport};
+use hookc::scenarios::{run_test_sources, run_tests, run_tests_as, TestReport, TestRun};
 use hookc::span::SourceFile;
 use hookc::syntax::{self, ast};
 use std::collections::BTreeMap;
@@ -33,11 +37,35 @@ fn run_one(text: &str) -> TestReport {
 
 // ---------------------------------------------------------------- shipped rules
 
+/// The tests of the shipped rules under `path`, run with their effects in
+/// a project directory of their own, `project`, so that what the pack's
+/// `trace` rule appends lands there and not in the checkout.
+fn shipped_tests(path: &str, project: &str) -> (TestReport, std::path::PathBuf) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("rule-tests")
+        .join(format!("{project}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = TestRun {
+        project_dir: Some(dir.clone()),
+        ..TestRun::default()
+    };
+    let report = run_tests_as(&[root().join(path)], &hookc::Options::default(), &run)
+        .unwrap_or_else(|d| panic!("{}", hookc::diag::render::human(&d, false)));
+    (report, dir)
+}
+
+/// The trace lines the pack's tests appended in `project`.
+fn trace_lines(project: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(project.join(".hookc/agent_trace.jsonl")).unwrap();
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 #[test]
 fn shipped_rule_tests_pass() {
-    let report = run_tests(&[root().join("rules")]).unwrap_or_else(|d| {
-        panic!("{}", hookc::diag::render::human(&d, false));
-    });
+    let (report, _) = shipped_tests("rules", "all");
     for t in &report.tests {
         assert!(t.passed, "{}:\n{}", t.full_name(), t.failures.join("\n"));
     }
@@ -50,9 +78,18 @@ fn shipped_rule_tests_pass() {
 /// the pack must give.
 #[test]
 fn the_claude_code_pack_holds_on_its_corpus() {
-    let report = run_tests(&[root().join("rules/claude-code")]).unwrap_or_else(|d| {
-        panic!("{}", hookc::diag::render::human(&d, false));
-    });
+    let (report, project) = shipped_tests("rules/claude-code", "claude-code");
+    // The write of "a write is traced", hashed, never written out.
+    let lines = trace_lines(&project);
+    assert!(!lines.is_empty());
+    assert!(
+        lines.iter().all(|l| l["rule"] == "trace-file-changes"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.to_string().contains("export {}")),
+        "{lines:?}"
+    );
     let failed: Vec<String> = report
         .tests
         .iter()

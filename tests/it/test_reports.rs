@@ -27,8 +27,11 @@ const FIXTURE: &str = "tests/fixtures/rule_tests/coverage.hooks";
 
 /// The coverage of the tests under `path` (relative to the crate).
 fn coverage_of(path: &str) -> Coverage {
+    // The pack's `trace` rule appends to a file in the project: one of the
+    // test's own, not the checkout.
     let run = TestRun {
         coverage: true,
+        project_dir: Some(tmp_dir(&format!("coverage-{}", path.replace('/', "-")))),
         ..TestRun::default()
     };
     let report = run_tests_as(&[root().join(path)], &hookc::Options::default(), &run)
