@@ -418,7 +418,11 @@ impl Tuples {
 /// keyed hasher, a third of a large policy's `unreachable-rule` lint).
 /// Their keys come from the policy being compiled, which its author has no
 /// reason to make collide.
-pub(crate) type Fast = std::hash::BuildHasherDefault<rapidhash::fast::RapidHasher<'static>>;
+pub(crate) type Fast = std::hash::BuildHasherDefault<FastHasher>;
+
+/// The hasher of [`Fast`], for the digests the compiler buckets its own
+/// values by (atoms, implication keys, Unicode classes).
+pub(crate) type FastHasher = rapidhash::fast::RapidHasher<'static>;
 
 /// The DFAs built so far, by regex and class mode (and the reasons of
 /// those that could not be): the searches of one analysis ask about the
@@ -426,7 +430,7 @@ pub(crate) type Fast = std::hash::BuildHasherDefault<rapidhash::fast::RapidHashe
 /// several others), and a DFA near the size limit takes long to build.
 #[derive(Debug, Default)]
 pub struct Automata {
-    built: HashMap<(String, bool), Result<Rc<Dfa>, String>>,
+    built: HashMap<(String, bool), Result<Rc<Dfa>, String>, Fast>,
     /// The most paths one search follows; `None`: [`STATE_LIMIT`].
     limit: Option<usize>,
     /// The most bytes of heap one DFA may take; `None`: [`DFA_SIZE_LIMIT`].
@@ -442,7 +446,7 @@ impl Automata {
     /// at compile time gives up sooner than a command that asks a few.
     pub fn with_limits(paths: usize, dfa_bytes: usize) -> Automata {
         Automata {
-            built: HashMap::new(),
+            built: HashMap::default(),
             limit: Some(paths),
             size: Some(dfa_bytes),
         }

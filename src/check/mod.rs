@@ -28,6 +28,7 @@ use crate::ir::{self, FailMode, Origin, RegexSource};
 use crate::load::LoadedSources;
 use crate::schema::{CommandInput, PointKind, Schema};
 use crate::span::{Span, Spanned};
+use crate::strings::Fast;
 use crate::syntax::ast;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -83,9 +84,9 @@ pub(crate) struct TypedRule<'a> {
 pub(crate) struct RegexCatalog {
     /// Every valid regex written in a rule (in place or by a `pattern`),
     /// with what its syntax tree told.
-    pub facts: HashMap<RegexSource, RegexFacts>,
+    pub facts: HashMap<RegexSource, RegexFacts, Fast>,
     /// Every valid glob, with the regex it compiles to.
-    pub globs: HashMap<String, RegexSource>,
+    pub globs: HashMap<String, RegexSource, Fast>,
     /// The NFA bound of each Unicode class the regexes use.
     pub class_bounds: typeck::ClassBounds,
 }
@@ -243,7 +244,7 @@ pub struct Checked {
     /// What parsing each regex written in the rules found (not the globs
     /// and case-folded comparisons the lowering builds): the lints read it
     /// instead of parsing every regex again.
-    pub regex_facts: HashMap<RegexSource, RegexFacts>,
+    pub regex_facts: HashMap<RegexSource, RegexFacts, Fast>,
     /// File names, indexed by [`Origin::file`].
     pub files: Vec<String>,
     /// Errors, warnings and notes.

@@ -2,9 +2,10 @@
 
 use crate::ir::{Atom, BinaryOp, CmpOp, Cond, Expr, FieldPath, RateTest, RegexId, UnaryOp};
 use crate::span::Spanned;
+use crate::strings::FastHasher;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 /// The atoms of one point, deduplicated: two atoms are one when their
 /// canonical JSON texts are equal (atoms hold floats and JSON values).
@@ -18,9 +19,9 @@ pub(super) struct Atoms {
     list: Vec<Atom>,
     /// The ids of the atoms by a hash that atoms with equal JSON texts
     /// share (see [`Atoms::atom`]).
-    buckets: HashMap<u64, Vec<u32>>,
+    buckets: HashMap<u64, Vec<u32>, crate::strings::Fast>,
     /// The JSON text of each atom that is not compared by value, by id.
-    texts: HashMap<u32, String>,
+    texts: HashMap<u32, String, crate::strings::Fast>,
 }
 
 impl Atoms {
@@ -97,13 +98,13 @@ impl Atoms {
         // have equal texts (see `Leaf::by_value`), so each kind is hashed
         // and compared its own way.
         let (hash, text) = if leaf.by_value() {
-            let mut h = DefaultHasher::new();
+            let mut h = FastHasher::default();
             0u8.hash(&mut h);
             leaf.hash_value(&mut h);
             (h.finish(), None)
         } else {
             let text = serde_json::to_string(&leaf.atom()).unwrap_or_default();
-            let mut h = DefaultHasher::new();
+            let mut h = FastHasher::default();
             (1u8, &text).hash(&mut h);
             (h.finish(), Some(text))
         };
@@ -233,7 +234,7 @@ impl Leaf<'_> {
 
     /// Hashes an atom compared by value: its kind and its parts, a bound by
     /// its bits (such bounds are not zero, so equal ones have equal bits).
-    fn hash_value(self, h: &mut DefaultHasher) {
+    fn hash_value(self, h: &mut FastHasher) {
         std::mem::discriminant(&self).hash(h);
         match self {
             Leaf::Eq(p, v) | Leaf::Contains(p, v) => (p, v).hash(h),

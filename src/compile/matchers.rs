@@ -77,7 +77,7 @@ struct Acc<'f> {
 pub(super) fn build(
     atoms: &[Atom],
     regexes: &[RegexSource],
-    facts: &HashMap<RegexSource, RegexFacts>,
+    facts: &HashMap<RegexSource, RegexFacts, crate::strings::Fast>,
     pool: &mut DfaPool,
     limits: &super::Options,
 ) -> Result<Built, TooLarge> {
@@ -402,7 +402,7 @@ fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
 pub(super) fn expression_dfas(
     points: &[crate::ir::PointProgram],
     regexes: &[RegexSource],
-    facts: &HashMap<RegexSource, RegexFacts>,
+    facts: &HashMap<RegexSource, RegexFacts, crate::strings::Fast>,
     dfas: &mut DfaPool,
     limits: &super::Options,
 ) -> Vec<u32> {

@@ -341,7 +341,11 @@ fn lower(
 /// regexes the rules write; one the lowering made is parsed here.
 fn regex_needs(
     regexes: &[crate::ir::RegexSource],
-    facts: &std::collections::HashMap<crate::ir::RegexSource, crate::check::RegexFacts>,
+    facts: &std::collections::HashMap<
+        crate::ir::RegexSource,
+        crate::check::RegexFacts,
+        crate::strings::Fast,
+    >,
 ) -> Vec<Vec<String>> {
     use crate::check::typeck::needs::needs;
     let all: Vec<Vec<String>> = regexes

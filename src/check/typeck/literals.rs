@@ -410,7 +410,7 @@ pub(crate) fn states_bound(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ClassBounds {
     /// The classes and their bounds, by a hash of their ranges.
-    by_hash: HashMap<u64, Vec<KnownClass>>,
+    by_hash: HashMap<u64, Vec<KnownClass>, crate::strings::Fast>,
 }
 
 /// A class's ranges (first and last character of each) and its bound.
@@ -421,7 +421,7 @@ impl ClassBounds {
     fn bound(&mut self, class: &regex_syntax::hir::ClassUnicode) -> u64 {
         use std::hash::{Hash, Hasher};
         let ranges = class.ranges();
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = crate::strings::FastHasher::default();
         for r in ranges {
             (r.start(), r.end()).hash(&mut h);
         }

@@ -44,7 +44,7 @@ struct Context<'a> {
 #[derive(Default)]
 struct Regexes {
     sources: Vec<RegexSource>,
-    ids: HashMap<RegexSource, u32>,
+    ids: HashMap<RegexSource, u32, crate::strings::Fast>,
 }
 
 impl Regexes {
