@@ -258,7 +258,9 @@ fn normalize(v: &serde_json::Value) -> String {
 /// form (the same test of the same field, or the same other expression)
 /// get the same digest, computed from their parts rather than from a
 /// string of the form. Two different conjuncts that share a digest only
-/// make a rule a candidate that the full comparison then turns down.
+/// make a rule a candidate that the full comparison then turns down. The
+/// default hasher, not [`FastHasher`](crate::strings::FastHasher), which
+/// collides on short field names and would file unrelated rules together.
 fn digest(fact: &Fact<'_>) -> u64 {
     let mut h = DefaultHasher::new();
     match fact {
