@@ -1333,10 +1333,22 @@ fn reserved_words_are_the_grammars_keywords() {
 }
 
 /// Every reserved word is refused as a name, and a name that only begins
-/// with one is not: the grammar's ordered choice must not let a shorter
-/// word (`all`) stand in for a longer one it begins (`allow`).
+/// with one, or is one cut short, is not: the grammar's ordered choice
+/// must not let a shorter word (`all`) stand in for a longer one it begins
+/// (`allow`), and a group of words by first letter must not take its
+/// letter, or part of a word, for a word.
 #[test]
 fn every_reserved_word_is_refused_as_a_name() {
+    for word in super::RESERVED {
+        let cut: Vec<&str> = (1..word.len())
+            .filter_map(|n| word.get(..n))
+            .filter(|prefix| !super::RESERVED.contains(prefix))
+            .collect();
+        for prefix in cut {
+            let (_, diags) = parse_str(&format!("list {prefix} = [\"x\"]\n"));
+            assert!(diags.0.is_empty(), "`{prefix}` (of `{word}`): {diags:?}");
+        }
+    }
     for word in super::RESERVED {
         let (_, diags) = parse_str(&format!("list {word} = [\"x\"]\n"));
         let helps: Vec<_> = diags.0.iter().filter_map(|d| d.help.clone()).collect();
