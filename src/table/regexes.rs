@@ -943,5 +943,45 @@ mod tests {
         assert!(may_match(needs, ".hoo\u{212A}c".as_bytes()));
         // A regex that needs nothing may always match.
         assert!(may_match(b"", b"npm test"));
+        // A literal is found whole, wherever it starts, and not in pieces.
+        let needs = b"/srv/data42";
+        assert!(may_match(needs, b"rm -rf /SRV/Data42 x"));
+        assert!(may_match(needs, b"/srv/data42"), "the whole text");
+        assert!(!may_match(needs, b"42/srv/data4"), "the digit too early");
+        assert!(!may_match(needs, b"rm /srv/data4"), "cut off by the end");
+        assert!(!may_match(needs, b"/srv/data4x 42"));
+    }
+
+    proptest::proptest! {
+        /// `may_match` says what a plain search of the lower-cased text
+        /// says, for ASCII texts and literals of letters, digits and
+        /// punctuation.
+        #[test]
+        fn a_literal_is_found_as_a_plain_search_finds_it(
+            literals in proptest::collection::vec("[a-c0-2/.-]{1,5}", 1..4),
+            before in "[a-cA-C0-2/. -]{0,20}",
+            after in "[a-cA-C0-2/. -]{0,20}",
+            // A literal written into the text, whole or cut short by
+            // `cut` bytes, some letters upper-cased: texts that hold one,
+            // or nearly.
+            pick in 0..4usize,
+            cut in 0..3usize,
+            upper in proptest::num::u8::ANY,
+        ) {
+            let written: String = literals
+                .get(pick % literals.len())
+                .map(|l| l.chars().take(l.len().saturating_sub(cut)).collect())
+                .unwrap_or_default();
+            let written: String = written
+                .chars()
+                .enumerate()
+                .map(|(i, c)| if upper >> (i % 8) & 1 == 1 { c.to_ascii_uppercase() } else { c })
+                .collect();
+            let text = format!("{before}{written}{after}");
+            let needs = literals.join("\0");
+            let lower = text.to_ascii_lowercase();
+            let plain = literals.iter().any(|l| lower.contains(l.as_str()));
+            proptest::prop_assert_eq!(super::may_match(needs.as_bytes(), text.as_bytes()), plain);
+        }
     }
 }
