@@ -206,24 +206,20 @@ fn concat(parts: &[Hir]) -> Needs {
     };
     for part in parts {
         let needs = read(part);
-        let any = match needs.exact.as_ref() {
+        match needs.exact.as_ref() {
             Some(set) if run.len() * set.len() <= MOST => {
                 run = joined(std::mem::take(&mut run), set);
-                needs.into_any()
             }
             Some(set) => {
                 whole = false;
-                let next = set.clone();
-                end_run(&mut choices, &mut run, next);
-                needs.into_any()
+                end_run(&mut choices, &mut run, set.clone());
             }
             None => {
                 whole = false;
                 end_run(&mut choices, &mut run, vec![Vec::new()]);
-                needs.into_any()
             }
-        };
-        if let Some(any) = any {
+        }
+        if let Some(any) = needs.into_any() {
             choices.push(any);
         }
     }
