@@ -84,7 +84,7 @@ pub(crate) struct TypedRule<'a> {
 pub(crate) struct RegexCatalog {
     /// Every valid regex written in a rule (in place or by a `pattern`),
     /// with what its syntax tree told.
-    pub facts: HashMap<RegexSource, RegexFacts, Fast>,
+    pub facts: RegexFactsMap,
     /// Every valid glob, with the regex it compiles to.
     pub globs: HashMap<String, RegexSource, Fast>,
     /// The NFA bound of each Unicode class the regexes use.
@@ -153,6 +153,10 @@ pub struct CondSpans {
     /// The operands of an `and`, `or` or `not`.
     pub children: Vec<CondSpans>,
 }
+
+/// What the checker learned of each regex, by its source (hashed with the
+/// compiler's fast hasher: the keys are the policy's own text).
+pub(crate) type RegexFactsMap = HashMap<RegexSource, RegexFacts, Fast>;
 
 /// What the checker learned of a regex from its syntax tree, once.
 #[derive(Clone, Debug, Default)]
@@ -244,7 +248,7 @@ pub struct Checked {
     /// What parsing each regex written in the rules found (not the globs
     /// and case-folded comparisons the lowering builds): the lints read it
     /// instead of parsing every regex again.
-    pub regex_facts: HashMap<RegexSource, RegexFacts, Fast>,
+    pub regex_facts: RegexFactsMap,
     /// File names, indexed by [`Origin::file`].
     pub files: Vec<String>,
     /// Errors, warnings and notes.

@@ -11,14 +11,13 @@
 //! compares each with what it read. Everything else is evaluated one atom
 //! at a time, only when a candidate rule needs it.
 
-use crate::check::RegexFacts;
+use crate::check::{RegexFacts, RegexFactsMap};
 use crate::ir::{Atom, FieldMatcher, FieldPath, RegexSource, StrMap, NO_FIELD};
 use crate::table::DfaKind;
 use regex_automata::dfa::{dense, StartKind};
 use regex_automata::MatchKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::collections::HashMap;
 
 /// The matchers of one point.
 pub(super) struct Built {
@@ -77,7 +76,7 @@ struct Acc<'f> {
 pub(super) fn build(
     atoms: &[Atom],
     regexes: &[RegexSource],
-    facts: &HashMap<RegexSource, RegexFacts, crate::strings::Fast>,
+    facts: &RegexFactsMap,
     pool: &mut DfaPool,
     limits: &super::Options,
 ) -> Result<Built, TooLarge> {
@@ -402,7 +401,7 @@ fn build_dfa(patterns: &[String], size: DfaSize) -> Result<Vec<u8>, String> {
 pub(super) fn expression_dfas(
     points: &[crate::ir::PointProgram],
     regexes: &[RegexSource],
-    facts: &HashMap<RegexSource, RegexFacts, crate::strings::Fast>,
+    facts: &RegexFactsMap,
     dfas: &mut DfaPool,
     limits: &super::Options,
 ) -> Vec<u32> {

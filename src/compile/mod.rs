@@ -341,11 +341,7 @@ fn lower(
 /// regexes the rules write; one the lowering made is parsed here.
 fn regex_needs(
     regexes: &[crate::ir::RegexSource],
-    facts: &std::collections::HashMap<
-        crate::ir::RegexSource,
-        crate::check::RegexFacts,
-        crate::strings::Fast,
-    >,
+    facts: &crate::check::RegexFactsMap,
 ) -> Vec<Vec<String>> {
     use crate::check::typeck::needs::needs;
     let all: Vec<Vec<String>> = regexes

@@ -453,8 +453,7 @@ pub(crate) struct Cx<'a> {
     /// Their regexes, by [`RegexId`].
     regexes: &'a [RegexSource],
     /// What the checker learned of the regexes written in the rules.
-    pub(crate) regex_facts:
-        &'a HashMap<RegexSource, crate::check::RegexFacts, crate::strings::Fast>,
+    pub(crate) regex_facts: &'a crate::check::RegexFactsMap,
     /// False when a file did not parse (or could not be read): then the
     /// trees are partial, and a name a lost rule used would look unused.
     pub(crate) complete: bool,
