@@ -9,7 +9,7 @@ use hookc_compare::cedar_policies::{self, Cedar};
 use hookc_compare::workload::{Event, Workload};
 use hookc_compare::{hookc_rules, rego_policy, seed_hooks};
 
-/// Checks all three engines against the workload on `events`.
+/// Checks every engine against the workload on `events`.
 fn engines_agree(workload: &Workload, events: &[Event]) -> Result<(), String> {
     let table = hookc_rules::compile(&hookc_rules::source(workload))?;
     let cedar = Cedar::new(&cedar_policies::source(workload))?;
