@@ -33,8 +33,8 @@ use criterion::{
 };
 use hookc::{Table, Target};
 use hookc_compare::cedar_policies::{self, Cedar};
-use hookc_compare::workload::{Workload, COMPONENT};
 use hookc_compare::seed_registry::HookRegistry;
+use hookc_compare::workload::{Workload, COMPONENT};
 use hookc_compare::{hookc_rules, rego_policy, seed_hooks};
 use std::hint::black_box;
 use std::str::FromStr;

@@ -98,6 +98,8 @@ pub fn fired(registry: &HookRegistry, event: &Event) -> Result<Vec<usize>, Strin
     match action {
         HookAction::Abort { .. } if rules.len() == 1 => Ok(rules),
         HookAction::Continue(_) if rules.is_empty() => Ok(rules),
-        other => Err(format!("the registry answered {other:?} with {rules:?} fired")),
+        other => Err(format!(
+            "the registry answered {other:?} with {rules:?} fired"
+        )),
     }
 }

@@ -20,7 +20,12 @@ fn engines_agree(workload: &Workload, events: &[Event]) -> Result<(), String> {
         let first: Vec<usize> = expected.iter().copied().take(1).collect();
         let at = || format!("{} rules, event `{}`", workload.len(), event.name);
         assert_eq!(hookc_rules::fired(&table, event)?, first, "hookc, {}", at());
-        assert_eq!(seed_hooks::fired(&seed, event)?, first, "seed registry, {}", at());
+        assert_eq!(
+            seed_hooks::fired(&seed, event)?,
+            first,
+            "seed registry, {}",
+            at()
+        );
         assert_eq!(cedar.fired(event)?, expected, "cedar, {}", at());
         assert_eq!(
             rego_policy::fired(&mut rego, event)?,
