@@ -13,13 +13,14 @@ impl<'a> Run<'a> {
     pub(super) fn actions<O: Observer>(
         &mut self,
         index: u32,
-        rule: &'a Rule,
+        rule: &'a RuleHead,
+        actions: &'a [Action],
         scratch: &mut Scratch,
         ctx: &mut HookContext,
         obs: &mut O,
     ) -> Option<Stop> {
         let regexes = &self.loaded.regexes;
-        for (n, action) in rule.actions.iter().enumerate() {
+        for (n, action) in actions.iter().enumerate() {
             obs.action(index, n, ctx, self);
             if let Some(root) = action.edited_root() {
                 scratch.backup.save(root, ctx);
@@ -192,7 +193,7 @@ impl<'a> Run<'a> {
     /// Applies a command's reply.
     pub(super) fn reply(
         &mut self,
-        rule: &Rule,
+        rule: &RuleHead,
         reply: Reply,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -280,7 +281,7 @@ impl<'a> Run<'a> {
     /// rule under `fail closed`.
     pub(super) fn fail(
         &mut self,
-        rule: &Rule,
+        rule: &RuleHead,
         error: &EffectError,
         scratch: &mut Scratch,
     ) -> Option<Stop> {

@@ -305,11 +305,22 @@ impl<'a> Run<'a> {
                 }
                 break;
             }
+            // The rule fires: only now are its actions decoded.
+            let body = match self.point.body(i) {
+                Ok(body) => body,
+                Err(why) => {
+                    if O::ACTIVE {
+                        self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
+                    }
+                    self.stop_corrupted(why, scratch, ctx);
+                    return;
+                }
+            };
             scratch.fired.push(i);
             obs.fire(i, ctx);
             let edits = scratch.edits;
             let before = edits::before(self.point.edits(), ctx);
-            let stopped = self.actions(i, rule, scratch, ctx, obs);
+            let stopped = self.actions(i, rule, &body.actions, scratch, ctx, obs);
             if stopped.is_none() && scratch.edits != edits {
                 self.apply_edits(("rule", &rule.id), before, scratch, ctx);
             }

@@ -12,7 +12,7 @@ impl<'a> Run<'a> {
     /// Runs effect `action` of `rule`; `Some` when the chain must stop.
     pub(super) fn effect(
         &mut self,
-        rule: &'a Rule,
+        rule: &'a RuleHead,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -28,7 +28,7 @@ impl<'a> Run<'a> {
     /// answers, else a recording logs it, else it runs.
     fn intercepted(
         &mut self,
-        rule: &'a Rule,
+        rule: &'a RuleHead,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -79,7 +79,7 @@ impl<'a> Run<'a> {
     /// Runs an effect as written.
     fn run_effect(
         &mut self,
-        rule: &'a Rule,
+        rule: &'a RuleHead,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -166,7 +166,7 @@ impl<'a> Run<'a> {
     /// Runs the native handler `name`.
     pub(super) fn call(
         &mut self,
-        rule: &Rule,
+        rule: &RuleHead,
         name: &str,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -193,7 +193,7 @@ impl<'a> Run<'a> {
     #[cfg(feature = "lua")]
     pub(super) fn lua(
         &mut self,
-        rule: &Rule,
+        rule: &RuleHead,
         code: &LuaCode,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -232,7 +232,7 @@ impl<'a> Run<'a> {
     #[cfg(not(feature = "lua"))]
     pub(super) fn lua(
         &mut self,
-        rule: &Rule,
+        rule: &RuleHead,
         _code: &LuaCode,
         scratch: &mut Scratch,
         _ctx: &mut HookContext,
@@ -288,7 +288,7 @@ impl<'a> Run<'a> {
 }
 
 /// An `info` line about an effect that did not run as written.
-fn note(rule: &Rule, point: &str, message: String, scratch: &mut Scratch) {
+fn note(rule: &RuleHead, point: &str, message: String, scratch: &mut Scratch) {
     actions::emit_log(LogLevel::Info, &rule.id, point, &message);
     scratch.logs.push(LogLine {
         level: LogLevel::Info,

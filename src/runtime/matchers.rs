@@ -550,7 +550,7 @@ impl<'a> Run<'a> {
     pub(super) fn rate_failed<O: Observer>(
         &mut self,
         index: u32,
-        rule: &'a Rule,
+        rule: &'a RuleHead,
         counter: u32,
         scratch: &mut Scratch,
         ctx: &HookContext,

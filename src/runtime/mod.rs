@@ -71,13 +71,14 @@ use crate::effects::{
 };
 use crate::fql::split_component;
 use crate::ir::Atom;
-use crate::ir::{Action, Cond, FailMode, LogLevel, Rule, NO_FIELD};
+use crate::ir::{Action, Cond, FailMode, LogLevel, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
 pub use crate::schema::PointId;
 use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
 use crate::table::layout::point::{GroupRules, Point, PointSlot};
 use crate::table::regexes::{self, Matching};
+use crate::table::rule::RuleHead;
 use crate::table::Loaded;
 use crate::table::Table;
 use regex_automata::dfa::OverlappingState;

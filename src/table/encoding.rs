@@ -7,7 +7,7 @@
 //! knows an offset, and nothing outside `wire` knows how the program
 //! section spells a program.
 //!
-//! # Format (version 20)
+//! # Format (version 21)
 //!
 //! ```text
 //! offset  size  field
@@ -79,7 +79,10 @@
 //! section's length, kind and checksum into a directory before the DFAs,
 //! so that the parts a load needs come first and together; version 20
 //! writes a set of strings as one text and each string's length (read
-//! back with one allocation, not one per string). A
+//! back with one allocation, not one per string); version 21 splits each
+//! rule's blob in two: a head (target, condition, failure mode) decoded
+//! when the rule is a candidate, and a body (actions, origins) decoded
+//! when it fires. A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -106,7 +109,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 20;
+pub const VERSION: u32 = 21;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

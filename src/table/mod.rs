@@ -33,6 +33,7 @@
 pub mod encoding;
 mod error;
 pub(crate) mod layout;
+pub(crate) mod rule;
 pub mod sign;
 mod validate;
 mod wire;

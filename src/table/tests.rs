@@ -251,12 +251,30 @@ fn a_point_block_is_checked_by_its_first_dispatch() {
     ));
 }
 
-/// A rule or an atom is decoded when a dispatch first needs it: one whose
-/// blob does not decode ends that dispatch with an abort that names it.
+/// The reason and warnings of a dispatch of `tool` at `tool.pre_execute`.
+fn dispatch_tool(table: &Table, tool: &str) -> (String, Vec<String>) {
+    let mut scratch = table.scratch();
+    let target = crate::Target::new("a::b");
+    let mut ctx = crate::HookContext::new(
+        "tool.pre_execute",
+        "a::b",
+        serde_json::json!({ "tool": tool }),
+    );
+    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+    (
+        outcome.reason().unwrap_or_default().to_string(),
+        outcome.warnings().to_vec(),
+    )
+}
+
+/// A rule's body (its actions) is decoded when the rule first fires: one
+/// whose body does not decode is never read while the rule does not
+/// match, and ends the first dispatch it fires in with an abort that
+/// names it; `validate` finds it at once.
 #[test]
-fn a_rule_is_decoded_when_it_is_first_a_candidate() {
+fn a_rules_body_is_decoded_when_it_first_fires() {
     let mut program = sample();
-    // Rule `b` is a candidate for every event; rule `a` tests atom 0.
+    // Rule `a` fires for the tool `exec`; rule `b` for every event.
     program.points[0].rules[0].actions = vec![crate::ir::Action::Abort(
         crate::ir::Template::literal("MARKMARK"),
     )];
@@ -268,19 +286,45 @@ fn a_rule_is_decoded_when_it_is_first_a_candidate() {
     crafted[at - 1] = 0x7f;
     super::encoding::reseal(&mut crafted).unwrap();
     let table = Table::from_bytes(&crafted).unwrap();
-    let mut scratch = table.scratch();
-    let target = crate::Target::new("a::b");
-    let mut ctx = crate::HookContext::new(
-        "tool.pre_execute",
-        "a::b",
-        serde_json::json!({"tool": "exec"}),
-    );
-    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
-    let reason = outcome.reason().unwrap();
+    // `a` is a candidate and does not match: its body is not read.
+    let (reason, warnings) = dispatch_tool(&table, "read");
+    assert_eq!((reason.as_str(), warnings.len()), ("no", 0));
+    let (reason, _) = dispatch_tool(&table, "exec");
     assert!(
         reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
         "{reason}"
     );
+    assert!(table.validate().is_err());
+}
+
+/// A rule's head (its condition) is decoded when the rule is first a
+/// candidate: one that does not decode ends that dispatch with an abort
+/// that names it, whether or not the rule would match.
+#[test]
+fn a_rules_head_is_decoded_when_it_is_first_a_candidate() {
+    let mut program = sample();
+    // A timeout of `u64::MAX` is `Some` (1) and ten varint bytes in the
+    // head; a last byte with its high bit set makes the varint run on.
+    program.points[0].rules[0].timeout_ms = Some(u64::MAX);
+    let bytes = Table::from_program(program).unwrap().to_bytes();
+    let mut varint = vec![1];
+    varint.extend([0xff; 9]);
+    varint.push(0x01);
+    let at = bytes
+        .windows(varint.len())
+        .position(|w| w == varint.as_slice())
+        .unwrap();
+    let mut crafted = bytes.clone();
+    crafted[at + varint.len() - 1] = 0xff;
+    super::encoding::reseal(&mut crafted).unwrap();
+    let table = Table::from_bytes(&crafted).unwrap();
+    for tool in ["read", "exec"] {
+        let (reason, _) = dispatch_tool(&table, tool);
+        assert!(
+            reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
+            "{tool}: {reason}"
+        );
+    }
     assert!(table.validate().is_err());
 }
 
@@ -582,7 +626,7 @@ fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
     let marker = 123_456_789;
     let mut rule = sample().points[0].rules[1].clone();
     rule.cond = Cond::Atom(marker);
-    let body = super::wire::write_rule(&rule);
+    let body = super::wire::write_rule_head(&rule);
     // In the wire form, `Cond::Atom(n)` is variant 1 then `n` as a varint;
     // `Cond::Not` is variant 2 before its operand, `Cond::True` variant 0.
     let mut encoded = vec![1];
@@ -595,7 +639,7 @@ fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
     crafted.extend(std::iter::repeat_n(2, 100_000));
     crafted.push(0);
     crafted.extend_from_slice(&body[at + encoded.len()..]);
-    let err = super::wire::read_rule(&crafted).unwrap_err();
+    let err = super::wire::read_rule_head(&crafted).unwrap_err();
     assert!(err.contains("nested too deeply"), "{err}");
 }
 

@@ -3,15 +3,18 @@
 //! target says.
 //!
 //! A load checks the meta block ([`points`], [`rates`]); a dispatch checks
-//! each rule and atom it decodes ([`rule`], [`atom`]); [`program`] checks
+//! each rule and atom it decodes ([`rule_head`], [`rule_body`],
+//! [`atom`]); [`program`] checks
 //! a whole decoded program, every index against every other
 //! ([`Table::validate`](super::Table::validate)).
 
+use super::rule::{RuleBody, RuleHead};
 use super::wire::Meta;
 use super::LoadError;
 use crate::fql::Segment;
 use crate::ir::{
-    Action, Atom, Bucket, Cond, Expr, PointProgram, Program, RateSpec, RegexId, Rule, NO_FIELD,
+    Action, Atom, Bucket, Cond, Expr, Origin, PointProgram, Program, RateSpec, RegexId, Rule,
+    NO_FIELD,
 };
 use std::collections::HashMap;
 
@@ -131,24 +134,47 @@ pub(super) fn atom(atom: &Atom, regexes: usize, rates: &[RateSpec]) -> Result<()
 
 /// A rule's condition names atoms of its point (`atoms` of them), its
 /// actions name regexes that exist, its origins name source files.
-pub(super) fn rule(
-    rule: &Rule,
-    atoms: usize,
-    regexes: usize,
+fn rule(rule: &Rule, atoms: usize, regexes: usize, files: usize) -> Result<(), LoadError> {
+    let in_rule = |e: LoadError| LoadError::invalid(format!("rule `{}`: {e}", rule.id));
+    cond(&rule.cond, atoms, 0)?;
+    origins(
+        std::iter::once(&rule.origin).chain(&rule.cond_origins),
+        files,
+    )
+    .map_err(in_rule)?;
+    actions(&rule.actions, regexes)
+}
+
+/// A rule's head as a dispatch decodes it: its condition names atoms of
+/// its point (`atoms` of them).
+pub(super) fn rule_head(head: &RuleHead, atoms: usize) -> Result<(), LoadError> {
+    cond(&head.cond, atoms, 0)
+}
+
+/// A rule's body as a dispatch decodes it: its actions name regexes that
+/// exist, its origins name source files.
+pub(super) fn rule_body(body: &RuleBody, regexes: usize, files: usize) -> Result<(), LoadError> {
+    origins(
+        std::iter::once(&body.origin).chain(&body.cond_origins),
+        files,
+    )?;
+    actions(&body.actions, regexes)
+}
+
+/// Origins name source files (`files` of them; none known: any).
+fn origins<'a>(
+    mut origins: impl Iterator<Item = &'a Origin>,
     files: usize,
 ) -> Result<(), LoadError> {
-    if files > 0
-        && std::iter::once(&rule.origin)
-            .chain(&rule.cond_origins)
-            .any(|o| o.file as usize >= files)
-    {
-        return Err(LoadError::invalid(format!(
-            "rule `{}`: file index out of range",
-            rule.id
-        )));
+    if files > 0 && origins.any(|o| o.file as usize >= files) {
+        return Err(LoadError::invalid("file index out of range"));
     }
-    cond(&rule.cond, atoms, 0)?;
-    for action in &rule.actions {
+    Ok(())
+}
+
+/// Actions name regexes that exist.
+fn actions(actions: &[Action], regexes: usize) -> Result<(), LoadError> {
+    for action in actions {
         match action {
             Action::Skip(e)
             | Action::Replace(e)

@@ -7,8 +7,10 @@
 //! lists of each group), and per field its equality table, its DFA's
 //! atoms, its literals and their search (anchors, lengths, a hash table of
 //! the literals). As postcard blobs, decoded the first time a dispatch
-//! needs them and kept: each rule's target, condition and actions (a rule
-//! is decoded when it is a candidate), each atom (decoded when it is
+//! needs them and kept: each rule's head, its target and condition
+//! (decoded when the rule is a candidate), and its body, its actions and
+//! origins (decoded when it fires: see [`rule`](crate::table::rule)),
+//! each atom (decoded when it is
 //! evaluated on its own; most are decided by the field matchers and never
 //! are), each field's path (decoded with the point).
 //!
@@ -27,6 +29,7 @@ use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
 use crate::ir;
 use crate::schema::{EditApplication, PointKind};
 use crate::table::literals::{self, LiteralSearch, LiteralStart, StoredLiterals};
+use crate::table::rule::{RuleBody, RuleHead};
 use crate::table::validate;
 use crate::table::wire::{self, PointHead};
 use std::sync::OnceLock;
@@ -39,7 +42,8 @@ mod slot {
     pub(super) const PRIORITIES: u32 = 1;
     /// R strings: each rule's id.
     pub(super) const IDS: u32 = 2;
-    /// R blobs: each rule but its id and priority.
+    /// R blobs: each rule's head (its target, condition and failure
+    /// mode), decoded when the rule is a candidate.
     pub(super) const RULES: u32 = 3;
     /// A blobs: each atom.
     pub(super) const ATOMS: u32 = 4;
@@ -62,7 +66,10 @@ mod slot {
     pub(super) const ANY: u32 = 12;
     /// A block of F field blocks.
     pub(super) const FIELDS: u32 = 13;
-    pub(super) const LEN: u32 = 14;
+    /// R blobs: each rule's body (its actions and origins), decoded when
+    /// the rule fires.
+    pub(super) const BODIES: u32 = 14;
+    pub(super) const LEN: u32 = 15;
 }
 
 /// The words of a group's record: the start and end (in `BUCKET_ITEMS`)
@@ -166,8 +173,10 @@ pub(crate) fn write(point: &ir::PointProgram) -> (PointHead, BlockWriter) {
     let priorities: Vec<u32> = rules.iter().map(|r| r.priority as u32).collect();
     block.words(slot::PRIORITIES, &priorities);
     block.byte_list(slot::IDS, rules.iter().map(|r| r.id.as_bytes()));
-    let bodies: Vec<Vec<u8>> = rules.iter().map(wire::write_rule).collect();
-    block.byte_list(slot::RULES, bodies.iter().map(Vec::as_slice));
+    let heads: Vec<Vec<u8>> = rules.iter().map(wire::write_rule_head).collect();
+    block.byte_list(slot::RULES, heads.iter().map(Vec::as_slice));
+    let bodies: Vec<Vec<u8>> = rules.iter().map(wire::write_rule_body).collect();
+    block.byte_list(slot::BODIES, bodies.iter().map(Vec::as_slice));
     let atom_blobs: Vec<Vec<u8>> = atoms.iter().map(wire::write_atom).collect();
     block.byte_list(slot::ATOMS, atom_blobs.iter().map(Vec::as_slice));
     block.words(slot::ATOM_FIELD, atom_field);
@@ -309,6 +318,7 @@ fn write_field(f: &ir::FieldMatcher, atoms: &[ir::Atom]) -> BlockWriter {
 pub(crate) struct PointLayout {
     ids: ByteList,
     rules: ByteList,
+    bodies: ByteList,
     atoms: ByteList,
     exact: Keyed,
     scope: Keyed,
@@ -452,6 +462,7 @@ impl PointLayout {
         Ok(PointLayout {
             ids: block.byte_list(slot::IDS, r)?,
             rules: block.byte_list(slot::RULES, r)?,
+            bodies: block.byte_list(slot::BODIES, r)?,
             atoms: block.byte_list(slot::ATOMS, a)?,
             exact: keyed(slot::EXACT, "the exact targets")?,
             scope: keyed(slot::SCOPE, "the scopes")?,
@@ -593,7 +604,8 @@ pub(crate) struct PointState {
     paths: Vec<ir::FieldPath>,
     /// The roots of those paths, one bit per root ([`ir::Root::bit`]).
     field_roots: u32,
-    rules: Box<[Decoded<ir::Rule>]>,
+    rules: Box<[Decoded<RuleHead>]>,
+    bodies: Box<[Decoded<RuleBody>]>,
     atoms: Box<[Decoded<ir::Atom>]>,
     searches: Box<[OnceLock<Option<LiteralSearch>>]>,
 }
@@ -652,6 +664,7 @@ impl<'a> PointSlot<'a> {
             paths: Vec::new(),
             field_roots: 0,
             rules: Box::new([]),
+            bodies: Box::new([]),
             atoms: Box::new([]),
             searches: Box::new([]),
         }));
@@ -718,6 +731,7 @@ impl PointState {
         Ok(PointState {
             field_roots: paths.iter().fold(0, |roots, p| roots | p.root.bit()),
             rules: cells(head.rules as usize),
+            bodies: cells(head.rules as usize),
             atoms: cells(head.atoms as usize),
             searches: cells(head.fields as usize),
             paths,
@@ -813,40 +827,57 @@ impl<'a> Point<'a> {
             .unwrap_or("")
     }
 
-    /// Rule `i`, decoded on first use; `Err` says why it does not decode.
-    /// Inlined: after the first use it is a load and a test.
+    /// Rule `i`'s head, decoded on first use; `Err` says why it does not
+    /// decode. Inlined: after the first use it is a load and a test.
     #[inline]
-    pub(crate) fn rule(&self, i: u32) -> Result<&'a ir::Rule, &'a str> {
+    pub(crate) fn rule(&self, i: u32) -> Result<&'a RuleHead, &'a str> {
         let cell = self
             .state
             .rules
             .get(i as usize)
             .ok_or("a rule index out of range")?;
-        cell.get_or_init(|| self.decode_rule(i).map(Box::new).map_err(Into::into))
+        cell.get_or_init(|| self.decode_head(i).map(Box::new).map_err(Into::into))
             .as_ref()
             .map(|r| &**r)
             .map_err(|e| &**e)
     }
 
-    /// Rule `i` decoded and checked against what it may refer to.
-    fn decode_rule(&self, i: u32) -> Result<ir::Rule, String> {
-        let rule = self.read_rule(i)?;
-        validate::rule(
-            &rule,
-            self.slot.head.atoms as usize,
-            self.refs.regexes,
-            self.refs.files,
-        )
-        .map_err(|e| self.rule_error(i, e.to_string()))?;
-        Ok(rule)
+    /// Rule `i`'s body (its actions and origins), decoded the first time
+    /// the rule fires; `Err` says why it does not decode.
+    pub(crate) fn body(&self, i: u32) -> Result<&'a RuleBody, &'a str> {
+        let cell = self
+            .state
+            .bodies
+            .get(i as usize)
+            .ok_or("a rule index out of range")?;
+        cell.get_or_init(|| self.decode_body(i).map(Box::new).map_err(Into::into))
+            .as_ref()
+            .map(|r| &**r)
+            .map_err(|e| &**e)
     }
 
-    /// Rule `i` decoded, unchecked.
-    fn read_rule(&self, i: u32) -> Result<ir::Rule, String> {
+    /// Rule `i`'s head decoded and checked against what it may refer to.
+    fn decode_head(&self, i: u32) -> Result<RuleHead, String> {
+        let head = self.read_head(i)?;
+        validate::rule_head(&head, self.slot.head.atoms as usize)
+            .map_err(|e| self.rule_error(i, e.to_string()))?;
+        Ok(head)
+    }
+
+    /// Rule `i`'s body decoded and checked against what it may refer to.
+    fn decode_body(&self, i: u32) -> Result<RuleBody, String> {
+        let body = self.read_body(i)?;
+        validate::rule_body(&body, self.refs.regexes, self.refs.files)
+            .map_err(|e| self.rule_error(i, e.to_string()))?;
+        Ok(body)
+    }
+
+    /// Rule `i`'s head decoded, unchecked.
+    fn read_head(&self, i: u32) -> Result<RuleHead, String> {
         let bytes = self.state.layout.rules.get(self.slot.section, i as usize);
-        let mut rule = wire::read_rule(bytes).map_err(|e| self.rule_error(i, e))?;
+        let mut head = wire::read_rule_head(bytes).map_err(|e| self.rule_error(i, e))?;
         let id = self.state.layout.ids.text(self.slot.section, i as usize);
-        rule.id = id
+        head.id = id
             .ok_or_else(|| {
                 format!(
                     "rule {i} of point `{}`: an id that is not text",
@@ -854,8 +885,19 @@ impl<'a> Point<'a> {
                 )
             })?
             .to_string();
-        rule.priority = self.priority(i);
-        Ok(rule)
+        Ok(head)
+    }
+
+    /// Rule `i`'s body decoded, unchecked.
+    fn read_body(&self, i: u32) -> Result<RuleBody, String> {
+        let bytes = self.state.layout.bodies.get(self.slot.section, i as usize);
+        wire::read_rule_body(bytes).map_err(|e| self.rule_error(i, e))
+    }
+
+    /// Rule `i` whole, decoded and unchecked (for the tools).
+    fn read_rule(&self, i: u32) -> Result<ir::Rule, String> {
+        let (head, body) = (self.read_head(i)?, self.read_body(i)?);
+        Ok(head.into_rule(self.priority(i), body))
     }
 
     fn rule_error(&self, i: u32, e: String) -> String {

@@ -38,6 +38,7 @@ mod schema;
 mod tests;
 
 use crate::ir;
+use crate::table::rule::{RuleBody, RuleHead};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::marker::PhantomData;
 
@@ -104,16 +105,26 @@ pub(super) fn read_meta(bytes: &[u8]) -> Result<Meta, String> {
     from_bytes(bytes, |d| Meta::deserialize(d))
 }
 
-/// Writes a rule: everything but its id and priority, which the point
-/// block holds in words.
-pub(super) fn write_rule(rule: &ir::Rule) -> Vec<u8> {
-    to_bytes(&Written::<rules::Rule, _>(rule, PhantomData))
+/// Writes a rule's head: its target, condition and failure mode (not its
+/// id and priority, which the point block holds in words).
+pub(super) fn write_rule_head(rule: &ir::Rule) -> Vec<u8> {
+    to_bytes(&rules::HeadOf(rule))
 }
 
-/// Reads a rule written by [`write_rule`], with an empty id and priority 0
-/// for the caller to fill in.
-pub(super) fn read_rule(bytes: &[u8]) -> Result<ir::Rule, String> {
-    from_bytes(bytes, |d| rules::Rule::deserialize(d))
+/// Reads a head written by [`write_rule_head`], with an empty id for the
+/// caller to fill in.
+pub(super) fn read_rule_head(bytes: &[u8]) -> Result<RuleHead, String> {
+    from_bytes(bytes, |d| rules::Head::deserialize(d))
+}
+
+/// Writes a rule's body: its actions and origins.
+pub(super) fn write_rule_body(rule: &ir::Rule) -> Vec<u8> {
+    to_bytes(&rules::BodyOf(rule))
+}
+
+/// Reads a body written by [`write_rule_body`].
+pub(super) fn read_rule_body(bytes: &[u8]) -> Result<RuleBody, String> {
+    from_bytes(bytes, |d| rules::Body::deserialize(d))
 }
 
 /// Writes an atom.

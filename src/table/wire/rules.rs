@@ -1,34 +1,89 @@
-//! The wire form of rules: their targets, conditions and origins.
+//! The wire form of rules: a head (target, condition) a dispatch decodes
+//! for every candidate, and a body (actions, origins) decoded when the
+//! rule fires.
 
 use super::depth::DepthGuard;
 use super::{actions, wire_of, Boxed, One, Opt, Seq, Wire};
 use crate::{fql, ir};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// [`ir::Rule`], but for its id and priority: a point block holds those
-/// in words, where dispatch reads them without decoding the rule.
-#[derive(Serialize, Deserialize)]
+/// The head of an [`ir::Rule`] as written: what a dispatch decodes for
+/// every candidate. Its id and priority are in words of the point block;
+/// the rest is the body ([`WrittenBody`]).
+#[derive(Serialize)]
 #[serde(remote = "ir::Rule")]
-pub(super) struct Rule {
-    #[serde(skip)]
-    id: String,
+pub(super) struct WrittenHead {
     #[serde(with = "One::<FqlPattern>")]
     target: fql::FqlPattern,
-    #[serde(skip)]
-    priority: i32,
     enabled: bool,
     #[serde(with = "One::<FailMode>")]
     fail: ir::FailMode,
     timeout_ms: Option<u64>,
     #[serde(with = "One::<Cond>")]
     cond: ir::Cond,
+    trigger: Option<u32>,
+}
+
+/// [`RuleHead`](crate::table::rule::RuleHead) read back: the fields of
+/// [`WrittenHead`], in its order.
+#[derive(Deserialize)]
+#[serde(remote = "crate::table::rule::RuleHead")]
+pub(super) struct Head {
+    #[serde(skip)]
+    id: String,
+    #[serde(with = "One::<FqlPattern>")]
+    target: fql::FqlPattern,
+    enabled: bool,
+    #[serde(with = "One::<FailMode>")]
+    fail: ir::FailMode,
+    timeout_ms: Option<u64>,
+    #[serde(with = "One::<Cond>")]
+    cond: ir::Cond,
+    trigger: Option<u32>,
+}
+
+/// The body of an [`ir::Rule`] as written: its actions and origins,
+/// decoded when the rule fires.
+#[derive(Serialize)]
+#[serde(remote = "ir::Rule")]
+pub(super) struct WrittenBody {
     #[serde(with = "Seq::<actions::Action>")]
     actions: Vec<ir::Action>,
     #[serde(with = "One::<Origin>")]
     origin: ir::Origin,
     #[serde(with = "Seq::<Origin>")]
     cond_origins: Vec<ir::Origin>,
-    trigger: Option<u32>,
+}
+
+/// [`RuleBody`](crate::table::rule::RuleBody) read back: the fields of
+/// [`WrittenBody`], in its order.
+#[derive(Deserialize)]
+#[serde(remote = "crate::table::rule::RuleBody")]
+pub(super) struct Body {
+    #[serde(with = "Seq::<actions::Action>")]
+    actions: Vec<ir::Action>,
+    #[serde(with = "One::<Origin>")]
+    origin: ir::Origin,
+    #[serde(with = "Seq::<Origin>")]
+    cond_origins: Vec<ir::Origin>,
+}
+
+/// A rule's head, written through [`WrittenHead`].
+pub(super) struct HeadOf<'a>(pub(super) &'a ir::Rule);
+
+impl Serialize for HeadOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WrittenHead::serialize(self.0, s)
+    }
+}
+
+/// A rule's body, written through [`WrittenBody`].
+pub(super) struct BodyOf<'a>(pub(super) &'a ir::Rule);
+
+impl Serialize for BodyOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WrittenBody::serialize(self.0, s)
+    }
 }
 
 /// [`ir::FailMode`].
@@ -96,7 +151,6 @@ impl Wire<ir::Cond> for Cond {
 }
 
 wire_of!(
-    Rule => ir::Rule,
     FailMode => ir::FailMode,
     Origin => ir::Origin,
     FqlPattern => fql::FqlPattern,
