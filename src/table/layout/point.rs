@@ -577,6 +577,16 @@ pub(crate) struct Refs<'a> {
 /// A rule or atom decoded on first use, or why it does not decode.
 type Decoded<T> = OnceLock<Result<Box<T>, Box<str>>>;
 
+/// A rule's head once decoded, and the cell of its body, decoded when the
+/// rule first fires. The body's cell lives with the head rather than in
+/// a list of its own: a point's first dispatch then makes one cell per
+/// rule, as it did before rules had bodies.
+#[derive(Debug)]
+struct DecodedRule {
+    head: RuleHead,
+    body: Decoded<RuleBody>,
+}
+
 /// A point as a loaded table keeps it: its head, where its block is, its
 /// hot slots, and what its dispatches have read of it so far.
 #[derive(Debug)]
@@ -604,8 +614,7 @@ pub(crate) struct PointState {
     paths: Vec<ir::FieldPath>,
     /// The roots of those paths, one bit per root ([`ir::Root::bit`]).
     field_roots: u32,
-    rules: Box<[Decoded<RuleHead>]>,
-    bodies: Box<[Decoded<RuleBody>]>,
+    rules: Box<[Decoded<DecodedRule>]>,
     atoms: Box<[Decoded<ir::Atom>]>,
     searches: Box<[OnceLock<Option<LiteralSearch>>]>,
 }
@@ -664,7 +673,6 @@ impl<'a> PointSlot<'a> {
             paths: Vec::new(),
             field_roots: 0,
             rules: Box::new([]),
-            bodies: Box::new([]),
             atoms: Box::new([]),
             searches: Box::new([]),
         }));
@@ -731,7 +739,6 @@ impl PointState {
         Ok(PointState {
             field_roots: paths.iter().fold(0, |roots, p| roots | p.root.bit()),
             rules: cells(head.rules as usize),
-            bodies: cells(head.rules as usize),
             atoms: cells(head.atoms as usize),
             searches: cells(head.fields as usize),
             paths,
@@ -831,29 +838,41 @@ impl<'a> Point<'a> {
     /// decode. Inlined: after the first use it is a load and a test.
     #[inline]
     pub(crate) fn rule(&self, i: u32) -> Result<&'a RuleHead, &'a str> {
+        self.decoded_rule(i).map(|r| &r.head)
+    }
+
+    /// Rule `i`'s body (its actions and origins), decoded the first time
+    /// the rule fires; `Err` says why it (or its head) does not decode.
+    pub(crate) fn body(&self, i: u32) -> Result<&'a RuleBody, &'a str> {
+        self.decoded_rule(i)?
+            .body
+            .get_or_init(|| self.decode_body(i).map(Box::new).map_err(Into::into))
+            .as_ref()
+            .map(|b| &**b)
+            .map_err(|e| &**e)
+    }
+
+    /// Rule `i`'s head and the cell of its body.
+    #[inline]
+    fn decoded_rule(&self, i: u32) -> Result<&'a DecodedRule, &'a str> {
         let cell = self
             .state
             .rules
             .get(i as usize)
             .ok_or("a rule index out of range")?;
-        cell.get_or_init(|| self.decode_head(i).map(Box::new).map_err(Into::into))
-            .as_ref()
-            .map(|r| &**r)
-            .map_err(|e| &**e)
-    }
-
-    /// Rule `i`'s body (its actions and origins), decoded the first time
-    /// the rule fires; `Err` says why it does not decode.
-    pub(crate) fn body(&self, i: u32) -> Result<&'a RuleBody, &'a str> {
-        let cell = self
-            .state
-            .bodies
-            .get(i as usize)
-            .ok_or("a rule index out of range")?;
-        cell.get_or_init(|| self.decode_body(i).map(Box::new).map_err(Into::into))
-            .as_ref()
-            .map(|r| &**r)
-            .map_err(|e| &**e)
+        cell.get_or_init(|| {
+            self.decode_head(i)
+                .map(|head| {
+                    Box::new(DecodedRule {
+                        head,
+                        body: OnceLock::new(),
+                    })
+                })
+                .map_err(Into::into)
+        })
+        .as_ref()
+        .map(|r| &**r)
+        .map_err(|e| &**e)
     }
 
     /// Rule `i`'s head decoded and checked against what it may refer to.
