@@ -10,9 +10,9 @@
 //! needs them and kept: each rule's head, its target and condition
 //! (decoded when the rule is a candidate), and its body, its actions and
 //! origins (decoded when it fires: see [`rule`](crate::table::rule)),
-//! each atom (decoded when it is
-//! evaluated on its own; most are decided by the field matchers and never
-//! are), each field's path (decoded with the point).
+//! each atom (decoded when it is evaluated on its own; most are decided
+//! by the field matchers and never are), each field's path (decoded with
+//! the point).
 //!
 //! A load slices what a dispatch reads at every candidate, atom and hit
 //! (the priorities, the atom → field map, the triggers, the FQL groups,
