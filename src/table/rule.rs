@@ -44,7 +44,9 @@ pub(crate) struct RuleBody {
 
 impl RuleHead {
     /// The rule in the IR, from its two parts and its priority (held in
-    /// words beside the blobs).
+    /// words beside the blobs). Every field is named on both sides: a field
+    /// added to the IR does not compile until the format says which part
+    /// holds it.
     pub(crate) fn into_rule(self, priority: i32, body: RuleBody) -> ir::Rule {
         let RuleHead {
             id,

@@ -3,9 +3,9 @@
 //! target says.
 //!
 //! A load checks the meta block ([`points`], [`rates`]); a dispatch checks
-//! each rule and atom it decodes ([`rule_head`], [`rule_body`],
-//! [`atom`]); [`program`] checks
-//! a whole decoded program, every index against every other
+//! each part of a rule and each atom it decodes ([`rule_head`],
+//! [`rule_body`], [`atom`]); [`program`] checks a whole decoded program,
+//! every index against every other
 //! ([`Table::validate`](super::Table::validate)).
 
 use super::rule::{RuleBody, RuleHead};

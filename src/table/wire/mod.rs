@@ -8,8 +8,11 @@
 //! shape, free to change with them; these types are the format's, one per
 //! IR type, each declaring the fields and variants the format holds, in
 //! the order it holds them. Each is a serde *remote* definition of its IR
-//! type (`#[serde(remote = "ir::Rule")]`): serde writes an IR value through
-//! it and reads one back straight into the IR, with no copy in between.
+//! type (`#[serde(remote = "ir::Atom")]`): serde writes an IR value through
+//! it and reads one back straight into the IR, with no copy in between. A
+//! rule is written from [`ir::Rule`] in two parts and read back into the
+//! table's [`RuleHead`] and [`RuleBody`], which
+//! [`RuleHead::into_rule`] makes a rule again (`rules`).
 //! Bytes that decode but make no IR value (a JSON constant that does not
 //! parse) are an error, never a panic.
 //!
