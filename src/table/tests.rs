@@ -153,18 +153,22 @@ fn with_slot_out_of_its_block(bytes: &[u8], point: &std::ops::Range<u32>, slot: 
     crafted
 }
 
-/// Whether dispatching `{"tool": "exec"}` at `tool.pre_execute` on `a::b`
-/// aborts, and its reason.
-fn exec_at_pre_execute(table: &Table) -> (bool, Option<String>) {
+/// What dispatching `{"tool": tool}` at `tool.pre_execute` on `a::b`
+/// comes to: whether it aborts, its reason and its warnings.
+fn dispatch_tool(table: &Table, tool: &str) -> (bool, Option<String>, Vec<String>) {
     let mut scratch = table.scratch();
     let mut ctx = crate::HookContext::new(
         "tool.pre_execute",
         "a::b",
-        serde_json::json!({"tool": "exec"}),
+        serde_json::json!({ "tool": tool }),
     );
     let target = crate::Target::new("a::b");
     let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
-    (outcome.is_abort(), outcome.reason().map(str::to_string))
+    (
+        outcome.is_abort(),
+        outcome.reason().map(str::to_string),
+        outcome.warnings().to_vec(),
+    )
 }
 
 /// A load reads the meta block and no rule, id or group key of a point: a
@@ -218,7 +222,7 @@ fn a_hot_slot_that_does_not_read_is_refused_by_the_first_dispatch() {
     for slot in [1, 5, 6, 7, 12, 13] {
         let crafted = with_slot_out_of_its_block(&bytes, &point, slot);
         let table = Table::from_bytes(&crafted).expect("a load does not refuse a point block");
-        let (aborted, reason) = exec_at_pre_execute(&table);
+        let (aborted, reason, _) = dispatch_tool(&table, "exec");
         assert!(aborted, "slot {slot}");
         let reason = reason.unwrap();
         assert!(
@@ -240,7 +244,7 @@ fn a_point_block_is_checked_by_its_first_dispatch() {
     // The last byte of the point block.
     flipped[HEADER_LEN + 4 * point.end as usize - 1] ^= 0x10;
     let table = Table::from_bytes(&flipped).expect("a load does not check point blocks");
-    let reason = exec_at_pre_execute(&table).1.unwrap();
+    let reason = dispatch_tool(&table, "exec").1.unwrap();
     assert!(
         reason.contains("point `tool.pre_execute`") && reason.contains("checksum"),
         "{reason}"
@@ -249,22 +253,6 @@ fn a_point_block_is_checked_by_its_first_dispatch() {
         table.validate().unwrap_err().kind(),
         LoadErrorKind::Decode(m) if m.contains("checksum")
     ));
-}
-
-/// The reason and warnings of a dispatch of `tool` at `tool.pre_execute`.
-fn dispatch_tool(table: &Table, tool: &str) -> (String, Vec<String>) {
-    let mut scratch = table.scratch();
-    let target = crate::Target::new("a::b");
-    let mut ctx = crate::HookContext::new(
-        "tool.pre_execute",
-        "a::b",
-        serde_json::json!({ "tool": tool }),
-    );
-    let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
-    (
-        outcome.reason().unwrap_or_default().to_string(),
-        outcome.warnings().to_vec(),
-    )
 }
 
 /// A rule's body (its actions) is decoded when the rule first fires: one
@@ -287,9 +275,9 @@ fn a_rules_body_is_decoded_when_it_first_fires() {
     super::encoding::reseal(&mut crafted).unwrap();
     let table = Table::from_bytes(&crafted).unwrap();
     // `a` is a candidate and does not match: its body is not read.
-    let (reason, warnings) = dispatch_tool(&table, "read");
-    assert_eq!((reason.as_str(), warnings.len()), ("no", 0));
-    let (reason, _) = dispatch_tool(&table, "exec");
+    let (_, reason, warnings) = dispatch_tool(&table, "read");
+    assert_eq!((reason.as_deref(), warnings.len()), (Some("no"), 0));
+    let reason = dispatch_tool(&table, "exec").1.unwrap_or_default();
     assert!(
         reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
         "{reason}"
@@ -319,7 +307,7 @@ fn a_rules_head_is_decoded_when_it_is_first_a_candidate() {
     super::encoding::reseal(&mut crafted).unwrap();
     let table = Table::from_bytes(&crafted).unwrap();
     for tool in ["read", "exec"] {
-        let (reason, _) = dispatch_tool(&table, tool);
+        let reason = dispatch_tool(&table, tool).1.unwrap_or_default();
         assert!(
             reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
             "{tool}: {reason}"
@@ -770,7 +758,7 @@ fn tables_are_shared_across_threads() {
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let table = std::sync::Arc::clone(&table);
-            std::thread::spawn(move || exec_at_pre_execute(&table).0)
+            std::thread::spawn(move || dispatch_tool(&table, "exec").0)
         })
         .collect();
     for h in handles {
