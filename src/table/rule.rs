@@ -27,7 +27,8 @@ pub(crate) struct RuleHead {
     pub(crate) timeout_ms: Option<u64>,
     /// The ANDed `when`/`unless` lines.
     pub(crate) cond: ir::Cond,
-    /// The atom that triggers the rule, if any.
+    /// The atom that triggers the rule, if any: for the tools (a dispatch
+    /// reads the triggers from the point block's words).
     pub(crate) trigger: Option<u32>,
 }
 

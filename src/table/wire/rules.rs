@@ -7,82 +7,75 @@ use super::{actions, wire_of, Boxed, One, Opt, Seq, Wire};
 use crate::{fql, ir};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The head of an [`ir::Rule`] as written: what a dispatch decodes for
-/// every candidate. Its id and priority are in words of the point block;
-/// the rest is the body ([`WrittenBody`]).
-#[derive(Serialize)]
-#[serde(remote = "ir::Rule")]
-pub(super) struct WrittenHead {
-    #[serde(with = "One::<FqlPattern>")]
-    target: fql::FqlPattern,
-    enabled: bool,
-    #[serde(with = "One::<FailMode>")]
-    fail: ir::FailMode,
-    timeout_ms: Option<u64>,
-    #[serde(with = "One::<Cond>")]
-    cond: ir::Cond,
-    trigger: Option<u32>,
+/// One part of a rule in the format, from one list of its fields:
+/// `$written` writes the part of an [`ir::Rule`] (serde's remote derive;
+/// `$of` wraps a rule to write), `$read` reads it back into the table's
+/// `$part`. One list, so that the two sides cannot name other fields or
+/// put them in another order. The `skipped` fields of `$part` are not in
+/// the blob (a rule's id is in words of the point block).
+macro_rules! rule_part {
+    (
+        $(#[$doc:meta])*
+        $of:ident, $written:ident, $read:ident => $part:literal,
+        skipped { $($skip:ident: $skip_ty:ty),* $(,)? },
+        fields { $($(#[$attr:meta])* $field:ident: $ty:ty),+ $(,)? }
+    ) => {
+        $(#[$doc])*
+        pub(super) struct $of<'a>(pub(super) &'a ir::Rule);
+
+        impl Serialize for $of<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $written::serialize(self.0, s)
+            }
+        }
+
+        #[derive(Serialize)]
+        #[serde(remote = "ir::Rule")]
+        struct $written {
+            $($(#[$attr])* $field: $ty,)+
+        }
+
+        #[derive(Deserialize)]
+        #[serde(remote = $part)]
+        pub(super) struct $read {
+            $(#[serde(skip)] $skip: $skip_ty,)*
+            $($(#[$attr])* $field: $ty,)+
+        }
+    };
 }
 
-/// [`RuleHead`](crate::table::rule::RuleHead) read back: the fields of
-/// [`WrittenHead`], in its order.
-#[derive(Deserialize)]
-#[serde(remote = "crate::table::rule::RuleHead")]
-pub(super) struct Head {
-    #[serde(skip)]
-    id: String,
-    #[serde(with = "One::<FqlPattern>")]
-    target: fql::FqlPattern,
-    enabled: bool,
-    #[serde(with = "One::<FailMode>")]
-    fail: ir::FailMode,
-    timeout_ms: Option<u64>,
-    #[serde(with = "One::<Cond>")]
-    cond: ir::Cond,
-    trigger: Option<u32>,
-}
-
-/// The body of an [`ir::Rule`] as written: its actions and origins,
-/// decoded when the rule fires.
-#[derive(Serialize)]
-#[serde(remote = "ir::Rule")]
-pub(super) struct WrittenBody {
-    #[serde(with = "Seq::<actions::Action>")]
-    actions: Vec<ir::Action>,
-    #[serde(with = "One::<Origin>")]
-    origin: ir::Origin,
-    #[serde(with = "Seq::<Origin>")]
-    cond_origins: Vec<ir::Origin>,
-}
-
-/// [`RuleBody`](crate::table::rule::RuleBody) read back: the fields of
-/// [`WrittenBody`], in its order.
-#[derive(Deserialize)]
-#[serde(remote = "crate::table::rule::RuleBody")]
-pub(super) struct Body {
-    #[serde(with = "Seq::<actions::Action>")]
-    actions: Vec<ir::Action>,
-    #[serde(with = "One::<Origin>")]
-    origin: ir::Origin,
-    #[serde(with = "Seq::<Origin>")]
-    cond_origins: Vec<ir::Origin>,
-}
-
-/// A rule's head, written through [`WrittenHead`].
-pub(super) struct HeadOf<'a>(pub(super) &'a ir::Rule);
-
-impl Serialize for HeadOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        WrittenHead::serialize(self.0, s)
+rule_part! {
+    /// A rule's head, to write: what a dispatch decodes for every
+    /// candidate. Read back by `Head` into
+    /// [`RuleHead`](crate::table::rule::RuleHead).
+    HeadOf, WrittenHead, Head => "crate::table::rule::RuleHead",
+    skipped { id: String },
+    fields {
+        #[serde(with = "One::<FqlPattern>")]
+        target: fql::FqlPattern,
+        enabled: bool,
+        #[serde(with = "One::<FailMode>")]
+        fail: ir::FailMode,
+        timeout_ms: Option<u64>,
+        #[serde(with = "One::<Cond>")]
+        cond: ir::Cond,
+        trigger: Option<u32>,
     }
 }
 
-/// A rule's body, written through [`WrittenBody`].
-pub(super) struct BodyOf<'a>(pub(super) &'a ir::Rule);
-
-impl Serialize for BodyOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        WrittenBody::serialize(self.0, s)
+rule_part! {
+    /// A rule's body, to write: its actions and origins, decoded when the
+    /// rule fires. Read back by `Body` into
+    /// [`RuleBody`](crate::table::rule::RuleBody).
+    BodyOf, WrittenBody, Body => "crate::table::rule::RuleBody",
+    skipped {},
+    fields {
+        #[serde(with = "Seq::<actions::Action>")]
+        actions: Vec<ir::Action>,
+        #[serde(with = "One::<Origin>")]
+        origin: ir::Origin,
+        #[serde(with = "Seq::<Origin>")]
+        cond_origins: Vec<ir::Origin>,
     }
 }
 
