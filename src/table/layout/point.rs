@@ -843,6 +843,9 @@ impl<'a> Point<'a> {
 
     /// Rule `i`'s body (its actions and origins), decoded the first time
     /// the rule fires; `Err` says why it (or its head) does not decode.
+    /// Inlined, as [`rule`](Self::rule) is: a rule that fires is asked for
+    /// its body at every dispatch.
+    #[inline]
     pub(crate) fn body(&self, i: u32) -> Result<&'a RuleBody, &'a str> {
         self.decoded_rule(i)?
             .body
