@@ -186,7 +186,7 @@ pub(crate) fn run(args: WatchArgs) -> Result<Status, Failure> {
                             "event": "compiled",
                             "output": output,
                             "rules": compiled.table.rule_count(),
-                            "points": compiled.table.program().points.len(),
+                            "points": compiled.table.point_count(),
                             "bytes": bytes.len(),
                             "signed": key.is_some(),
                             "warnings": crate::diag::render::json(&compiled.warnings),

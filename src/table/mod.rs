@@ -910,6 +910,12 @@ impl Table {
             .collect()
     }
 
+    /// The number of points in the table (as many as
+    /// [`program`](Self::program) has), read in place.
+    pub fn point_count(&self) -> usize {
+        self.loaded().program.points.len()
+    }
+
     /// The number of rule entries over all points: a rule on two points
     /// counts twice.
     pub fn rule_entries(&self) -> usize {

@@ -92,6 +92,23 @@ fn round_trips() {
     assert_eq!(back.to_bytes(), bytes);
 }
 
+/// The counts `hookc compile` prints are read in place, and agree with the
+/// whole program: a rule on two points is one rule, on two points.
+#[test]
+fn rule_and_point_counts_agree_with_the_program() {
+    const RULES: &str = r#"
+hook both on tool.pre_execute, tool.post_execute at *::* { log info "x" }
+hook pre on tool.pre_execute at *::* { abort "no" }
+hook child on child.pre_spawn at *::* { continue }
+"#;
+    let table = crate::compile_str("a.hooks", RULES).unwrap().table;
+    // Counted on a fresh copy, before anything decodes the program.
+    let copy = Table::from_bytes(&table.to_bytes()).unwrap();
+    assert_eq!((copy.rule_count(), copy.point_count()), (3, 3));
+    assert_eq!(copy.rule_entries(), 4);
+    assert_eq!(copy.point_count(), copy.program().points.len());
+}
+
 /// A regex inside an expression has a DFA section, read (checked and
 /// validated) the first time it is searched; a text without any of the
 /// literals every match needs is answered before that. So `ls` never
