@@ -216,7 +216,11 @@ impl Watcher {
         self.last = Some(fingerprint(&reads));
         self.read = reads.into_keys().collect();
         self.watch_directories();
-        let compiled = match crate::compile::compile_loaded(loaded, &self.options) {
+        let compiled = match crate::compile::compile_loaded_with(
+            loaded,
+            &self.options,
+            crate::compile::Leftovers::FreeAside,
+        ) {
             Ok(compiled) => compiled,
             Err(diagnostics) => return Some(Change::Failed(diagnostics)),
         };

@@ -52,7 +52,11 @@ pub(crate) fn run(args: CompileArgs) -> Result<Status, Failure> {
             Status::Findings
         });
     }
-    let compiled = match crate::compile_paths(&args.paths, &options) {
+    let compiled = match crate::compile::compile_paths_with(
+        &args.paths,
+        &options,
+        crate::compile::Leftovers::FreeAside,
+    ) {
         Ok(mut compiled) => {
             found.extend(std::mem::take(&mut compiled.warnings));
             compiled.warnings = found;

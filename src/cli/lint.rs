@@ -53,7 +53,11 @@ pub(crate) fn run(args: LintArgs) -> Result<Status, Failure> {
     let (options, mut diags) = load_config(&args.paths, args.config.as_deref())?;
     // The table is kept for the JSON's cost report; the findings are
     // those of `compile::lint_paths`.
-    let table = match crate::compile_paths(&args.paths, &options) {
+    let table = match crate::compile::compile_paths_with(
+        &args.paths,
+        &options,
+        crate::compile::Leftovers::FreeAside,
+    ) {
         Ok(compiled) => {
             diags.extend(compiled.warnings);
             Some(compiled.table)

@@ -102,6 +102,30 @@ pub fn compile_paths<P: AsRef<Path>>(
     compile_loaded(load::load_paths(paths), options)
 }
 
+/// [`compile_paths`], freeing what the compile is done with as
+/// `leftovers` says.
+pub(crate) fn compile_paths_with<P: AsRef<Path>>(
+    paths: &[P],
+    options: &Options,
+    leftovers: Leftovers,
+) -> Result<Compiled, Diagnostics> {
+    compile_loaded_with(load::load_paths(paths), options, leftovers)
+}
+
+/// What a compile does with its syntax trees and checked rules once the
+/// table is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leftovers {
+    /// Freed before the compile returns: the library's calls, whose caller
+    /// may compile again at once (a thread still freeing the last compile
+    /// would slow the next one on a small machine).
+    Free,
+    /// For a large compile, freed on a thread of their own
+    /// ([`crate::parallel::drop_aside`]), so the result is there sooner:
+    /// the commands, which print it and exit or wait for the next change.
+    FreeAside,
+}
+
 /// Compiles in-memory sources; imports are read from disk relative to each
 /// source's name.
 ///
@@ -133,15 +157,24 @@ pub fn lint_paths<P: AsRef<Path>>(paths: &[P], options: &Options) -> Diagnostics
     }
 }
 
-/// Rules from which a compile's syntax trees and checked rules are freed on
-/// a thread of their own ([`crate::parallel::drop_aside`]): below, they
-/// take less than a millisecond to free.
+/// Rules from which [`Leftovers::FreeAside`] frees on a thread of its own:
+/// below, they take less than a millisecond to free.
 const DROP_ASIDE_RULES: usize = 512;
 
 /// Checks and compiles loaded files.
 pub(crate) fn compile_loaded(
     loaded: LoadedSources,
     options: &Options,
+) -> Result<Compiled, Diagnostics> {
+    compile_loaded_with(loaded, options, Leftovers::Free)
+}
+
+/// [`compile_loaded`], freeing what the compile is done with as
+/// `leftovers` says.
+pub(crate) fn compile_loaded_with(
+    loaded: LoadedSources,
+    options: &Options,
+    leftovers: Leftovers,
 ) -> Result<Compiled, Diagnostics> {
     let mut diagnostics = loaded.diagnostics.clone();
     // Names and types first, then the rules that pass lowered to the IR,
@@ -172,8 +205,7 @@ pub(crate) fn compile_loaded(
     );
     diagnostics.extend(std::mem::take(&mut checked.diagnostics));
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
-    // What is left of a large compile is freed while the caller goes on.
-    if checked.rules.len() >= DROP_ASIDE_RULES {
+    if leftovers == Leftovers::FreeAside && checked.rules.len() >= DROP_ASIDE_RULES {
         crate::parallel::drop_aside((checked, loaded));
     }
     let Some((table, found)) = built.filter(|_| !diagnostics.has_errors()) else {
