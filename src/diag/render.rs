@@ -773,20 +773,27 @@ mod tests {
         assert!(!out.contains('\u{1b}'), "no ANSI escapes without color");
     }
 
+    /// More diagnostics than [`PARALLEL_FROM`], each told apart by its
+    /// number: enough to be split over threads.
+    fn long_list() -> Diagnostics {
+        let f = file();
+        Diagnostics(
+            (0..PARALLEL_FROM * 3 + 7)
+                .map(|i| {
+                    Diagnostic::warning("unused-list", format!("list `l{i}` is never used"))
+                        .in_file(&f)
+                        .with_primary(Span::new(0, 6), format!("number {i}"))
+                })
+                .collect(),
+        )
+    }
+
     #[test]
     fn a_long_list_renders_as_one_thread_would_in_order() {
         // Above `PARALLEL_FROM`, the list is split over threads: the parts
         // must come back in order, each diagnostic once, a blank line
         // between two.
-        let f = file();
-        let mut diags = Diagnostics::new();
-        for i in 0..PARALLEL_FROM * 3 + 7 {
-            diags.push(
-                Diagnostic::warning("unused-list", format!("list `l{i}` is never used"))
-                    .in_file(&f)
-                    .with_primary(Span::new(0, 6), format!("number {i}")),
-            );
-        }
+        let diags = long_list();
         let one_by_one: Vec<String> = diags.iter().map(|d| render_one(d, false)).collect();
         let expected = format!(
             "{}\n{}\n",
@@ -798,15 +805,7 @@ mod tests {
 
     #[test]
     fn a_long_list_as_json_is_in_order() {
-        let f = file();
-        let mut diags = Diagnostics::new();
-        for i in 0..PARALLEL_FROM * 3 + 7 {
-            diags.push(
-                Diagnostic::warning("unused-list", format!("list `l{i}` is never used"))
-                    .in_file(&f)
-                    .with_primary(Span::new(0, 6), format!("number {i}")),
-            );
-        }
+        let diags = long_list();
         let one_by_one: Vec<Value> = diags.iter().map(json_one).collect();
         let value = json(&diags);
         assert_eq!(value["diagnostics"], Value::Array(one_by_one));
