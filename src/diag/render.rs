@@ -93,8 +93,7 @@ pub fn human(diags: &Diagnostics, color: bool) -> String {
     out
 }
 
-/// Below this many diagnostics, [`human`] and [`json()`] render on the
-/// calling thread.
+/// Below this many diagnostics, [`human`] renders on the calling thread.
 const PARALLEL_FROM: usize = 256;
 
 /// `diags` in as many consecutive parts as there are threads worth
@@ -121,14 +120,7 @@ fn render_all(diags: &[Diagnostic], color: bool) -> String {
 
 /// All diagnostics as a JSON document (shape in the module docs).
 pub fn json(diags: &Diagnostics) -> Value {
-    // As in `human`: each diagnostic's value is built on its own (12,000
-    // take about 70 ms on one core), a long list on threads.
-    let list: Vec<Value> = crate::parallel::map_in_order(&parts(diags), |part| {
-        part.iter().map(json_one).collect::<Vec<Value>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect();
+    let list: Vec<Value> = diags.iter().map(json_one).collect();
     json!({
         "diagnostics": list,
         "errors": diags.count(Severity::Error),
@@ -801,15 +793,6 @@ mod tests {
             summary(&diags).unwrap_or_default()
         );
         assert_eq!(human(&diags, false), expected);
-    }
-
-    #[test]
-    fn a_long_list_as_json_is_in_order() {
-        let diags = long_list();
-        let one_by_one: Vec<Value> = diags.iter().map(json_one).collect();
-        let value = json(&diags);
-        assert_eq!(value["diagnostics"], Value::Array(one_by_one));
-        assert_eq!(value["warnings"], PARALLEL_FROM * 3 + 7);
     }
 
     #[test]
