@@ -229,6 +229,51 @@ fn compile_writes_a_table() {
     assert!(std::fs::metadata(&out).unwrap().len() > 0);
 }
 
+/// A large rule set takes the command's paths for size: its warnings laid
+/// out on threads, its syntax trees freed aside. What it prints is what
+/// one thread would: every warning once, in the order of the rules.
+#[test]
+fn compile_of_many_rules_prints_every_warning_in_order() {
+    let dir = tmp_dir("compile-many");
+    let rules = 600;
+    let text: String = (0..rules)
+        .map(|i| format!("hook r{i} on tool.pre_execute at *::* {{\n    when payload.f{i} == \"x\"\n    log info \"x\"\n}}\n"))
+        .collect();
+    let source = dir.join("many.hooks");
+    std::fs::write(&source, text).unwrap();
+    let out = dir.join("many.tbl");
+    let run = hookc(&[
+        OsStr::new("compile"),
+        source.as_os_str(),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ]);
+    run.assert_code(0);
+    let stderr = &run.stderr;
+    assert_eq!(stderr.matches("warning[unknown-field]").count(), rules);
+    let mut from = 0;
+    for i in 0..rules {
+        let at = stderr[from..]
+            .find(&format!("unknown field `payload.f{i}`"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "the warning of r{i} is not after r{}'s",
+                    i.saturating_sub(1)
+                )
+            });
+        from += at + 1;
+    }
+    assert!(
+        stderr.contains(&format!("warning: {rules} warnings emitted\n")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("compiled {rules} rules on 1 point into")),
+        "{stderr}"
+    );
+    assert!(out.exists());
+}
+
 #[test]
 fn compile_prints_warnings() {
     let dir = tmp_dir("compile-warnings");
