@@ -40,8 +40,8 @@ pub(crate) fn map_in_order<P: Sync, R: Send>(runs: &[P], run: impl Fn(&P) -> R +
 
 /// Drops `value` on a thread of its own, so that the caller does not wait
 /// for it to be freed. The syntax trees and checked rules of 10,000 rules
-/// are about a million small allocations: freeing them took 80 ms of a
-/// 560 ms compile, after its result was ready. When no thread can be
+/// are about a million small allocations: freeing them took 60–80 ms of
+/// a 530–600 ms compile, after its result was ready. When no thread can be
 /// started, `value` is dropped here, as it would have been.
 pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     // A failed spawn drops the closure, and `value` with it.

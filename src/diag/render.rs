@@ -76,13 +76,16 @@ pub fn human(diags: &Diagnostics, color: bool) -> String {
     // Laying a diagnostic out is most of the cost (12,000 warnings take
     // about 120 ms on one core), and each is laid out on its own: a long
     // list is split over threads, its parts joined in order.
-    let mut out = String::new();
-    for part in crate::parallel::map_in_order(&parts(diags), |part| render_all(part, color)) {
-        if !out.is_empty() && !part.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&part);
-    }
+    let threads = crate::parallel::threads(diags.0.len(), PARALLEL_FROM, 8);
+    let parts: Vec<&[Diagnostic]> = diags
+        .0
+        .chunks(diags.0.len().div_ceil(threads).max(1))
+        .collect();
+    let mut out = crate::parallel::map_in_order(&parts, |part| {
+        let shown: Vec<String> = part.iter().map(|d| render_one(d, color)).collect();
+        shown.join("\n")
+    })
+    .join("\n");
     if let Some(summary) = summary(diags) {
         if !out.is_empty() {
             out.push('\n');
@@ -95,28 +98,6 @@ pub fn human(diags: &Diagnostics, color: bool) -> String {
 
 /// Below this many diagnostics, [`human`] renders on the calling thread.
 const PARALLEL_FROM: usize = 256;
-
-/// `diags` in as many consecutive parts as there are threads worth
-/// starting for them (one below [`PARALLEL_FROM`]).
-fn parts(diags: &Diagnostics) -> Vec<&[Diagnostic]> {
-    let threads = crate::parallel::threads(diags.0.len(), PARALLEL_FROM, 8);
-    diags
-        .0
-        .chunks(diags.0.len().div_ceil(threads).max(1))
-        .collect()
-}
-
-/// `diags` rendered one after another, a blank line between two.
-fn render_all(diags: &[Diagnostic], color: bool) -> String {
-    let mut out = String::new();
-    for d in diags {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&render_one(d, color));
-    }
-    out
-}
 
 /// All diagnostics as a JSON document (shape in the module docs).
 pub fn json(diags: &Diagnostics) -> Value {
