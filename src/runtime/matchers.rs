@@ -212,7 +212,7 @@ impl<'a> Run<'a> {
                     if let Some(g) = scratch.atom_generation.get_mut(i) {
                         *g = generation;
                     }
-                    match self.eval_atom(a, scratch, ctx) {
+                    match self.check_found(a, f, text, scratch, ctx) {
                         Ok(true) => hit(a, scratch),
                         Ok(false) => {}
                         Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
@@ -249,6 +249,30 @@ impl<'a> Run<'a> {
                 self.corrupt(why);
                 Ok(false)
             }
+        }
+    }
+
+    /// Atom `a`, a check field `f`'s literal search proposed, decided on
+    /// the field's `text`. A regex on the field (what a check usually is)
+    /// runs on the text in hand, without reading the field again or looking
+    /// again for the literals the search has just found (see
+    /// [`Matching::is_match_found`]); any other atom is evaluated as usual.
+    fn check_found(
+        &self,
+        a: u32,
+        f: usize,
+        text: &str,
+        scratch: &Scratch,
+        ctx: &HookContext,
+    ) -> Result<bool, RegexOverrun> {
+        // The atom's own field is `f` (its decoding checks that its path
+        // is that field's), so `text` is the value it reads.
+        let on_field = usize::try_from(self.point.atom_field(a)).is_ok_and(|g| g == f);
+        match self.point.atom(a) {
+            Ok(Atom::Matches(_, re)) if on_field => {
+                self.matching(scratch).is_match_found(re.0, text)
+            }
+            _ => self.eval_atom(a, scratch, ctx),
         }
     }
 

@@ -214,10 +214,35 @@ impl Matching<'_> {
         // A text without what every match needs does not match: neither
         // the DFA section (validated on its first search) nor the regex
         // (compiled on first use) is read.
-        if !may_match(self.regex_needs.get(id as usize), text.as_bytes()) {
+        if !self.may_match(id, text) {
             return Ok(false);
         }
-        // A prebuilt DFA then: linear, and nothing to compile.
+        self.search(id, text)
+    }
+
+    /// [`is_match`](Self::is_match) of a text a field's literal search has
+    /// just found the regex's required literal in: the needed literals are
+    /// not looked for again before the search (on the dispatch that fires
+    /// a rule, that second look cost about as much as the regex itself),
+    /// only after a search the budget could not pay for, so the answer is
+    /// the same as `is_match`'s.
+    pub(crate) fn is_match_found(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
+        match self.search(id, text) {
+            Err(_) if !self.may_match(id, text) => Ok(false),
+            found => found,
+        }
+    }
+
+    /// Whether `text` has one of the literals every match of regex `id`
+    /// needs (see [`may_match`]).
+    fn may_match(&self, id: u32, text: &str) -> bool {
+        may_match(self.regex_needs.get(id as usize), text.as_bytes())
+    }
+
+    /// Regex `id` run over `text`: its DFA section if it has one, else the
+    /// regex's bounded engines.
+    fn search(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
+        // A prebuilt DFA first: linear, and nothing to compile.
         let dfa = self
             .regex_dfas
             .get(id as usize)
@@ -924,6 +949,68 @@ mod tests {
             m.is_match(0, &text, &Budget::new(RegexBudget::UNLIMITED)),
             Ok(false)
         );
+    }
+
+    /// A regex a literal search proposed says what `is_match` says, also
+    /// when the budget cannot pay for it: a text without the needed
+    /// literals then does not match, as `is_match` (which looks first)
+    /// answers, and one with them is unknown to both.
+    #[test]
+    fn a_match_after_a_found_literal_answers_as_a_match_that_looks_first() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook a on tool.pre_execute {
+    when payload.x matches /rm\s+-rf\s+\/srv\b/ or payload.x matches /[ab]*a[ab]{30}stop/
+    abort "fired"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let loaded = table.loaded();
+        let views = crate::shell::Views::default();
+        let host = crate::event::HostFacts::default();
+        let matching = |budget| Matching {
+            regexes: &loaded.regexes,
+            dfas: &loaded.dfas,
+            regex_dfas: loaded.regex_dfas(),
+            regex_needs: loaded.regex_needs(),
+            budget,
+            views: &views,
+            host: &host,
+        };
+        let unlimited = Budget::new(RegexBudget::UNLIMITED);
+        let m = matching(&unlimited);
+        for text in [
+            "cd /srv && rm -rf /srv",
+            "rm  -rf /srvx",
+            "rm -rf /opt",
+            "nothing here",
+            "RM -RF /SRV",
+        ] {
+            assert_eq!(m.is_match_found(0, text), m.is_match(0, text), "{text}");
+        }
+        // Random `a`/`b` text thrashes the second regex's lazy DFA.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let thrashing: String = (0..1 << 18)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x & 1 == 0 {
+                    'a'
+                } else {
+                    'b'
+                }
+            })
+            .collect();
+        let small = Budget::new(RegexBudget(1000));
+        let m = matching(&small);
+        assert_eq!(m.is_match(1, &thrashing), Ok(false), "no `stop`: not read");
+        assert_eq!(m.is_match_found(1, &thrashing), Ok(false));
+        let with_stop = format!("{thrashing}stop");
+        assert!(m.is_match(1, &with_stop).is_err());
+        assert!(m.is_match_found(1, &with_stop).is_err());
     }
 
     #[test]

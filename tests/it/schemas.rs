@@ -705,6 +705,72 @@ hook labelled on file.pre_write priority 200 {
     );
 }
 
+/// A regex on a path field that the field's literal search proposes (every
+/// regex with a literal is a prefiltered check when the field's DFA budget
+/// is zero) is decided on the path as normalized, as the literal was found
+/// in it, and says what the field's DFA says.
+#[test]
+fn a_prefiltered_regex_on_a_path_reads_the_path_normalized() {
+    let dir = std::env::temp_dir().join(format!("hookc-path-checks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("fs.schema.toml"),
+        "name = \"fs\"\n[[points]]\nname = \"file.pre_write\"\nkind = \"pre\"\n[points.fields]\n\"target\" = \"path\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("r.hooks"),
+        r#"schema "fs.schema.toml"
+hook secrets on file.pre_write {
+    when payload.target matches /^\/proj\/secrets\/[a-z]+\.pem$/
+    abort "a secret"
+}
+hook logs on file.pre_write {
+    when payload.target matches /\/var\/log\/[a-z]+\.log$/
+    abort "a log"
+}
+"#,
+    )
+    .unwrap();
+    let compile = |options: &hookc::Options| {
+        hookc::compile_paths(&[dir.join("r.hooks")], options)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .table
+    };
+    let in_dfa = compile(&hookc::Options::default());
+    let checked = compile(&hookc::Options {
+        field_dfa_budget: 0,
+        ..hookc::Options::default()
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+    let run = |table: &hookc::Table, target: &str| {
+        let mut ctx = HookContext::new(
+            "file.pre_write",
+            "app::fs",
+            serde_json::json!({ "target": target }),
+        );
+        table.dispatch_context(&mut ctx).reason
+    };
+    let secret = Some("a secret".to_string());
+    let log = Some("a log".to_string());
+    for (target, expected) in [
+        ("/proj/secrets/key.pem", &secret),
+        // The literal is only in the normalized path.
+        ("/proj/src/../secrets/key.pem", &secret),
+        ("/proj/./secrets//id.pem", &secret),
+        // The literal is there, the regex does not match.
+        ("/x/proj/secrets/key.pem", &None),
+        ("/proj/secrets/key.pem.bak", &None),
+        ("/var/log/app.log", &log),
+        ("/var/log/../log/app.log", &log),
+        ("/var/log/app.log/x", &None),
+        ("/proj/src/a.rs", &None),
+    ] {
+        assert_eq!(&run(&checked, target), expected, "prefiltered: {target}");
+        assert_eq!(&run(&in_dfa, target), expected, "in the DFA: {target}");
+    }
+}
+
 /// A Windows path matches without regard to case, every kind of condition
 /// on it (Windows compares file names so); a POSIX path keeps exact case.
 /// Functions and messages see the path as the agent wrote it.
