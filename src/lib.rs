@@ -70,6 +70,11 @@
 //! compatibility promise. The IR is not the table format either: the
 //! bytes are [`table::encoding`]'s, versioned on their own.
 
+// The parser pest derives names `alloc` (pest is built without `std`:
+// see `Cargo.toml`).
+#[cfg(feature = "compiler")]
+extern crate alloc;
+
 // The API.
 pub mod diag;
 pub mod effects;

@@ -8,7 +8,8 @@
 //! [`ast`](super::ast) nodes with absolute byte spans
 //! ([`build`](super::build)). Before pest sees an item, a prescan refuses
 //! nesting past [`NEST_LIMIT`](super::vocab::NEST_LIMIT) and finds unterminated strings, so pest's
-//! recursion stays bounded.
+//! recursion stays bounded (pest is built without a stack probe of its
+//! own: this bound is the one there is).
 
 use crate::syntax::build::*;
 use crate::syntax::errors::*;

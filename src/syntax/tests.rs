@@ -1463,3 +1463,28 @@ fn the_repositorys_rules_parse_the_same_in_parts() {
         assert_eq!(parse::parse_in_parts(&file, parts), whole, "{parts} parts");
     }
 }
+
+/// pest is built without its stack probe (see `Cargo.toml`): the prescan
+/// alone bounds its recursion. The deepest input it lets through parses
+/// on a thread with the stack `std::thread::spawn` gives by default
+/// (2 MiB), whatever the test harness's own threads get. Measured: a
+/// release build needs under 256 KiB for it, a debug build under 2 MiB.
+#[test]
+fn the_deepest_input_parses_on_a_default_thread_stack() {
+    let parsed = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            for (open, close) in [("(", ")"), ("[", "]"), ("{\"a\": ", "}"), ("(not -", ")")] {
+                let src = format!(
+                    "hook h on p {{ skip {}1{} }}",
+                    open.repeat(71),
+                    close.repeat(71)
+                );
+                let codes: Vec<_> = parse_str(&src).1.iter().map(|d| d.code).collect();
+                assert_eq!(codes, vec!["nesting-limit"], "{open}");
+            }
+        })
+        .unwrap()
+        .join();
+    assert!(parsed.is_ok());
+}
