@@ -473,6 +473,9 @@ pub(crate) struct Cx<'a> {
     /// Each rule's conjuncts ([`logic::conjuncts`]), by index into
     /// [`Cx::rules`]: most lints that compare conditions read them.
     conjuncts: OnceCell<Vec<Vec<logic::Conjunct<'a>>>>,
+    /// Every regex a `matches` tests, where it is used: the regex lints
+    /// read them all, and one walk of the rules serves them.
+    matched: OnceCell<Vec<walk::MatchedRegex<'a>>>,
     /// The answers of [`Cx::text_never`], and the DFAs they were found
     /// with.
     inclusions: std::cell::RefCell<Inclusions>,
@@ -557,6 +560,7 @@ impl<'a> Cx<'a> {
             hooks,
             by_point: OnceCell::new(),
             conjuncts: OnceCell::new(),
+            matched: OnceCell::new(),
             inclusions: std::cell::RefCell::new(Inclusions::default()),
         }
     }
@@ -566,6 +570,12 @@ impl<'a> Cx<'a> {
     pub(crate) fn conjuncts(&self) -> &[Vec<logic::Conjunct<'a>>] {
         self.conjuncts
             .get_or_init(|| self.rules.iter().map(logic::conjuncts).collect())
+    }
+
+    /// Every regex a `matches` tests, where it is used
+    /// ([`walk::matched_regexes`]), walked once for every lint of this run.
+    fn matched_regexes(&self) -> &[walk::MatchedRegex<'a>] {
+        self.matched.get_or_init(|| walk::matched_regexes(self))
     }
 
     /// True when no string is in both of two languages of string tests

@@ -1,6 +1,5 @@
 //! `regex-matches-empty`: a `matches` regex that matches every string.
 
-use super::walk::matched_regexes;
 use super::{declare_lint, Cx, Sink};
 use crate::diag::Diagnostic;
 use crate::ir::RegexSource;
@@ -34,7 +33,7 @@ declare_lint! {
 }
 
 fn check(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for used in matched_regexes(cx) {
+    for used in cx.matched_regexes() {
         if !matches_every_string(cx, &used.source) {
             continue;
         }

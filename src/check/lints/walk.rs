@@ -175,6 +175,7 @@ pub(super) struct MatchedRegex<'a> {
 
 /// Every regex a `matches` tests in the rules' conditions and the macros'
 /// bodies, in the order they are written (a regex used twice, twice).
+/// Walked once per lint run: read them with [`Cx::matched_regexes`].
 pub(super) fn matched_regexes<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
     let mut out = Vec::new();
     for (fi, file) in cx.roots() {
@@ -208,12 +209,12 @@ pub(super) fn matched_regexes<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
     out
 }
 
-/// [`matched_regexes`], each regex once, where it is first used.
-pub(super) fn first_uses<'a>(cx: &Cx<'a>) -> Vec<MatchedRegex<'a>> {
+/// [`Cx::matched_regexes`], each regex once, where it is first used.
+pub(super) fn first_uses<'c, 'a>(cx: &'c Cx<'a>) -> Vec<&'c MatchedRegex<'a>> {
     let mut seen = std::collections::HashSet::new();
-    matched_regexes(cx)
-        .into_iter()
-        .filter(|used| seen.insert(used.source.clone()))
+    cx.matched_regexes()
+        .iter()
+        .filter(|used| seen.insert(&used.source))
         .collect()
 }
 
