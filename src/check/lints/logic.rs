@@ -339,12 +339,44 @@ fn text_never(cx: &Cx<'_>, (a, ha): (&Test, bool), (b, hb): (&Test, bool)) -> bo
     let (Some(ka), Some(kb)) = (TextKey::of(a), TextKey::of(b)) else {
         return false;
     };
-    cx.text_never((ka, ha), (kb, hb), || {
-        let lang = |t: &Test, holds: bool| {
-            text_lang(cx, t).map(|l| if holds { l } else { l.complement() })
-        };
-        Some([lang(a, ha)?, lang(b, hb)?])
+    cx.text_never(
+        (ka, ha),
+        (kb, hb),
+        || in_both(cx, (a, ha), (b, hb)),
+        || {
+            let lang = |t: &Test, holds: bool| {
+                text_lang(cx, t).map(|l| if holds { l } else { l.complement() })
+            };
+            Some([lang(a, ha)?, lang(b, hb)?])
+        },
+    )
+}
+
+/// True when a string passes (or fails) `a` and passes (or fails) `b`,
+/// found without automata: the empty string, or a string spelled from a
+/// test that must pass ([`text_example`]), each checked by evaluating both
+/// tests on it. False says nothing.
+fn in_both(cx: &Cx<'_>, (a, ha): (&Test, bool), (b, hb): (&Test, bool)) -> bool {
+    let spelled = [(a, ha), (b, hb)]
+        .into_iter()
+        .filter(|&(_, holds)| holds)
+        .filter_map(|(test, _)| text_example(cx, test));
+    std::iter::once(String::new()).chain(spelled).any(|text| {
+        let value = Value::String(text);
+        eval(cx, a, &value) == Some(ha) && eval(cx, b, &value) == Some(hb)
     })
+}
+
+/// A string a string test probably holds on: its needle, or one its
+/// regex probably matches ([`crate::strings::guess_match`]).
+fn text_example(cx: &Cx<'_>, test: &Test) -> Option<String> {
+    match test {
+        Test::StartsWith(s) | Test::EndsWith(s) | Test::Contains(Value::String(s)) => {
+            Some(s.clone())
+        }
+        Test::Matches(id) => crate::strings::guess_match(&cx.regex_source(*id)?.to_inline()),
+        _ => None,
+    }
 }
 
 /// The strings a string test holds on (for `contains`, the strings it

@@ -584,11 +584,16 @@ impl<'a> Cx<'a> {
     /// ([`crate::strings::shortest`]). False when a string is found, and
     /// when the search cannot tell (a DFA too large, a limit,
     /// [`INCLUSION_SEARCHES`] reached). `langs` builds the two languages,
-    /// asked only when the answer is not known yet.
+    /// asked only when the answer is not known yet, and only when
+    /// `in_both` (a string both hold on, looked for without automata) finds
+    /// none: such a string answers false at once. Either way the question
+    /// counts as one search, so what the lints find does not depend on how
+    /// each question was answered.
     pub(crate) fn text_never(
         &self,
         a: TextTest,
         b: TextTest,
+        in_both: impl FnOnce() -> bool,
         langs: impl FnOnce() -> Option<[crate::strings::Lang; 2]>,
     ) -> bool {
         use crate::strings::{shortest, Search};
@@ -596,18 +601,19 @@ impl<'a> Cx<'a> {
         if let Some(&answer) = self.inclusions.borrow().answers.get(&key) {
             return answer;
         }
-        let mut inclusions = self.inclusions.borrow_mut();
-        if inclusions.searched >= INCLUSION_SEARCHES {
-            return false;
+        {
+            let mut inclusions = self.inclusions.borrow_mut();
+            if inclusions.searched >= INCLUSION_SEARCHES {
+                return false;
+            }
+            inclusions.searched += 1;
         }
-        inclusions.searched += 1;
-        let answer = langs().is_some_and(|langs| {
-            matches!(
-                shortest(&mut inclusions.automata, &langs, 1, |_| true),
-                Search::Empty
-            )
-        });
-        inclusions.answers.insert(key, answer);
+        let answer = !in_both()
+            && langs().is_some_and(|langs| {
+                let automata = &mut self.inclusions.borrow_mut().automata;
+                matches!(shortest(automata, &langs, 1, |_| true), Search::Empty)
+            });
+        self.inclusions.borrow_mut().answers.insert(key, answer);
         answer
     }
 
