@@ -139,31 +139,39 @@ impl Candidate {
         if !pattern.contains('\\') {
             return None;
         }
-        let mut tree = re::parse::Parser::new().parse(pattern).ok()?;
-        if !to_ascii(&mut tree) {
+        let tree = re::parse::Parser::new().parse(pattern).ok()?;
+        let mut ascii_tree = tree.clone();
+        if !to_ascii(&mut ascii_tree) {
             return None;
         }
-        let mut ascii_pattern = String::new();
-        re::print::Printer::new()
-            .print(&tree, &mut ascii_pattern)
-            .ok()?;
-        // Both parsed as the DFAs parse them. Under a `(?-u)` written
-        // earlier the classes are ASCII already: the two are the same, and
-        // the bound below finds no difference.
-        let config = regex_automata::util::syntax::Config::new()
-            .utf8(true)
-            .unicode(true);
-        let parsed = regex_automata::util::syntax::parse_with(pattern, &config).ok()?;
-        let ascii_parsed =
-            regex_automata::util::syntax::parse_with(&ascii_pattern, &config).ok()?;
+        // Both translated as the DFAs parse them (regex-automata's syntax
+        // defaults: Unicode, UTF-8), from the one parse: the ASCII form
+        // is printed only for a candidate. Under a `(?-u)` written earlier
+        // the classes are ASCII already: the two are the same, and the
+        // bound below finds no difference.
+        let translate = |ast: &re::Ast| {
+            regex_syntax::hir::translate::TranslatorBuilder::new()
+                .unicode(true)
+                .utf8(true)
+                .build()
+                .translate(pattern, ast)
+                .ok()
+        };
+        let (parsed, ascii_parsed) = (translate(&tree)?, translate(&ascii_tree)?);
         // Building DFAs costs about a millisecond a regex: only a regex
         // whose Unicode classes add many NFA states (a Unicode `\s` adds
         // about 22, a `\w` hundreds) is worth it. Two `\s` around a
         // literal, as in `rm\s+-rf\s+/srv`, stay under the thresholds.
         let bound =
             |hir| crate::table::regexes::states_bound(hir, STATES_LIMIT).unwrap_or(STATES_LIMIT);
-        let extra_states = bound(&parsed).saturating_sub(bound(&ascii_parsed));
-        (extra_states >= MIN_EXTRA_STATES).then(|| Candidate {
+        if bound(&parsed).saturating_sub(bound(&ascii_parsed)) < MIN_EXTRA_STATES {
+            return None;
+        }
+        let mut ascii_pattern = String::new();
+        re::print::Printer::new()
+            .print(&ascii_tree, &mut ascii_pattern)
+            .ok()?;
+        Some(Candidate {
             pattern: pattern.to_owned(),
             ascii_pattern,
         })
