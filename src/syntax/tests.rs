@@ -1071,6 +1071,21 @@ fn literal_bodies_and_comments_between_tokens() {
     assert!(msg.ends_with("found `per`"), "{msg}");
 }
 
+/// The deepest input the pre-scan lets through to pest (72 brackets of
+/// each kind, counting the rule's braces) is refused by the lowering,
+/// after pest has parsed it.
+fn parses_the_deepest_inputs() {
+    for (open, close) in [("(", ")"), ("[", "]"), ("{\"a\": ", "}"), ("(not -", ")")] {
+        let src = format!(
+            "hook h on p {{ skip {}1{} }}",
+            open.repeat(71),
+            close.repeat(71)
+        );
+        let codes: Vec<_> = parse_str(&src).1.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec!["nesting-limit"], "{open}");
+    }
+}
+
 #[test]
 fn nesting_limit_instead_of_a_crash() {
     let deep = format!("macro m = {}1{}", "(".repeat(10_000), ")".repeat(10_000));
@@ -1099,15 +1114,7 @@ fn nesting_limit_instead_of_a_crash() {
     assert_eq!(at(10_000, "{\"a\": ", "}"), vec!["nesting-limit"]);
     // The deepest input the pre-scan lets through to pest (72 brackets,
     // counting the rule's braces) parses without exhausting the stack.
-    for (open, close) in [("(", ")"), ("[", "]"), ("{\"a\": ", "}"), ("(not -", ")")] {
-        let src = format!(
-            "hook h on p {{ skip {}1{} }}",
-            open.repeat(71),
-            close.repeat(71)
-        );
-        let codes: Vec<_> = parse_str(&src).1.iter().map(|d| d.code).collect();
-        assert_eq!(codes, vec!["nesting-limit"], "{open}");
-    }
+    parses_the_deepest_inputs();
 }
 
 #[test]
@@ -1473,17 +1480,7 @@ fn the_repositorys_rules_parse_the_same_in_parts() {
 fn the_deepest_input_parses_on_a_default_thread_stack() {
     let parsed = std::thread::Builder::new()
         .stack_size(2 << 20)
-        .spawn(|| {
-            for (open, close) in [("(", ")"), ("[", "]"), ("{\"a\": ", "}"), ("(not -", ")")] {
-                let src = format!(
-                    "hook h on p {{ skip {}1{} }}",
-                    open.repeat(71),
-                    close.repeat(71)
-                );
-                let codes: Vec<_> = parse_str(&src).1.iter().map(|d| d.code).collect();
-                assert_eq!(codes, vec!["nesting-limit"], "{open}");
-            }
-        })
+        .spawn(parses_the_deepest_inputs)
         .unwrap()
         .join();
     assert!(parsed.is_ok());

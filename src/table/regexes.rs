@@ -925,12 +925,11 @@ mod tests {
         assert_eq!(parse_facts(r"\bx\b", 128), Some((true, true)));
     }
 
-    #[test]
-    fn a_thrashing_lazy_dfa_gives_up_to_the_budget() {
-        // Exponentially many DFA states on random `a`/`b` text.
-        let m = matcher("[ab]*a[ab]{30}c");
+    /// 256 KiB of random `a`/`b` text: `[ab]*a[ab]{30}…` has
+    /// exponentially many DFA states on it, and its lazy DFA thrashes.
+    fn thrashing_text() -> String {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        let text: String = (0..1 << 18)
+        (0..1 << 18)
             .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -941,7 +940,13 @@ mod tests {
                     'b'
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_thrashing_lazy_dfa_gives_up_to_the_budget() {
+        let m = matcher("[ab]*a[ab]{30}c");
+        let text = thrashing_text();
         let budget = Budget::new(RegexBudget(1000));
         let overrun = m.is_match(0, &text, &budget).unwrap_err();
         assert_eq!(overrun.bytes, 1 << 18);
@@ -990,20 +995,8 @@ mod tests {
         ] {
             assert_eq!(m.is_match_found(0, text), m.is_match(0, text), "{text}");
         }
-        // Random `a`/`b` text thrashes the second regex's lazy DFA.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let thrashing: String = (0..1 << 18)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                if x & 1 == 0 {
-                    'a'
-                } else {
-                    'b'
-                }
-            })
-            .collect();
+        // The second regex has exponentially many DFA states on it.
+        let thrashing = thrashing_text();
         let small = Budget::new(RegexBudget(1000));
         let m = matching(&small);
         assert_eq!(m.is_match(1, &thrashing), Ok(false), "no `stop`: not read");

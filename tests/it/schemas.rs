@@ -648,9 +648,11 @@ fn a_custom_schema_chooses_what_commands_read_on_stdin() {
     );
 }
 
-#[test]
-fn path_fields_read_normalized_and_string_fields_as_written() {
-    let dir = std::env::temp_dir().join(format!("hookc-path-fields-{}", std::process::id()));
+/// `rules` (after their `schema` line) compiled with each of `options`
+/// against a schema `fs` whose point `file.pre_write` has a `path` field
+/// `target` and a `string` field `label`.
+fn fs_tables(name: &str, rules: &str, options: &[hookc::Options]) -> Vec<hookc::Table> {
+    let dir = std::env::temp_dir().join(format!("hookc-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("fs.schema.toml"),
@@ -659,8 +661,27 @@ fn path_fields_read_normalized_and_string_fields_as_written() {
     .unwrap();
     std::fs::write(
         dir.join("r.hooks"),
-        r#"schema "fs.schema.toml"
-hook scoped on file.pre_write {
+        format!("schema \"fs.schema.toml\"\n{rules}"),
+    )
+    .unwrap();
+    let tables = options
+        .iter()
+        .map(|options| {
+            hookc::compile_paths(&[dir.join("r.hooks")], options)
+                .map_err(|d| d.to_string())
+                .unwrap()
+                .table
+        })
+        .collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    tables
+}
+
+#[test]
+fn path_fields_read_normalized_and_string_fields_as_written() {
+    let [table]: [hookc::Table; 1] = fs_tables(
+        "path-fields",
+        r#"hook scoped on file.pre_write {
     unless payload.target glob "/proj/src/**"
     abort "outside src: {payload.target}"
 }
@@ -669,12 +690,10 @@ hook labelled on file.pre_write priority 200 {
     abort "the label is read as written"
 }
 "#,
+        &[hookc::Options::default()],
     )
+    .try_into()
     .unwrap();
-    let table = hookc::compile_paths(&[dir.join("r.hooks")], &hookc::Options::default())
-        .unwrap_or_else(|d| panic!("{d}"))
-        .table;
-    std::fs::remove_dir_all(&dir).unwrap();
     let run = |target: &str, label: &str| {
         let mut ctx = HookContext::new(
             "file.pre_write",
@@ -711,17 +730,9 @@ hook labelled on file.pre_write priority 200 {
 /// in it, and says what the field's DFA says.
 #[test]
 fn a_prefiltered_regex_on_a_path_reads_the_path_normalized() {
-    let dir = std::env::temp_dir().join(format!("hookc-path-checks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("fs.schema.toml"),
-        "name = \"fs\"\n[[points]]\nname = \"file.pre_write\"\nkind = \"pre\"\n[points.fields]\n\"target\" = \"path\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("r.hooks"),
-        r#"schema "fs.schema.toml"
-hook secrets on file.pre_write {
+    let tables = fs_tables(
+        "path-checks",
+        r#"hook secrets on file.pre_write {
     when payload.target matches /^\/proj\/secrets\/[a-z]+\.pem$/
     abort "a secret"
 }
@@ -730,19 +741,15 @@ hook logs on file.pre_write {
     abort "a log"
 }
 "#,
-    )
-    .unwrap();
-    let compile = |options: &hookc::Options| {
-        hookc::compile_paths(&[dir.join("r.hooks")], options)
-            .unwrap_or_else(|d| panic!("{d}"))
-            .table
-    };
-    let in_dfa = compile(&hookc::Options::default());
-    let checked = compile(&hookc::Options {
-        field_dfa_budget: 0,
-        ..hookc::Options::default()
-    });
-    std::fs::remove_dir_all(&dir).unwrap();
+        &[
+            hookc::Options::default(),
+            hookc::Options {
+                field_dfa_budget: 0,
+                ..hookc::Options::default()
+            },
+        ],
+    );
+    let [in_dfa, checked]: [hookc::Table; 2] = tables.try_into().unwrap();
     let run = |table: &hookc::Table, target: &str| {
         let mut ctx = HookContext::new(
             "file.pre_write",
