@@ -157,14 +157,18 @@ fn spell_shortest(hir: &regex_syntax::hir::Hir, out: &mut String) -> Option<()> 
             let byte = class.ranges().first()?.start();
             out.push(char::from(byte.is_ascii().then_some(byte)?));
         }
-        HirKind::Repetition(repetition) => {
-            for _ in 0..repetition.min {
-                spell_shortest(&repetition.sub, out)?;
-                if out.len() > GUESS_LIMIT {
-                    return None;
-                }
+        HirKind::Repetition(repetition) if repetition.min > 0 => {
+            // Spelled once, then repeated: a count in the billions of
+            // an empty part (`(?:\b){4000000000}`) costs no loop.
+            let mut once = String::new();
+            spell_shortest(&repetition.sub, &mut once)?;
+            let times = usize::try_from(repetition.min).ok()?;
+            if once.len().checked_mul(times)? > GUESS_LIMIT {
+                return None;
             }
+            out.push_str(&once.repeat(times));
         }
+        HirKind::Repetition(_) => {}
         HirKind::Capture(capture) => spell_shortest(&capture.sub, out)?,
         HirKind::Concat(parts) => {
             for part in parts {
@@ -620,6 +624,10 @@ mod tests {
         // Too long, not a regex, a byte class of no ASCII byte.
         assert_eq!(guess_match("a{5000}"), None);
         assert_eq!(guess_match("(a{100}){100}"), None);
+        // A count in the billions: no loop that long, and an answer.
+        assert_eq!(guess_match(r"a(?:\b){4000000000}").as_deref(), Some("a"));
+        assert_eq!(guess_match("(?:a{0}){4000000000}b").as_deref(), Some("b"));
+        assert_eq!(guess_match("a{4000000000}"), None);
         assert_eq!(guess_match("(unclosed"), None);
         assert_eq!(guess_match(r"(?-u:\xff)"), None);
         assert_eq!(guess_match("[^\\s\\S]"), None, "an empty class");
