@@ -225,7 +225,10 @@ impl Matching<'_> {
     /// not looked for again before the search (on the dispatch that fires
     /// a rule, that second look cost about as much as the regex itself),
     /// only after a search the budget could not pay for, so the answer is
-    /// the same as `is_match`'s.
+    /// the same as `is_match`'s. What it spends of the budget may be more:
+    /// a text with the required literal and none of the needed ones (rare:
+    /// the required literal is usually one of them) is searched, where
+    /// `is_match` would not search it.
     pub(crate) fn is_match_found(&self, id: u32, text: &str) -> Result<bool, RegexOverrun> {
         match self.search(id, text) {
             Err(_) if !self.may_match(id, text) => Ok(false),
