@@ -465,6 +465,50 @@ fn eval_event_from_stdin() {
     assert_eq!(run.json()["outcome"], "abort");
 }
 
+/// More regexes on one field than one DFA takes (64): each becomes a
+/// check the field's literal search proposes, decided on the text the
+/// search read. `hookc eval` on the rules fires the one rule whose regex
+/// matches, not one whose literal is there without a match, and none on
+/// a command with neither.
+#[test]
+fn eval_of_regexes_past_one_dfa_fires_the_rule_that_matches() {
+    let dir = tmp_dir("eval-checks");
+    let rules: String = (0..80)
+        .map(|i| {
+            format!(
+                "hook r{i} on tool.pre_execute at *::* {{\n    when payload.args matches /rm\\s+-rf\\s+\\/srv\\/data{i}\\b/\n    abort \"r{i}\"\n}}\n"
+            )
+        })
+        .collect();
+    let source = dir.join("many.hooks");
+    std::fs::write(&source, rules).unwrap();
+    let eval = |args: &str| {
+        let event = dir.join("event.json");
+        let json = serde_json::json!({
+            "hook_point": "tool.pre_execute",
+            "component_id": "builtin::llm",
+            "payload": { "tool": "exec", "args": args },
+        });
+        std::fs::write(&event, json.to_string()).unwrap();
+        hookc(&[
+            OsStr::new("eval"),
+            source.as_os_str(),
+            OsStr::new("--event"),
+            event.as_os_str(),
+        ])
+    };
+    let run = eval("cd /srv && du -sh /srv/data42 && rm  -rf /srv/data42 && echo done");
+    run.assert_code(1);
+    assert_eq!(fired(&run.json()), ["r42"], "{}", run.render());
+    // `/srv/data4` is there, but only as the start of `/srv/data42`.
+    let run = eval("rm -rf /srv/data42x /srv/data4_old");
+    run.assert_code(0);
+    assert!(fired(&run.json()).is_empty(), "{}", run.render());
+    let run = eval("ls /srv");
+    run.assert_code(0);
+    assert!(fired(&run.json()).is_empty(), "{}", run.render());
+}
+
 #[test]
 fn eval_target_override() {
     // `no-shell` only applies to plugins.
