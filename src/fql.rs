@@ -48,6 +48,55 @@ impl Segment {
             Segment::Exact(name) => Some(name),
         }
     }
+
+    /// The segment with its name borrowed.
+    pub fn borrowed(&self) -> SegmentRef<'_> {
+        match self {
+            Segment::Any => SegmentRef::Any,
+            Segment::Exact(name) => SegmentRef::Exact(name.as_bytes()),
+        }
+    }
+}
+
+/// A [`Segment`] whose name is borrowed as bytes: from a pattern, or from
+/// a table in place (where a name is text only once a tool asks: a
+/// dispatch compares bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentRef<'a> {
+    /// `*`: anything.
+    Any,
+    /// A name, compared exactly.
+    Exact(&'a [u8]),
+}
+
+impl SegmentRef<'_> {
+    /// True when `name` is matched by this segment.
+    #[inline]
+    pub fn matches(self, name: &str) -> bool {
+        match self {
+            SegmentRef::Any => true,
+            SegmentRef::Exact(exact) => exact == name.as_bytes(),
+        }
+    }
+
+    /// The segment, its name owned; `None` when the name is not text.
+    pub fn to_owned(self) -> Option<Segment> {
+        match self {
+            SegmentRef::Any => Some(Segment::Any),
+            SegmentRef::Exact(name) => std::str::from_utf8(name)
+                .ok()
+                .map(|name| Segment::Exact(name.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for SegmentRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SegmentRef::Any => f.write_str("*"),
+            SegmentRef::Exact(name) => f.write_str(&String::from_utf8_lossy(name)),
+        }
+    }
 }
 
 impl fmt::Display for Segment {
@@ -274,6 +323,73 @@ impl FqlPattern {
     }
 
     /// [`matches`](Self::matches) asking `split` for the component's parts
+    /// only when the pattern needs them (see
+    /// [`PatternRef::matches_lazily`]).
+    #[inline]
+    pub fn matches_lazily<'c>(
+        &self,
+        component: &'c str,
+        split: impl FnOnce() -> (&'c str, &'c str),
+        child: Option<&str>,
+        instance: Option<&str>,
+    ) -> bool {
+        self.borrowed()
+            .matches_lazily(component, split, child, instance)
+    }
+
+    /// [`matches`](Self::matches) with the component already split.
+    pub fn matches_parts(
+        &self,
+        scope: &str,
+        target: &str,
+        child: Option<&str>,
+        instance: Option<&str>,
+    ) -> bool {
+        let pattern = self.borrowed();
+        pattern.scope.matches(scope)
+            && pattern.target.matches(target)
+            && pattern.rest_matches(child, instance)
+    }
+
+    /// The pattern with its names borrowed: the form a table holds in
+    /// place, and the one that matches.
+    pub fn borrowed(&self) -> PatternRef<'_> {
+        PatternRef {
+            scope: self.scope.borrowed(),
+            target: self.target.borrowed(),
+            child: self.child.as_ref().map(Segment::borrowed),
+            instance: self.instance.as_ref().map(Segment::borrowed),
+        }
+    }
+
+    /// True when the pattern's scope and target are both exact names.
+    pub fn is_exact(&self) -> bool {
+        self.scope.exact().is_some() && self.target.exact().is_some()
+    }
+}
+
+impl fmt::Display for FqlPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.borrowed().fmt(f)
+    }
+}
+
+/// An [`FqlPattern`] whose names are borrowed: how a loaded table reads a
+/// rule's target in place, and the form every pattern matches by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatternRef<'a> {
+    /// The namespace, or `*`.
+    pub scope: SegmentRef<'a>,
+    /// The component name, or `*`.
+    pub target: SegmentRef<'a>,
+    /// The child path, when the pattern names one.
+    pub child: Option<SegmentRef<'a>>,
+    /// The channel instance, when the pattern names one.
+    pub instance: Option<SegmentRef<'a>>,
+}
+
+impl PatternRef<'_> {
+    /// [`FqlPattern::matches`] asking `split` for the component's parts
     /// only when the pattern needs them: `*::*` reads no part, and an exact
     /// `scope::target` or `scope::*` compares the id in place when the
     /// scope holds no `:` (so the id's first `::` is the one after it).
@@ -287,12 +403,12 @@ impl FqlPattern {
         child: Option<&str>,
         instance: Option<&str>,
     ) -> bool {
-        let parts = match (&self.scope, &self.target) {
-            (Segment::Any, Segment::Any) => true,
-            (Segment::Exact(scope), target) if !scope.as_bytes().contains(&b':') => {
+        let parts = match (self.scope, self.target) {
+            (SegmentRef::Any, SegmentRef::Any) => true,
+            (SegmentRef::Exact(scope), target) if !scope.contains(&b':') => {
                 // The id starts with the scope, then `::` or nothing (an
                 // id without `::` is all scope).
-                let Some(rest) = component.as_bytes().strip_prefix(scope.as_bytes()) else {
+                let Some(rest) = component.as_bytes().strip_prefix(scope) else {
                     return false;
                 };
                 let name = match rest.strip_prefix(b"::") {
@@ -301,8 +417,8 @@ impl FqlPattern {
                     None => return false,
                 };
                 match target {
-                    Segment::Any => true,
-                    Segment::Exact(target) => name == target.as_bytes(),
+                    SegmentRef::Any => true,
+                    SegmentRef::Exact(target) => name == target,
                 }
             }
             _ => {
@@ -313,23 +429,10 @@ impl FqlPattern {
         parts && self.rest_matches(child, instance)
     }
 
-    /// [`matches`](Self::matches) with the component already split.
-    pub fn matches_parts(
-        &self,
-        scope: &str,
-        target: &str,
-        child: Option<&str>,
-        instance: Option<&str>,
-    ) -> bool {
-        self.scope.matches(scope)
-            && self.target.matches(target)
-            && self.rest_matches(child, instance)
-    }
-
-    /// The child and instance parts of [`matches`](Self::matches).
+    /// The child and instance parts of [`FqlPattern::matches`].
     #[inline]
     fn rest_matches(&self, child: Option<&str>, instance: Option<&str>) -> bool {
-        match (&self.child, child) {
+        match (self.child, child) {
             (None, _) => {}
             (Some(_), None) => return false,
             (Some(want), Some(have)) => {
@@ -338,19 +441,30 @@ impl FqlPattern {
                 }
             }
         }
-        match (&self.instance, instance) {
+        match (self.instance, instance) {
             (Some(want), Some(have)) => want.matches(have),
             _ => true,
         }
     }
 
-    /// True when the pattern's scope and target are both exact names.
-    pub fn is_exact(&self) -> bool {
-        self.scope.exact().is_some() && self.target.exact().is_some()
+    /// The pattern, its names owned; `None` when a name is not text.
+    pub fn to_owned(self) -> Option<FqlPattern> {
+        Some(FqlPattern {
+            scope: self.scope.to_owned()?,
+            target: self.target.to_owned()?,
+            child: match self.child {
+                Some(child) => Some(child.to_owned()?),
+                None => None,
+            },
+            instance: match self.instance {
+                Some(instance) => Some(instance.to_owned()?),
+                None => None,
+            },
+        })
     }
 }
 
-impl fmt::Display for FqlPattern {
+impl fmt::Display for PatternRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}::{}", self.scope, self.target)?;
         if let Some(child) = &self.child {
