@@ -13,7 +13,7 @@ impl<'a> Run<'a> {
     pub(super) fn actions<O: Observer>(
         &mut self,
         index: u32,
-        rule: &'a RuleHead,
+        rule: &RuleHead<'a>,
         actions: &'a [Action],
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -38,7 +38,7 @@ impl<'a> Run<'a> {
                         Err(e) => {
                             scratch
                                 .warnings
-                                .push(format!("rule `{}`: skip value: {e}", rule.id));
+                                .push(format!("rule `{}`: skip value: {e}", rule.id()));
                             self.value = Some(Value::Null);
                         }
                     }
@@ -48,7 +48,7 @@ impl<'a> Run<'a> {
                     if self.point.kind() != PointKind::Post {
                         scratch.warnings.push(format!(
                             "rule `{}`: `replace` ignored at {} point `{}`",
-                            rule.id,
+                            rule.id(),
                             self.point.kind(),
                             self.point.name()
                         ));
@@ -58,7 +58,7 @@ impl<'a> Run<'a> {
                         Ok(v) => ctx.payload = v,
                         Err(e) => scratch
                             .warnings
-                            .push(format!("rule `{}`: replace: {e}", rule.id)),
+                            .push(format!("rule `{}`: replace: {e}", rule.id())),
                     }
                 }
                 Action::Set(path, value) => {
@@ -66,21 +66,22 @@ impl<'a> Run<'a> {
                     match result {
                         Ok(v) => {
                             if let Err(e) = ctx.set(path, v) {
-                                scratch
-                                    .warnings
-                                    .push(format!("rule `{}`: cannot set `{path}`: {e}", rule.id));
+                                scratch.warnings.push(format!(
+                                    "rule `{}`: cannot set `{path}`: {e}",
+                                    rule.id()
+                                ));
                             }
                         }
                         Err(e) => scratch
                             .warnings
-                            .push(format!("rule `{}`: set `{path}`: {e}", rule.id)),
+                            .push(format!("rule `{}`: set `{path}`: {e}", rule.id())),
                     }
                 }
                 Action::Unset(path) => {
                     if let Err(e) = ctx.unset(path) {
                         scratch
                             .warnings
-                            .push(format!("rule `{}`: cannot unset `{path}`: {e}", rule.id));
+                            .push(format!("rule `{}`: cannot unset `{path}`: {e}", rule.id()));
                     }
                 }
                 Action::Rewrite(path, re, replacement) => {
@@ -96,9 +97,10 @@ impl<'a> Run<'a> {
                     };
                     if let Some(new) = rewritten {
                         if let Err(e) = ctx.set(path, Value::String(new)) {
-                            scratch
-                                .warnings
-                                .push(format!("rule `{}`: cannot rewrite `{path}`: {e}", rule.id));
+                            scratch.warnings.push(format!(
+                                "rule `{}`: cannot rewrite `{path}`: {e}",
+                                rule.id()
+                            ));
                         }
                     }
                 }
@@ -113,7 +115,7 @@ impl<'a> Run<'a> {
                         Some(other) => {
                             scratch.warnings.push(format!(
                                 "rule `{}`: cannot {} to `{path}`: it is {}, not a string",
-                                rule.id,
+                                rule.id(),
                                 if matches!(action, Action::Prepend(..)) {
                                     "prepend"
                                 } else {
@@ -128,7 +130,7 @@ impl<'a> Run<'a> {
                         if let Err(e) = ctx.set(path, Value::String(new)) {
                             scratch
                                 .warnings
-                                .push(format!("rule `{}`: cannot edit `{path}`: {e}", rule.id));
+                                .push(format!("rule `{}`: cannot edit `{path}`: {e}", rule.id()));
                         }
                     }
                 }
@@ -144,16 +146,16 @@ impl<'a> Run<'a> {
                         },
                         Err(e) => scratch
                             .warnings
-                            .push(format!("rule `{}`: meta `{key}`: {e}", rule.id)),
+                            .push(format!("rule `{}`: meta `{key}`: {e}", rule.id())),
                     }
                 }
                 Action::Log(level, message) => {
                     let message =
                         eval::render(message, ctx, || self.matching(scratch)).into_owned();
-                    emit_log(*level, &rule.id, self.point.name(), &message);
+                    emit_log(*level, rule.id(), self.point.name(), &message);
                     scratch.logs.push(LogLine {
                         level: *level,
-                        rule: rule.id.clone(),
+                        rule: rule.id().to_owned(),
                         message,
                     });
                 }
@@ -174,7 +176,7 @@ impl<'a> Run<'a> {
                         Ok(v) => scratch.outputs.push((name.clone(), v)),
                         Err(e) => scratch
                             .warnings
-                            .push(format!("rule `{}`: output `{name}`: {e}", rule.id)),
+                            .push(format!("rule `{}`: output `{name}`: {e}", rule.id())),
                     }
                 }
                 effect => {
@@ -212,7 +214,7 @@ impl<'a> Run<'a> {
                     }
                     other => scratch.warnings.push(format!(
                         "rule `{}`: `updatedInput` ignored: the payload is {}, not an object",
-                        rule.id,
+                        rule.id(),
                         Val::from_json(other).type_name()
                     )),
                 }
@@ -225,7 +227,7 @@ impl<'a> Run<'a> {
         scratch.additional_context.extend(reply.additional_context);
         scratch.outputs.extend(reply.outputs);
         match reply.action {
-            Some(action) => self.act(&rule.id, action, scratch, ctx),
+            Some(action) => self.act(rule.id(), action, scratch, ctx),
             None => None,
         }
     }
@@ -285,7 +287,7 @@ impl<'a> Run<'a> {
         error: &EffectError,
         scratch: &mut Scratch,
     ) -> Option<Stop> {
-        self.fail_as("rule", &rule.id, rule.fail, error, scratch)
+        self.fail_as("rule", rule.id(), rule.fail(), error, scratch)
     }
 
     /// [`fail`](Self::fail) for a rule or a native hook (`what`) named `id`.

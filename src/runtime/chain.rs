@@ -97,7 +97,7 @@ impl<'a> Probe<'_, 'a> {
     /// budget could not pay for it).
     pub(crate) fn atom(&mut self, a: u32) -> bool {
         self.run
-            .cond(&Cond::Atom(a), self.scratch, self.ctx)
+            .atom_value(a, self.scratch, self.ctx)
             .unwrap_or(false)
     }
 
@@ -230,23 +230,21 @@ impl<'a> Run<'a> {
                 self.report(i..i + 1, Reach::Candidate, obs, scratch, ctx);
                 next = i + 1;
             }
-            let rule = match self.point.rule(i) {
-                Ok(rule) => rule,
+            let head = match self.point.rule(i) {
+                Ok(head) => head,
                 Err(why) => {
                     if O::ACTIVE {
                         self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
                     }
-                    self.stop_corrupted(why, scratch, ctx);
+                    self.stop_corrupted(&why, scratch, ctx);
                     return;
                 }
             };
-            if !rule.enabled || live.is_disabled(i) {
+            let rule = &head;
+            if !rule.enabled() || live.is_disabled(i) {
                 continue;
             }
-            if !rule
-                .target
-                .matches_lazily(target.component, split, target.child, target.instance)
-            {
+            if !rule.target_matches(target.component, split, target.child, target.instance) {
                 continue;
             }
             if O::ACTIVE {
@@ -254,7 +252,7 @@ impl<'a> Run<'a> {
                 // conditions; plain dispatch takes every failure it sees.
                 scratch.rate_failure = None;
             }
-            let matched = self.cond(&rule.cond, scratch, ctx);
+            let matched = self.cond(i, rule.cond(), scratch, ctx);
             if let Some(why) = self.corrupted.take() {
                 if O::ACTIVE {
                     self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
@@ -282,8 +280,9 @@ impl<'a> Run<'a> {
                 // fails, and its failure mode decides (open: it does not
                 // apply; closed: the chain aborts).
                 None => {
-                    let why = self.overrun_message(&rule.cond, scratch);
-                    if let Some(stop) = self.fail_as("rule", &rule.id, rule.fail, &why, scratch) {
+                    let why = self.overrun_message(rule.cond(), scratch);
+                    if let Some(stop) = self.fail_as("rule", rule.id(), rule.fail(), &why, scratch)
+                    {
                         if O::ACTIVE {
                             self.report(next..count, Reach::AfterStop, obs, scratch, ctx);
                         }
@@ -296,7 +295,7 @@ impl<'a> Run<'a> {
             if ctx.depth >= ctx.max_depth {
                 scratch.warnings.push(format!(
                     "depth {} reached the limit {}: rule `{}` and the rest of the chain did not run",
-                    ctx.depth, ctx.max_depth, rule.id
+                    ctx.depth, ctx.max_depth, rule.id()
                 ));
                 if O::ACTIVE {
                     obs.depth_limit(i);
@@ -321,8 +320,10 @@ impl<'a> Run<'a> {
             let edits = scratch.edits;
             let before = edits::before(self.point.edits(), ctx);
             let stopped = self.actions(i, rule, &body.actions, scratch, ctx, obs);
-            if stopped.is_none() && scratch.edits != edits {
-                self.apply_edits(("rule", &rule.id), before, scratch, ctx);
+            // Most points' hosts apply no edit before the next rule
+            // (`before` is none): the id is read only for one that does.
+            if stopped.is_none() && scratch.edits != edits && before.is_some() {
+                self.apply_edits(("rule", rule.id()), before, scratch, ctx);
             }
             obs.fired(i, ctx);
             if let Some(stop) = stopped {

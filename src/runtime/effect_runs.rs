@@ -12,7 +12,7 @@ impl<'a> Run<'a> {
     /// Runs effect `action` of `rule`; `Some` when the chain must stop.
     pub(super) fn effect(
         &mut self,
-        rule: &'a RuleHead,
+        rule: &RuleHead<'a>,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -28,7 +28,7 @@ impl<'a> Run<'a> {
     /// answers, else a recording logs it, else it runs.
     fn intercepted(
         &mut self,
-        rule: &'a RuleHead,
+        rule: &RuleHead<'a>,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -61,7 +61,7 @@ impl<'a> Run<'a> {
                     // As a real one: a refused delivery is a warning, never
                     // a change of the outcome.
                     if let Some(e) = mock.refusal(url) {
-                        scratch.warnings.push(format!("rule `{}`: {e}", rule.id));
+                        scratch.warnings.push(format!("rule `{}`: {e}", rule.id()));
                     }
                     return None;
                 }
@@ -79,7 +79,7 @@ impl<'a> Run<'a> {
     /// Runs an effect as written.
     fn run_effect(
         &mut self,
-        rule: &'a RuleHead,
+        rule: &RuleHead<'a>,
         action: &'a Action,
         scratch: &mut Scratch,
         ctx: &mut HookContext,
@@ -95,8 +95,8 @@ impl<'a> Run<'a> {
                     args,
                     shell: *shell,
                     point: self.point.name(),
-                    rule: &rule.id,
-                    timeout: rule.timeout_ms.map(Duration::from_millis),
+                    rule: rule.id(),
+                    timeout: rule.timeout_ms().map(Duration::from_millis),
                     deadline: self.deadline,
                     input: self.loaded.command_input(),
                 };
@@ -122,16 +122,16 @@ impl<'a> Run<'a> {
                     url,
                     include,
                     headers,
-                    rule: &rule.id,
+                    rule: rule.id(),
                     point: self.point.name(),
-                    timeout: rule.timeout_ms.map(Duration::from_millis),
+                    timeout: rule.timeout_ms().map(Duration::from_millis),
                 };
                 // A webhook never changes the outcome, whatever the
                 // rule's failure mode: a delivery it cannot queue is a
                 // warning.
                 if let Err(e) = self.effects.webhooks().post(&post, ctx) {
-                    tracing::warn!(rule = %rule.id, "{e}");
-                    scratch.warnings.push(format!("rule `{}`: {e}", rule.id));
+                    tracing::warn!(rule = %rule.id(), "{e}");
+                    scratch.warnings.push(format!("rule `{}`: {e}", rule.id()));
                 }
             }
             Action::Call(name) => {
@@ -148,7 +148,7 @@ impl<'a> Run<'a> {
                 let line = trace::Trace {
                     file,
                     fields,
-                    rule: &rule.id,
+                    rule: rule.id(),
                     point: self.point.name(),
                 };
                 if let Err(e) = trace::append(self.effects.exec_config(), &line, ctx) {
@@ -174,13 +174,13 @@ impl<'a> Run<'a> {
         let Some(handler) = self.effects.handler(name) else {
             return self.fail(rule, &EffectError::NoHandler(name.to_string()), scratch);
         };
-        let timeout = rule.timeout_ms.map_or(
+        let timeout = rule.timeout_ms().map_or(
             self.effects.exec_config().default_timeout,
             Duration::from_millis,
         );
         let handler = Arc::clone(handler);
         self.invoke(
-            ("rule", &rule.id, rule.fail),
+            ("rule", rule.id(), rule.fail()),
             name,
             timeout,
             |ctx| handler.call(ctx),
@@ -198,7 +198,7 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &mut HookContext,
     ) -> Option<Stop> {
-        let timeout = rule.timeout_ms.map_or(
+        let timeout = rule.timeout_ms().map_or(
             self.effects.exec_config().default_timeout,
             Duration::from_millis,
         );
@@ -219,7 +219,7 @@ impl<'a> Run<'a> {
                     scratch.backup.keep(before);
                     scratch.invalidate();
                 }
-                self.act(&rule.id, action, scratch, ctx)
+                self.act(rule.id(), action, scratch, ctx)
             }
             Err(e) => {
                 *ctx = before;
@@ -289,10 +289,10 @@ impl<'a> Run<'a> {
 
 /// An `info` line about an effect that did not run as written.
 fn note(rule: &RuleHead, point: &str, message: String, scratch: &mut Scratch) {
-    actions::emit_log(LogLevel::Info, &rule.id, point, &message);
+    actions::emit_log(LogLevel::Info, rule.id(), point, &message);
     scratch.logs.push(LogLine {
         level: LogLevel::Info,
-        rule: rule.id.clone(),
+        rule: rule.id().to_owned(),
         message,
     });
 }

@@ -306,16 +306,23 @@ impl<'a> Run<'a> {
 
     /// Why a condition is unknown: its first failed atom, as the warning or
     /// the abort reason says it.
-    pub(super) fn overrun_message(&self, cond: &Cond, scratch: &Scratch) -> String {
-        fn first(cond: &Cond, failed: &dyn Fn(u32) -> bool) -> Option<u32> {
-            match cond {
-                Cond::True => None,
-                Cond::Atom(a) => failed(*a).then_some(*a),
-                Cond::Not(c) => first(c, failed),
-                Cond::All(cs) | Cond::Any(cs) => cs.iter().find_map(|c| first(c, failed)),
+    pub(super) fn overrun_message(&self, cond: CondWords<'_>, scratch: &Scratch) -> String {
+        // The words were read once by the evaluation that gave `None`, and
+        // they were whole up to the failed atom.
+        fn first(cond: CondWords<'_>, failed: &dyn Fn(u32) -> bool, depth: usize) -> Option<u32> {
+            if depth > head::MAX_DEPTH {
+                return None;
+            }
+            match cond.node() {
+                Node::True | Node::Bad(_) => None,
+                Node::Atom(a) => failed(a).then_some(a),
+                Node::Not(c) => first(c, failed, depth + 1),
+                Node::All(cs) | Node::Any(cs) => {
+                    cs.into_iter().find_map(|c| first(c, failed, depth + 1))
+                }
             }
         }
-        let Some(a) = first(cond, &|a| self.has_failed(a, scratch)) else {
+        let Some(a) = first(cond, &|a| self.has_failed(a, scratch), 0) else {
             return "the regex budget is spent".to_string();
         };
         let Some(Some(overrun)) = scratch.failures.get(a as usize) else {
@@ -574,7 +581,7 @@ impl<'a> Run<'a> {
     pub(super) fn rate_failed<O: Observer>(
         &mut self,
         index: u32,
-        rule: &'a RuleHead,
+        rule: &RuleHead<'a>,
         counter: u32,
         scratch: &mut Scratch,
         ctx: &HookContext,
@@ -586,7 +593,7 @@ impl<'a> Run<'a> {
             .find(|(c, _)| *c == counter)
             .map(|(_, e)| e.clone())
             .unwrap_or_else(|| StoreError::new("the rate store", "it failed"));
-        if rule.fail == FailMode::Closed {
+        if rule.fail() == FailMode::Closed {
             scratch.fired.push(index);
             obs.fire(index, ctx);
         }
@@ -595,45 +602,96 @@ impl<'a> Run<'a> {
 
     /// Atom `a`'s value, from its field's matchers or on its own.
     #[inline(always)]
-    fn atom_value(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
+    pub(super) fn atom_value(
+        &self,
+        a: u32,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
         match self.point.atom_field(a) {
             NO_FIELD => self.direct_value(a, scratch, ctx),
             f => self.bulk_value(a, f as usize, scratch, ctx),
         }
     }
 
-    /// A condition's value; `None` when it depends on an atom whose regex
-    /// was over the budget (three-valued: `false and unknown` is false,
-    /// `true or unknown` is true, `not unknown` is unknown).
+    /// Rule `rule`'s condition's value, read from its words as it is
+    /// evaluated; `None` when it depends on an atom whose regex was over
+    /// the budget (three-valued: `false and unknown` is false, `true or
+    /// unknown` is true, `not unknown` is unknown). Words that are not a
+    /// condition ([`Node::Bad`], or nested past [`head::MAX_DEPTH`]) mark
+    /// the point corrupted, and read as false.
     pub(super) fn cond(
         &self,
-        cond: &Cond,
+        rule: u32,
+        cond: CondWords<'_>,
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<bool> {
-        match cond {
-            Cond::True => Some(true),
-            Cond::Atom(a) => self.atom_value(*a, scratch, ctx),
-            Cond::Not(c) => self.cond(c, scratch, ctx).map(|v| !v),
-            Cond::All(cs) | Cond::Any(cs) => {
-                // `all` stops at a false operand, `any` at a true one.
-                let decisive = matches!(cond, Cond::Any(_));
-                let mut unknown = false;
-                for c in cs {
-                    // An atom operand (the usual one) is read here rather
-                    // than through another call of `cond`.
-                    let value = match c {
-                        Cond::Atom(a) => self.atom_value(*a, scratch, ctx),
-                        c => self.cond(c, scratch, ctx),
-                    };
-                    match value {
-                        Some(v) if v == decisive => return Some(decisive),
-                        Some(_) => {}
-                        None => unknown = true,
-                    }
-                }
-                (!unknown).then_some(!decisive)
+        // The usual condition, an `all` of atoms or one atom, is read here
+        // rather than through `cond_at`.
+        match cond.node() {
+            Node::All(operands) => self.operands(rule, operands, false, 0, scratch, ctx),
+            Node::Atom(a) => self.atom_value(a, scratch, ctx),
+            _ => self.cond_at(rule, cond, 0, scratch, ctx),
+        }
+    }
+
+    fn cond_at(
+        &self,
+        rule: u32,
+        cond: CondWords<'_>,
+        depth: usize,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        let node = if depth > head::MAX_DEPTH {
+            Node::Bad("a condition nested too deeply")
+        } else {
+            cond.node()
+        };
+        match node {
+            Node::True => Some(true),
+            Node::Atom(a) => self.atom_value(a, scratch, ctx),
+            Node::Not(c) => self.cond_at(rule, c, depth + 1, scratch, ctx).map(|v| !v),
+            Node::All(operands) => self.operands(rule, operands, false, depth, scratch, ctx),
+            Node::Any(operands) => self.operands(rule, operands, true, depth, scratch, ctx),
+            Node::Bad(why) => {
+                self.corrupt(&format!(
+                    "rule `{}` of point `{}`: {why}",
+                    self.point.rule_id(rule),
+                    self.point.name()
+                ));
+                Some(false)
             }
         }
+    }
+
+    /// The value of an `all` (`decisive` false: it stops at a false
+    /// operand) or an `any` (`decisive` true: it stops at a true one).
+    fn operands(
+        &self,
+        rule: u32,
+        operands: Operands<'_>,
+        decisive: bool,
+        depth: usize,
+        scratch: &mut Scratch,
+        ctx: &HookContext,
+    ) -> Option<bool> {
+        let mut unknown = false;
+        let mut rest = operands;
+        while let Some(operand) = rest.next_operand() {
+            // An atom operand (the usual one) is read here rather than
+            // through another call of `cond_at`.
+            let value = match operand {
+                Ok(a) => self.atom_value(a, scratch, ctx),
+                Err(c) => self.cond_at(rule, c, depth + 1, scratch, ctx),
+            };
+            match value {
+                Some(v) if v == decisive => return Some(decisive),
+                Some(_) => {}
+                None => unknown = true,
+            }
+        }
+        (!unknown).then_some(!decisive)
     }
 }

@@ -71,11 +71,12 @@ use crate::effects::{
 };
 use crate::fql::split_component;
 use crate::ir::Atom;
-use crate::ir::{Action, Cond, FailMode, LogLevel, NO_FIELD};
+use crate::ir::{Action, FailMode, LogLevel, NO_FIELD};
 use crate::ir::{LuaCode, RateTest};
 pub use crate::schema::PointId;
 use crate::schema::PointKind;
 use crate::store::{Counter, RateStore, StoreError};
+use crate::table::layout::head::{self, CondWords, Node, Operands};
 use crate::table::layout::point::{GroupRules, Point, PointSlot};
 use crate::table::regexes::{self, Matching};
 use crate::table::rule::RuleHead;

@@ -82,7 +82,9 @@
 //! back with one allocation, not one per string); version 21 splits each
 //! rule's blob in two: a head (target, condition, failure mode) decoded
 //! when the rule is a candidate, and a body (actions, origins) decoded
-//! when it fires. A
+//! when it fires; version 22 lays each rule's head out in words, read in
+//! place at every candidate (`layout::head`), with the point's target
+//! names in a list of their own. A
 //! table of an older version is refused with [`LoadErrorKind::Version`],
 //! never misread.
 //!
@@ -109,7 +111,7 @@ use std::ops::Range;
 pub const LABEL: &[u8; 12] = b"hookc-table\0";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 21;
+pub const VERSION: u32 = 22;
 
 /// The endianness check value, written native-endian.
 pub(super) const ENDIAN_CHECK: u32 = 0xFEFF;

@@ -1,36 +1,18 @@
-//! A rule as a loaded table decodes it: in two parts, each the first
-//! time a dispatch needs it.
+//! A rule as a loaded table reads it: in two parts.
 //!
-//! A dispatch decodes the [`RuleHead`] of every candidate: what decides
+//! A dispatch reads the [`RuleHead`] of every candidate: what decides
 //! whether the rule fires (its target, whether it is enabled, its
-//! condition) and how a failure is taken. The [`RuleBody`] (its actions,
-//! and where it and each atom of its condition were written) is decoded
+//! condition) and how a failure is taken. It is laid out in words and
+//! read in place ([`layout::head`](super::layout::head)): a view of the
+//! table's bytes, nothing decoded. The [`RuleBody`] (its actions, and
+//! where it and each atom of its condition were written) is a blob of the
+//! point block (see [`layout::point`](super::layout::point)), decoded
 //! only when the rule fires, or when a tool reads the whole program: a
 //! hook process answering one event decodes the actions of the rules that
-//! fire, not of every rule it tests. Both are blobs of the point block
-//! (see [`layout::point`](super::layout::point)).
+//! fire, and nothing of the rules it tests.
 
-use crate::{fql, ir};
-
-/// What a dispatch reads of a rule to decide whether it fires.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct RuleHead {
-    /// The rule's id (held in words beside the blob).
-    pub(crate) id: String,
-    /// Its FQL target.
-    pub(crate) target: fql::FqlPattern,
-    /// Disabled rules are kept (for `inspect`) but never run.
-    pub(crate) enabled: bool,
-    /// What a failing effect (or an overrun regex) does.
-    pub(crate) fail: ir::FailMode,
-    /// Timeout for effects, in milliseconds.
-    pub(crate) timeout_ms: Option<u64>,
-    /// The ANDed `when`/`unless` lines.
-    pub(crate) cond: ir::Cond,
-    /// The atom that triggers the rule, if any: for the tools (a dispatch
-    /// reads the triggers from the point block's words).
-    pub(crate) trigger: Option<u32>,
-}
+use crate::ir;
+pub(crate) use crate::table::layout::head::RuleHead;
 
 /// What a rule does, and where it was written: read when it fires.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,38 +25,41 @@ pub(crate) struct RuleBody {
     pub(crate) cond_origins: Vec<ir::Origin>,
 }
 
-impl RuleHead {
+impl RuleHead<'_> {
     /// The rule in the IR, from its two parts and its priority (held in
-    /// words beside the blobs). Every field is named on both sides: a field
-    /// added to the IR does not compile until the format says which part
-    /// holds it.
-    pub(crate) fn into_rule(self, priority: i32, body: RuleBody) -> ir::Rule {
-        let RuleHead {
-            id,
-            target,
-            enabled,
-            fail,
-            timeout_ms,
-            cond,
-            trigger,
-        } = self;
+    /// words beside them), every part checked: its id and names text, its
+    /// condition and trigger on the point's `atoms`. Every field of the
+    /// body is named: a field added to the IR does not compile until the
+    /// format says which part holds it.
+    pub(crate) fn into_rule(
+        self,
+        priority: i32,
+        atoms: u32,
+        body: RuleBody,
+    ) -> Result<ir::Rule, String> {
         let RuleBody {
             actions,
             origin,
             cond_origins,
         } = body;
-        ir::Rule {
-            id,
-            target,
+        let trigger = self.trigger();
+        if trigger.is_some_and(|a| a >= atoms) {
+            return Err("a trigger out of range".to_string());
+        }
+        let id = std::str::from_utf8(self.id_bytes()).map_err(|_| "an id that is not text")?;
+        let target = self.target().to_owned();
+        Ok(ir::Rule {
+            id: id.to_string(),
+            target: target.ok_or("a target name that is not text")?,
             priority,
-            enabled,
-            fail,
-            timeout_ms,
-            cond,
+            enabled: self.enabled(),
+            fail: self.fail(),
+            timeout_ms: self.timeout_ms(),
+            cond: self.cond().to_ir(atoms)?,
             actions,
             origin,
             cond_origins,
             trigger,
-        }
+        })
     }
 }

@@ -302,35 +302,88 @@ fn a_rules_body_is_decoded_when_it_first_fires() {
     assert!(table.validate().is_err());
 }
 
-/// A rule's head (its condition) is decoded when the rule is first a
-/// candidate: one that does not decode ends that dispatch with an abort
-/// that names it, whether or not the rule would match.
-#[test]
-fn a_rules_head_is_decoded_when_it_is_first_a_candidate() {
+/// The sample table with rule `a`'s timeout set to a marker, its bytes,
+/// and where the words of its head start (five words before the marker's
+/// low word: the flags, then the target's four segments).
+fn sample_with_head_marked(cond: Cond) -> (Vec<u8>, usize) {
+    const MARKER: u64 = 0x5a5a_1234_7e7e_abcd;
     let mut program = sample();
-    // A timeout of `u64::MAX` is `Some` (1) and ten varint bytes in the
-    // head; a last byte with its high bit set makes the varint run on.
-    program.points[0].rules[0].timeout_ms = Some(u64::MAX);
+    program.points[0].rules[0].timeout_ms = Some(MARKER);
+    program.points[0].rules[0].cond = cond;
     let bytes = Table::from_program(program).unwrap().to_bytes();
-    let mut varint = vec![1];
-    varint.extend([0xff; 9]);
-    varint.push(0x01);
-    let at = bytes
-        .windows(varint.len())
-        .position(|w| w == varint.as_slice())
-        .unwrap();
-    let mut crafted = bytes.clone();
-    crafted[at + varint.len() - 1] = 0xff;
+    let mut marker = (MARKER as u32).to_ne_bytes().to_vec();
+    marker.extend(((MARKER >> 32) as u32).to_ne_bytes());
+    let at = bytes.windows(8).position(|w| w == marker).unwrap();
+    (bytes, at - 4 * 5)
+}
+
+/// `bytes` with the word at `at` set to `word`, resealed.
+fn with_word(bytes: &[u8], at: usize, word: u32) -> Vec<u8> {
+    let mut crafted = bytes.to_vec();
+    crafted[at..at + 4].copy_from_slice(&word.to_ne_bytes());
     super::encoding::reseal(&mut crafted).unwrap();
-    let table = Table::from_bytes(&crafted).unwrap();
+    crafted
+}
+
+/// A rule's head is read in place when the rule is a candidate: one that
+/// does not read (flag bits without a meaning) ends that dispatch with an abort that
+/// names it, whether or not the rule would match, and `validate` finds
+/// it at once.
+#[test]
+fn a_rules_head_is_read_when_it_is_a_candidate() {
+    let (bytes, head) = sample_with_head_marked(Cond::Atom(0));
+    let table = Table::from_bytes(&bytes).unwrap();
+    assert_eq!(dispatch_tool(&table, "exec").1.as_deref(), Some("no"));
+    // Trigger bits without the trigger flag (rule `a` is enabled and has
+    // a timeout: bits 0 and 2).
+    let table = Table::from_bytes(&with_word(&bytes, head, 1 << 9 | 0b101)).unwrap();
     for tool in ["read", "exec"] {
         let reason = dispatch_tool(&table, tool).1.unwrap_or_default();
-        assert!(
-            reason.starts_with("corrupted table: rule `a` of point `tool.pre_execute`"),
-            "{tool}: {reason}"
+        assert_eq!(
+            reason,
+            "corrupted table: rule `a` of point `tool.pre_execute`: a rule head whose flags do not read",
+            "{tool}"
         );
     }
     assert!(table.validate().is_err());
+}
+
+/// A condition is checked as it is evaluated: nested past the limit, it
+/// ends the dispatch that reaches that deep with an abort, never a stack
+/// overflow, and `validate` finds it. A short-circuited operand is not
+/// read.
+#[test]
+fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
+    // `all(true × 300)`, then made `not not … true`, 300 deep, in its
+    // place: the words a hostile table would hold.
+    let n = 300u32;
+    let (bytes, head) = sample_with_head_marked(Cond::All(vec![Cond::True; n as usize]));
+    let cond = head + 4 * 7;
+    let mut crafted = bytes.clone();
+    for k in 0..n {
+        let at = cond + 4 * k as usize;
+        crafted[at..at + 4].copy_from_slice(&(2 << 29 | (n - k)).to_ne_bytes());
+    }
+    super::encoding::reseal(&mut crafted).unwrap();
+    let table = Table::from_bytes(&crafted).unwrap();
+    let reason = dispatch_tool(&table, "exec").1.unwrap_or_default();
+    assert!(
+        reason
+            == "corrupted table: rule `a` of point `tool.pre_execute`: a condition nested too deeply",
+        "{reason}"
+    );
+    let err = table.validate().unwrap_err().to_string();
+    assert!(err.contains("nested deeper than 256"), "{err}");
+
+    // `any(atom 0, <an unknown node>)`: read only when the atom is false.
+    let (bytes, head) = sample_with_head_marked(Cond::Any(vec![Cond::Atom(0), Cond::True]));
+    let table = Table::from_bytes(&with_word(&bytes, head + 4 * 9, 7 << 29)).unwrap();
+    assert_eq!(dispatch_tool(&table, "exec").1.as_deref(), Some("no"));
+    let reason = dispatch_tool(&table, "read").1.unwrap_or_default();
+    assert_eq!(
+        reason,
+        "corrupted table: rule `a` of point `tool.pre_execute`: an unknown kind of condition node"
+    );
 }
 
 #[test]
@@ -622,30 +675,6 @@ fn inconsistent_programs_are_rejected() {
     let copy = unsorted.points[0].clone();
     unsorted.points.push(copy);
     assert!(Table::from_program(unsorted).is_err());
-}
-
-#[test]
-fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
-    // Encode a marker condition, then splice a 100,000-deep `not not … true`
-    // into its place: the bytes a hostile table would hold.
-    let marker = 123_456_789;
-    let mut rule = sample().points[0].rules[1].clone();
-    rule.cond = Cond::Atom(marker);
-    let body = super::wire::write_rule_head(&rule);
-    // In the wire form, `Cond::Atom(n)` is variant 1 then `n` as a varint;
-    // `Cond::Not` is variant 2 before its operand, `Cond::True` variant 0.
-    let mut encoded = vec![1];
-    encoded.extend(postcard::to_allocvec(&marker).unwrap());
-    let at = body
-        .windows(encoded.len())
-        .position(|w| w == encoded.as_slice())
-        .unwrap();
-    let mut crafted = body[..at].to_vec();
-    crafted.extend(std::iter::repeat_n(2, 100_000));
-    crafted.push(0);
-    crafted.extend_from_slice(&body[at + encoded.len()..]);
-    let err = super::wire::read_rule_head(&crafted).unwrap_err();
-    assert!(err.contains("nested too deeply"), "{err}");
 }
 
 /// Everything a host and a tool do with a table: dispatch at each point of

@@ -3,12 +3,13 @@
 //! target says.
 //!
 //! A load checks the meta block ([`points`], [`rates`]); a dispatch checks
-//! each part of a rule and each atom it decodes ([`rule_head`],
-//! [`rule_body`], [`atom`]); [`program`] checks a whole decoded program,
+//! each rule body and atom it decodes ([`rule_body`], [`atom`]; a rule's
+//! head, in words, is checked as it is read: module
+//! [`layout::head`](super::layout::head)); [`program`] checks a whole decoded program,
 //! every index against every other
 //! ([`Table::validate`](super::Table::validate)).
 
-use super::rule::{RuleBody, RuleHead};
+use super::rule::RuleBody;
 use super::wire::Meta;
 use super::LoadError;
 use crate::fql::Segment;
@@ -20,6 +21,9 @@ use std::collections::HashMap;
 
 /// Deepest condition or expression nesting accepted.
 pub(crate) const MAX_NESTING: usize = 256;
+
+// A rule's condition, read from its words, nests as deep as a decoded one.
+const _: () = assert!(MAX_NESTING == super::layout::head::MAX_DEPTH);
 
 pub(super) fn program(program: &Program, dfas: &[super::LazyDfa<'_>]) -> Result<(), LoadError> {
     for pair in program.points.windows(2) {
@@ -143,12 +147,6 @@ fn rule(rule: &Rule, atoms: usize, regexes: usize, files: usize) -> Result<(), L
     )
     .map_err(in_rule)?;
     actions(&rule.actions, regexes)
-}
-
-/// A rule's head as a dispatch decodes it: its condition names atoms of
-/// its point (`atoms` of them).
-pub(super) fn rule_head(head: &RuleHead, atoms: usize) -> Result<(), LoadError> {
-    cond(&head.cond, atoms, 0)
 }
 
 /// A rule's body as a dispatch decodes it: its actions name regexes that

@@ -4,9 +4,11 @@
 //! words, 4-byte aligned like every section of the table, so a loaded
 //! table reads its indexes where they lie: nothing is decoded at load but
 //! a small meta block, and a dispatch touches only the words of its point.
-//! What is too rich for words (a rule's condition and actions, an atom, a
-//! field path) is a postcard blob of its own, decoded the first time a
-//! dispatch needs it (module [`point`](self::point)).
+//! A rule's head (its target, flags and condition) is words too, read at
+//! every candidate (module [`head`](self::head)). What is too rich for
+//! words (a rule's actions, an atom, a field path) is a postcard blob of
+//! its own, decoded the first time a dispatch needs it (module
+//! [`point`](self::point)).
 //!
 //! # Blocks
 //!
@@ -38,6 +40,7 @@
 //! regex-automata lays out its DFAs, cost one bounds check per access and
 //! nothing at load.
 
+pub(crate) mod head;
 pub(crate) mod point;
 pub(crate) mod program;
 pub(crate) mod strtable;
@@ -197,6 +200,13 @@ impl<'a> Block<'a> {
     pub(crate) fn byte_list(&self, i: u32, n: usize) -> Result<ByteList, LayoutError> {
         let (offsets, bytes) = self.lists(i, n)?;
         Ok(ByteList { offsets, bytes })
+    }
+
+    /// Slot `i` as byte strings, however many it holds.
+    pub(crate) fn byte_list_any(&self, i: u32) -> Result<ByteList, LayoutError> {
+        let range = self.slot(i)?;
+        let n = at(self.section, &range).first().copied().unwrap_or(0);
+        self.byte_list(i, n as usize)
     }
 
     /// The offsets and the items of a list structure in slot `i`.

@@ -2,28 +2,31 @@
 //! out in words and read in place.
 //!
 //! In words, because a dispatch reads them before it knows which rules it
-//! will run: the rules' priorities and ids, the atom → field map, the
-//! trigger lists, the FQL index (a hash table per key kind, and the rule
-//! lists of each group), and per field its equality table, its DFA's
-//! atoms, its literals and their search (anchors, lengths, a hash table of
-//! the literals). As postcard blobs, decoded the first time a dispatch
-//! needs them and kept: each rule's head, its target and condition
-//! (decoded when the rule is a candidate), and its body, its actions and
-//! origins (decoded when it fires: see [`rule`](crate::table::rule)),
-//! each atom (decoded when it is evaluated on its own; most are decided
+//! will run: the rules' priorities and ids, each rule's head (its target,
+//! flags and condition, read at every candidate: module
+//! [`head`](super::head)) and the target names the heads refer to, the
+//! atom → field map, the trigger lists, the FQL index (a hash table per
+//! key kind, and the rule lists of each group), and per field its
+//! equality table, its DFA's atoms, its literals and their search
+//! (anchors, lengths, a hash table of the literals). As postcard blobs,
+//! decoded the first time a dispatch needs them and kept: each rule's
+//! body, its actions and origins (decoded when it fires: see
+//! [`rule`](crate::table::rule)), each atom (decoded when it is evaluated on its own; most are decided
 //! by the field matchers and never are), each field's path (decoded with
 //! the point).
 //!
 //! A load slices what a dispatch reads at every candidate, atom and hit
-//! (the priorities, the atom → field map, the triggers, the FQL groups,
-//! and each field block's tables and lists) into a [`PointSlot`], so a
+//! (the priorities, the heads, ids and names, the atom → field map, the
+//! triggers, the FQL groups, and each field block's tables and lists)
+//! into a [`PointSlot`], so a
 //! dispatch indexes slices and checks no range; it decodes none of the
 //! blobs. The first dispatch of a point checks its block's checksum (only
 //! then are the slices read), reads the rest of its header and decodes
 //! its field paths, then what its candidates need: a hook process
-//! answering one event decodes a handful of rules whatever the table
-//! holds.
+//! answering one event decodes the bodies of the rules that fire and the
+//! atoms evaluated on their own, whatever the table holds.
 
+use super::head;
 use super::strtable::{StrTable, TableView};
 use super::{at, Block, BlockWriter, ByteList, Csr, CsrView, LayoutError, Words};
 use crate::ir;
@@ -42,9 +45,10 @@ mod slot {
     pub(super) const PRIORITIES: u32 = 1;
     /// R strings: each rule's id.
     pub(super) const IDS: u32 = 2;
-    /// R blobs: each rule's head (its target, condition and failure
-    /// mode), decoded when the rule is a candidate.
-    pub(super) const RULES: u32 = 3;
+    /// R lists: each rule's head (its target, condition and failure
+    /// mode), read in place when the rule is a candidate (module
+    /// [`head`](super::super::head)).
+    pub(super) const HEADS: u32 = 3;
     /// A blobs: each atom.
     pub(super) const ATOMS: u32 = 4;
     /// A words: the field that computes each atom, or `NO_FIELD`.
@@ -69,7 +73,9 @@ mod slot {
     /// R blobs: each rule's body (its actions and origins), decoded when
     /// the rule fires.
     pub(super) const BODIES: u32 = 14;
-    pub(super) const LEN: u32 = 15;
+    /// The target names the heads refer to, each once.
+    pub(super) const NAMES: u32 = 15;
+    pub(super) const LEN: u32 = 16;
 }
 
 /// The words of a group's record: the start and end (in `BUCKET_ITEMS`)
@@ -173,8 +179,10 @@ pub(crate) fn write(point: &ir::PointProgram) -> (PointHead, BlockWriter) {
     let priorities: Vec<u32> = rules.iter().map(|r| r.priority as u32).collect();
     block.words(slot::PRIORITIES, &priorities);
     block.byte_list(slot::IDS, rules.iter().map(|r| r.id.as_bytes()));
-    let heads: Vec<Vec<u8>> = rules.iter().map(wire::write_rule_head).collect();
-    block.byte_list(slot::RULES, heads.iter().map(Vec::as_slice));
+    let mut names = head::Names::default();
+    let heads: Vec<Vec<u32>> = rules.iter().map(|r| head::write(r, &mut names)).collect();
+    block.csr(slot::HEADS, heads.iter().map(Vec::as_slice));
+    block.byte_list(slot::NAMES, names.names.iter().map(|n| n.as_bytes()));
     let bodies: Vec<Vec<u8>> = rules.iter().map(wire::write_rule_body).collect();
     block.byte_list(slot::BODIES, bodies.iter().map(Vec::as_slice));
     let atom_blobs: Vec<Vec<u8>> = atoms.iter().map(wire::write_atom).collect();
@@ -316,8 +324,6 @@ fn write_field(f: &ir::FieldMatcher, atoms: &[ir::Atom]) -> BlockWriter {
 /// atom's blob, a target's group).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PointLayout {
-    ids: ByteList,
-    rules: ByteList,
     bodies: ByteList,
     atoms: ByteList,
     exact: Keyed,
@@ -335,6 +341,9 @@ struct Hot<'a> {
     /// The group of `*::*`.
     any: u32,
     priorities: &'a [u32],
+    /// Each rule's head words, and the ids and names they refer to.
+    heads: CsrView<'a>,
+    head_strings: head::HeadStrings<'a>,
     atom_field: &'a [u32],
     triggers: CsrView<'a>,
     buckets: &'a [u32],
@@ -399,6 +408,13 @@ impl<'a> Hot<'a> {
         Ok(Hot {
             any: block.scalar(slot::ANY)?,
             priorities: slice(block.words(slot::PRIORITIES, head.rules as usize)?),
+            heads: block.csr(slot::HEADS, head.rules as usize)?.view(section),
+            head_strings: head::HeadStrings {
+                ids: block
+                    .byte_list(slot::IDS, head.rules as usize)?
+                    .view(section),
+                names: block.byte_list_any(slot::NAMES)?.view(section),
+            },
             // Read as long as they are: a short table answers `NO_FIELD`
             // and no trigger past its end, and `Table::validate` says so.
             atom_field: slice(block.slot(slot::ATOM_FIELD)?),
@@ -460,8 +476,6 @@ impl PointLayout {
             })
         };
         Ok(PointLayout {
-            ids: block.byte_list(slot::IDS, r)?,
-            rules: block.byte_list(slot::RULES, r)?,
             bodies: block.byte_list(slot::BODIES, r)?,
             atoms: block.byte_list(slot::ATOMS, a)?,
             exact: keyed(slot::EXACT, "the exact targets")?,
@@ -577,16 +591,6 @@ pub(crate) struct Refs<'a> {
 /// A rule or atom decoded on first use, or why it does not decode.
 type Decoded<T> = OnceLock<Result<Box<T>, Box<str>>>;
 
-/// A rule's head once decoded, and the cell of its body, decoded when the
-/// rule first fires. The body's cell lives with the head rather than in
-/// a list of its own: a point's first dispatch then makes one cell per
-/// rule, as it did before rules had bodies.
-#[derive(Debug)]
-struct DecodedRule {
-    head: RuleHead,
-    body: Decoded<RuleBody>,
-}
-
 /// A point as a loaded table keeps it: its head, where its block is, its
 /// hot slots, and what its dispatches have read of it so far.
 #[derive(Debug)]
@@ -614,7 +618,8 @@ pub(crate) struct PointState {
     paths: Vec<ir::FieldPath>,
     /// The roots of those paths, one bit per root ([`ir::Root::bit`]).
     field_roots: u32,
-    rules: Box<[Decoded<DecodedRule>]>,
+    /// Each rule's body, decoded when the rule first fires.
+    bodies: Box<[Decoded<RuleBody>]>,
     atoms: Box<[Decoded<ir::Atom>]>,
     searches: Box<[OnceLock<Option<LiteralSearch>>]>,
 }
@@ -672,7 +677,7 @@ impl<'a> PointSlot<'a> {
             layout: PointLayout::default(),
             paths: Vec::new(),
             field_roots: 0,
-            rules: Box::new([]),
+            bodies: Box::new([]),
             atoms: Box::new([]),
             searches: Box::new([]),
         }));
@@ -738,7 +743,7 @@ impl PointState {
             .map_err(|e| fail(&format!("a field path: {e}")))?;
         Ok(PointState {
             field_roots: paths.iter().fold(0, |roots, p| roots | p.root.bit()),
-            rules: cells(head.rules as usize),
+            bodies: cells(head.rules as usize),
             atoms: cells(head.atoms as usize),
             searches: cells(head.fields as usize),
             paths,
@@ -825,65 +830,34 @@ impl<'a> Point<'a> {
     }
 
     /// Rule `i`'s id (empty when the table holds no text there: such a
-    /// rule does not decode, see [`rule`](Self::rule)).
+    /// rule does not read, see [`rule`](Self::rule)).
     pub(crate) fn rule_id(&self, i: u32) -> &'a str {
-        self.state
-            .layout
-            .ids
-            .text(self.slot.section, i as usize)
-            .unwrap_or("")
+        std::str::from_utf8(self.hot.head_strings.ids.get(i as usize)).unwrap_or("")
     }
 
-    /// Rule `i`'s head, decoded on first use; `Err` says why it does not
-    /// decode. Inlined: after the first use it is a load and a test.
+    /// Rule `i`'s head, read in place; `Err` says why it does not read.
+    /// Its condition is checked as it is evaluated (module
+    /// [`head`](super::head)).
     #[inline]
-    pub(crate) fn rule(&self, i: u32) -> Result<&'a RuleHead, &'a str> {
-        self.decoded_rule(i).map(|r| &r.head)
+    pub(crate) fn rule(&self, i: u32) -> Result<RuleHead<'a>, String> {
+        RuleHead::read(self.hot.heads.get(i as usize), &self.hot.head_strings, i)
+            .map_err(|e| self.rule_error(i, e.to_string()))
     }
 
     /// Rule `i`'s body (its actions and origins), decoded the first time
-    /// the rule fires; `Err` says why it (or its head) does not decode.
-    /// Inlined, as [`rule`](Self::rule) is: a rule that fires is asked for
-    /// its body at every dispatch.
+    /// the rule fires; `Err` says why it does not decode. Inlined: a rule
+    /// that fires is asked for its body at every dispatch, and after the
+    /// first it is a load and a test.
     #[inline]
     pub(crate) fn body(&self, i: u32) -> Result<&'a RuleBody, &'a str> {
-        self.decoded_rule(i)?
-            .body
+        self.state
+            .bodies
+            .get(i as usize)
+            .ok_or("a rule index out of range")?
             .get_or_init(|| self.decode_body(i).map(Box::new).map_err(Into::into))
             .as_ref()
             .map(|b| &**b)
             .map_err(|e| &**e)
-    }
-
-    /// Rule `i`'s head and the cell of its body.
-    #[inline]
-    fn decoded_rule(&self, i: u32) -> Result<&'a DecodedRule, &'a str> {
-        let cell = self
-            .state
-            .rules
-            .get(i as usize)
-            .ok_or("a rule index out of range")?;
-        cell.get_or_init(|| {
-            self.decode_head(i)
-                .map(|head| {
-                    Box::new(DecodedRule {
-                        head,
-                        body: OnceLock::new(),
-                    })
-                })
-                .map_err(Into::into)
-        })
-        .as_ref()
-        .map(|r| &**r)
-        .map_err(|e| &**e)
-    }
-
-    /// Rule `i`'s head decoded and checked against what it may refer to.
-    fn decode_head(&self, i: u32) -> Result<RuleHead, String> {
-        let head = self.read_head(i)?;
-        validate::rule_head(&head, self.slot.head.atoms as usize)
-            .map_err(|e| self.rule_error(i, e.to_string()))?;
-        Ok(head)
     }
 
     /// Rule `i`'s body decoded and checked against what it may refer to.
@@ -894,32 +868,18 @@ impl<'a> Point<'a> {
         Ok(body)
     }
 
-    /// Rule `i`'s head decoded, unchecked.
-    fn read_head(&self, i: u32) -> Result<RuleHead, String> {
-        let bytes = self.state.layout.rules.get(self.slot.section, i as usize);
-        let mut head = wire::read_rule_head(bytes).map_err(|e| self.rule_error(i, e))?;
-        let id = self.state.layout.ids.text(self.slot.section, i as usize);
-        head.id = id
-            .ok_or_else(|| {
-                format!(
-                    "rule {i} of point `{}`: an id that is not text",
-                    self.slot.head.name
-                )
-            })?
-            .to_string();
-        Ok(head)
-    }
-
     /// Rule `i`'s body decoded, unchecked.
     fn read_body(&self, i: u32) -> Result<RuleBody, String> {
         let bytes = self.state.layout.bodies.get(self.slot.section, i as usize);
         wire::read_rule_body(bytes).map_err(|e| self.rule_error(i, e))
     }
 
-    /// Rule `i` whole, decoded and unchecked (for the tools).
+    /// Rule `i` whole, its condition checked, its body unchecked (for the
+    /// tools).
     fn read_rule(&self, i: u32) -> Result<ir::Rule, String> {
-        let (head, body) = (self.read_head(i)?, self.read_body(i)?);
-        Ok(head.into_rule(self.priority(i), body))
+        let (head, body) = (self.rule(i)?, self.read_body(i)?);
+        head.into_rule(self.priority(i), self.slot.head.atoms, body)
+            .map_err(|e| self.rule_error(i, e))
     }
 
     fn rule_error(&self, i: u32, e: String) -> String {

@@ -1,8 +1,8 @@
 //! The wire form of what a table keeps as postcard blobs: the meta block
 //! (the program's small parts, read whole at load), and each rule, atom
 //! and field path of a point block (decoded the first time a dispatch
-//! needs it). The indexes and matchers are laid out in words instead
-//! ([`layout`](super::layout)).
+//! needs it). The indexes, the matchers and the rules' heads are laid out
+//! in words instead ([`layout`](super::layout)).
 //!
 //! The IR ([`crate::ir`]) is the compiler's and the runtime's working
 //! shape, free to change with them; these types are the format's, one per
@@ -10,9 +10,11 @@
 //! the order it holds them. Each is a serde *remote* definition of its IR
 //! type (`#[serde(remote = "ir::Atom")]`): serde writes an IR value through
 //! it and reads one back straight into the IR, with no copy in between. A
-//! rule is written from [`ir::Rule`] in two parts and read back into the
-//! table's [`RuleHead`] and [`RuleBody`], which
-//! [`RuleHead::into_rule`] makes a rule again (`rules`).
+//! rule's body is written from [`ir::Rule`] and read back into the
+//! table's [`RuleBody`] (`rules`); its head is words
+//! ([`layout::head`](super::layout::head)), and
+//! [`RuleHead::into_rule`](crate::table::rule::RuleHead::into_rule) makes
+//! the two a rule again.
 //! Bytes that decode but make no IR value (a JSON constant that does not
 //! parse) are an error, never a panic.
 //!
@@ -25,8 +27,8 @@
 //! variant changes the bytes: bump [`VERSION`](super::encoding::VERSION)
 //! and bless the golden tables (`tests/golden/`).
 //!
-//! By what they describe: the meta block (this module), rules and
-//! conditions (`rules`), atoms and expressions (`expr`), actions
+//! By what they describe: the meta block (this module), rules' bodies
+//! (`rules`), atoms and expressions (`expr`), actions
 //! (`actions`), the perfect-hash maps of word-set tests (`hash`), the
 //! schema's points (`schema`); `depth` bounds the nesting a crafted table
 //! can make the decoder recurse through.
@@ -41,7 +43,7 @@ mod schema;
 mod tests;
 
 use crate::ir;
-use crate::table::rule::{RuleBody, RuleHead};
+use crate::table::rule::RuleBody;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::marker::PhantomData;
 
@@ -106,18 +108,6 @@ pub(super) fn write_meta(meta: &Meta) -> Vec<u8> {
 /// Reads the meta block.
 pub(super) fn read_meta(bytes: &[u8]) -> Result<Meta, String> {
     from_bytes(bytes, |d| Meta::deserialize(d))
-}
-
-/// Writes a rule's head: its target, condition and failure mode (not its
-/// id and priority, which the point block holds in words).
-pub(super) fn write_rule_head(rule: &ir::Rule) -> Vec<u8> {
-    to_bytes(&rules::HeadOf(rule))
-}
-
-/// Reads a head written by [`write_rule_head`], with an empty id for the
-/// caller to fill in.
-pub(super) fn read_rule_head(bytes: &[u8]) -> Result<RuleHead, String> {
-    from_bytes(bytes, |d| rules::Head::deserialize(d))
 }
 
 /// Writes a rule's body: its actions and origins.
@@ -289,28 +279,6 @@ impl<'de, W: Wire<T>, T> serde::de::DeserializeSeed<'de> for ReadSeed<W, T> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
         W::read(d)
-    }
-}
-
-/// `#[serde(with = "Opt::<W>")]`: an optional value.
-struct Opt<W>(PhantomData<W>);
-
-impl<W> Opt<W> {
-    fn serialize<T, S: Serializer>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error>
-    where
-        W: Wire<T>,
-    {
-        match value {
-            Some(value) => s.serialize_some(&Written::<W, T>(value, PhantomData)),
-            None => s.serialize_none(),
-        }
-    }
-
-    fn deserialize<'de, T, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error>
-    where
-        W: Wire<T>,
-    {
-        Ok(Option::<Read<W, T>>::deserialize(d)?.map(|value| value.0))
     }
 }
 

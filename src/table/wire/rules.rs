@@ -1,11 +1,10 @@
-//! The wire form of rules: a head (target, condition) a dispatch decodes
-//! for every candidate, and a body (actions, origins) decoded when the
-//! rule fires.
+//! The wire form of a rule's body (actions, origins), decoded when the
+//! rule fires. Its head (target, condition) is laid out in words
+//! ([`layout::head`](crate::table::layout::head)).
 
-use super::depth::DepthGuard;
-use super::{actions, wire_of, Boxed, One, Opt, Seq, Wire};
-use crate::{fql, ir};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use super::{actions, wire_of, One, Seq};
+use crate::ir;
+use serde::{Deserialize, Serialize, Serializer};
 
 /// One part of a rule in the format, from one list of its fields:
 /// `$written` writes the part of an [`ir::Rule`] (serde's remote derive;
@@ -45,25 +44,6 @@ macro_rules! rule_part {
 }
 
 rule_part! {
-    /// A rule's head, to write: what a dispatch decodes for every
-    /// candidate. Read back by `Head` into
-    /// [`RuleHead`](crate::table::rule::RuleHead).
-    HeadOf, WrittenHead, Head => "crate::table::rule::RuleHead",
-    skipped { id: String },
-    fields {
-        #[serde(with = "One::<FqlPattern>")]
-        target: fql::FqlPattern,
-        enabled: bool,
-        #[serde(with = "One::<FailMode>")]
-        fail: ir::FailMode,
-        timeout_ms: Option<u64>,
-        #[serde(with = "One::<Cond>")]
-        cond: ir::Cond,
-        trigger: Option<u32>,
-    }
-}
-
-rule_part! {
     /// A rule's body, to write: its actions and origins, decoded when the
     /// rule fires. Read back by `Body` into
     /// [`RuleBody`](crate::table::rule::RuleBody).
@@ -79,14 +59,6 @@ rule_part! {
     }
 }
 
-/// [`ir::FailMode`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "ir::FailMode")]
-pub(super) enum FailMode {
-    Open,
-    Closed,
-}
-
 /// [`ir::Origin`].
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "ir::Origin")]
@@ -96,56 +68,4 @@ pub(super) struct Origin {
     col: u32,
 }
 
-/// [`fql::FqlPattern`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "fql::FqlPattern")]
-pub(super) struct FqlPattern {
-    #[serde(with = "One::<FqlSegment>")]
-    scope: fql::Segment,
-    #[serde(with = "One::<FqlSegment>")]
-    target: fql::Segment,
-    #[serde(with = "Opt::<FqlSegment>")]
-    child: Option<fql::Segment>,
-    #[serde(with = "Opt::<FqlSegment>")]
-    instance: Option<fql::Segment>,
-}
-
-/// [`fql::Segment`].
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "fql::Segment")]
-pub(super) enum FqlSegment {
-    Any,
-    Exact(String),
-}
-
-/// [`ir::Cond`], read behind the nesting limit ([`DepthGuard`]).
-pub(super) struct Cond;
-
-/// [`ir::Cond`]'s variants; [`Cond`] counts the nesting around them.
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "ir::Cond", rename = "Cond")]
-enum CondVariants {
-    True,
-    Atom(u32),
-    Not(#[serde(with = "Boxed::<Cond>")] Box<ir::Cond>),
-    All(#[serde(with = "Seq::<Cond>")] Vec<ir::Cond>),
-    Any(#[serde(with = "Seq::<Cond>")] Vec<ir::Cond>),
-}
-
-impl Wire<ir::Cond> for Cond {
-    fn write<S: Serializer>(value: &ir::Cond, s: S) -> Result<S::Ok, S::Error> {
-        CondVariants::serialize(value, s)
-    }
-
-    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<ir::Cond, D::Error> {
-        let _guard = DepthGuard::enter::<D::Error>()?;
-        CondVariants::deserialize(d)
-    }
-}
-
-wire_of!(
-    FailMode => ir::FailMode,
-    Origin => ir::Origin,
-    FqlPattern => fql::FqlPattern,
-    FqlSegment => fql::Segment,
-);
+wire_of!(Origin => ir::Origin);
