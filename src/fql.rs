@@ -319,22 +319,8 @@ impl FqlPattern {
     /// A component id without `::` is matched as a scope with an empty target,
     /// so only `*::*`-style patterns reach it.
     pub fn matches(&self, component: &str, child: Option<&str>, instance: Option<&str>) -> bool {
-        self.matches_lazily(component, || split_component(component), child, instance)
-    }
-
-    /// [`matches`](Self::matches) asking `split` for the component's parts
-    /// only when the pattern needs them (see
-    /// [`PatternRef::matches_lazily`]).
-    #[inline]
-    pub fn matches_lazily<'c>(
-        &self,
-        component: &'c str,
-        split: impl FnOnce() -> (&'c str, &'c str),
-        child: Option<&str>,
-        instance: Option<&str>,
-    ) -> bool {
         self.borrowed()
-            .matches_lazily(component, split, child, instance)
+            .matches_lazily(component, || split_component(component), child, instance)
     }
 
     /// [`matches`](Self::matches) with the component already split.
@@ -681,7 +667,7 @@ mod tests {
             let pattern = FqlPattern { scope, target, child: None, instance: None };
             let (s, t) = split_component(&component);
             proptest::prop_assert_eq!(
-                pattern.matches_lazily(&component, || split_component(&component), None, None),
+                pattern.borrowed().matches_lazily(&component, || split_component(&component), None, None),
                 pattern.matches_parts(s, t, None, None),
                 "{} on {:?}", pattern, component
             );

@@ -544,6 +544,20 @@ mod tests {
                 );
                 assert_eq!(head.cond().to_ir(8).unwrap(), *cond);
                 assert_eq!(head.id(), "r");
+                // `*::*` answers from its words, as the pattern would.
+                for (component, child, instance) in [
+                    ("builtin::llm", None, None),
+                    ("a::b", Some("c"), Some("d")),
+                    ("plugin::x", Some("y"), None),
+                    ("solo", None, Some("i")),
+                ] {
+                    let split = || crate::fql::split_component(component);
+                    assert_eq!(
+                        head.target_matches(component, split, child, instance),
+                        r.target.matches(component, child, instance),
+                        "{target} on {component} {child:?} {instance:?}"
+                    );
+                }
             }
         }
     }
