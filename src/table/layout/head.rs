@@ -33,8 +33,9 @@
 //! operand to operand and stop at a decisive one without reading the rest.
 //!
 //! A dispatch reads a head as it is ([`RuleHead::read`] checks the fixed
-//! words, the names and the id, a few compares) and a condition as it
-//! evaluates it: a node that reaches past its words, of an unknown kind,
+//! words and that the target's names are in the list, a few compares;
+//! ids and names are compared as bytes, made text only for a message or
+//! a tool) and a condition as it evaluates it: a node that reaches past its words, of an unknown kind,
 //! or nested past [`MAX_DEPTH`] reads as [`Node::Bad`], and the chain
 //! stops as on any corrupted part. [`CondWords::to_ir`] reads a whole
 //! condition, checking every node, for the tools.
@@ -126,6 +127,10 @@ impl<'p> Names<'p> {
 }
 
 /// The head words of `rule`, its target's names added to `names`.
+///
+/// An atom index takes 29 bits in a condition node and 28 beside the
+/// flags: a point holds far fewer atoms (each is a blob of the block,
+/// whose offsets are 32-bit), so neither is cut.
 pub(crate) fn write<'p>(rule: &'p ir::Rule, names: &mut Names<'p>) -> Vec<u32> {
     let mut flags = 0;
     if rule.enabled {
