@@ -230,7 +230,7 @@ impl<'a> Run<'a> {
                 self.report(i..i + 1, Reach::Candidate, obs, scratch, ctx);
                 next = i + 1;
             }
-            let head = match self.point.rule(i) {
+            let rule = &match self.point.rule(i) {
                 Ok(head) => head,
                 Err(why) => {
                     if O::ACTIVE {
@@ -240,7 +240,6 @@ impl<'a> Run<'a> {
                     return;
                 }
             };
-            let rule = &head;
             if !rule.enabled() || live.is_disabled(i) {
                 continue;
             }

@@ -66,6 +66,13 @@ pub(crate) struct HeadStrings<'a> {
     pub(crate) names: Strings<'a>,
 }
 
+impl<'a> HeadStrings<'a> {
+    /// Rule `rule`'s id; empty when the table holds no text there.
+    pub(crate) fn id(&self, rule: u32) -> &'a str {
+        std::str::from_utf8(self.ids.get(rule as usize)).unwrap_or("")
+    }
+}
+
 /// The words before the timeout and the condition.
 const FIXED: usize = 5;
 
@@ -185,8 +192,7 @@ fn write_cond(cond: &ir::Cond, words: &mut Vec<u32>) {
         operands(words);
         let span = super::count(words.len() - at - 1);
         if let Some(w) = words.get_mut(at) {
-            // A span past the payload's bits does not read back: the
-            // compile's own load of the table says so.
+            // 2^29 words would be a 2 GiB condition: never cut either.
             *w = kind << KIND_SHIFT | span.min(PAYLOAD);
         }
     }
@@ -216,23 +222,20 @@ impl<'a> CondWords<'a> {
             return Node::Bad("a condition without its words");
         };
         let payload = word & PAYLOAD;
-        let operands = || self.0.get(1..1 + payload as usize);
-        match word >> KIND_SHIFT {
-            kind::TRUE if payload == 0 => Node::True,
-            kind::ATOM => Node::Atom(payload),
-            kind::NOT => match operands() {
-                Some(words) => Node::Not(CondWords(words)),
-                None => Node::Bad("a condition node that reaches past its rule"),
-            },
-            kind::ALL => match operands() {
-                Some(words) => Node::All(Operands(words)),
-                None => Node::Bad("a condition node that reaches past its rule"),
-            },
-            kind::ANY => match operands() {
-                Some(words) => Node::Any(Operands(words)),
-                None => Node::Bad("a condition node that reaches past its rule"),
-            },
-            _ => Node::Bad("an unknown kind of condition node"),
+        let compound = word >> KIND_SHIFT;
+        match compound {
+            kind::TRUE if payload == 0 => return Node::True,
+            kind::ATOM => return Node::Atom(payload),
+            kind::NOT | kind::ALL | kind::ANY => {}
+            _ => return Node::Bad("an unknown kind of condition node"),
+        }
+        let Some(words) = self.0.get(1..1 + payload as usize) else {
+            return Node::Bad("a condition node that reaches past its rule");
+        };
+        match compound {
+            kind::NOT => Node::Not(CondWords(words)),
+            kind::ALL => Node::All(Operands(words)),
+            _ => Node::Any(Operands(words)),
         }
     }
 
@@ -255,27 +258,19 @@ impl<'a> CondWords<'a> {
         if depth > MAX_DEPTH {
             return Err(format!("a condition nested deeper than {MAX_DEPTH}"));
         }
-        let list = |ops: Operands<'a>| -> Result<Vec<ir::Cond>, String> {
-            let mut out = Vec::new();
-            let mut at = 0;
-            while at < ops.0.len() {
-                let (c, len) = CondWords(ops.0.get(at..).unwrap_or(&[])).read(atoms, depth + 1)?;
-                out.push(c);
-                at += len;
+        // An operand, which must fill the words its node's payload gives it.
+        let operand = |c: CondWords<'a>| -> Result<ir::Cond, String> {
+            match c.read(atoms, depth + 1)? {
+                (cond, len) if len == c.0.len() => Ok(cond),
+                _ => Err("a condition node whose operand does not fill it".to_string()),
             }
-            Ok(out)
         };
+        let list = |ops: Operands<'a>| ops.map(operand).collect::<Result<Vec<_>, _>>();
         Ok(match self.node() {
             Node::True => (ir::Cond::True, 1),
             Node::Atom(a) if a < atoms => (ir::Cond::Atom(a), 1),
             Node::Atom(a) => return Err(format!("atom {a} out of range ({atoms} atoms)")),
-            Node::Not(c) => {
-                let (operand, len) = c.read(atoms, depth + 1)?;
-                if len != c.0.len() {
-                    return Err("a `not` whose operand does not fill it".to_string());
-                }
-                (ir::Cond::Not(Box::new(operand)), 1 + len)
-            }
+            Node::Not(c) => (ir::Cond::Not(Box::new(operand(c)?)), 1 + c.0.len()),
             Node::All(ops) => (ir::Cond::All(list(ops)?), 1 + ops.0.len()),
             Node::Any(ops) => (ir::Cond::Any(list(ops)?), 1 + ops.0.len()),
             Node::Bad(why) => return Err(why.to_string()),
@@ -287,39 +282,41 @@ impl<'a> CondWords<'a> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Operands<'a>(&'a [u32]);
 
+/// How many words a node's operands take after its own: a compound's
+/// payload, none for a leaf.
+#[inline]
+fn reach(word: u32) -> usize {
+    match word >> KIND_SHIFT {
+        kind::NOT | kind::ALL | kind::ANY => (word & PAYLOAD) as usize,
+        _ => 0,
+    }
+}
+
 impl<'a> Operands<'a> {
-    /// The next operand: an atom's index, or else the operand's node and
-    /// the words its payload reaches (cut at the end, where
-    /// [`CondWords::node`] says so).
+    /// The next operand: an atom's index (the usual operand, told from
+    /// its one word), or else the operand's words (see
+    /// [`next`](Iterator::next)).
     #[inline]
     pub(crate) fn next_operand(&mut self) -> Option<Result<u32, CondWords<'a>>> {
-        let (&word, after) = self.0.split_first()?;
-        let payload = word & PAYLOAD;
-        let reach = match word >> KIND_SHIFT {
-            kind::ATOM => {
+        match self.0.split_first()? {
+            (&word, after) if word >> KIND_SHIFT == kind::ATOM => {
                 self.0 = after;
-                return Some(Ok(payload));
+                Some(Ok(word & PAYLOAD))
             }
-            kind::NOT | kind::ALL | kind::ANY => payload as usize,
-            _ => 0,
-        };
-        let (operand, rest) = self.0.split_at((1 + reach).min(self.0.len()));
-        self.0 = rest;
-        Some(Err(CondWords(operand)))
+            _ => self.next().map(Err),
+        }
     }
 }
 
 impl<'a> Iterator for Operands<'a> {
     type Item = CondWords<'a>;
 
-    /// The next operand's words.
+    /// The next operand's words: its node's word and the words its payload
+    /// reaches, cut at the end (where [`CondWords::node`] says so).
+    #[inline]
     fn next(&mut self) -> Option<CondWords<'a>> {
-        let (&word, _) = self.0.split_first()?;
-        let reach = match word >> KIND_SHIFT {
-            kind::NOT | kind::ALL | kind::ANY => (word & PAYLOAD) as usize,
-            _ => 0,
-        };
-        let (operand, rest) = self.0.split_at((1 + reach).min(self.0.len()));
+        let &word = self.0.first()?;
+        let (operand, rest) = self.0.split_at((1 + reach(word)).min(self.0.len()));
         self.0 = rest;
         Some(CondWords(operand))
     }
@@ -374,7 +371,7 @@ impl<'a> RuleHead<'a> {
     /// The rule's id; empty when the table holds no text there (a tool's
     /// read of the rule says so: [`RuleHead::into_rule`]).
     pub(crate) fn id(&self) -> &'a str {
-        std::str::from_utf8(self.id_bytes()).unwrap_or("")
+        self.strings.id(self.rule)
     }
 
     /// The id as the table holds it.

@@ -11,9 +11,9 @@
 //! (anchors, lengths, a hash table of the literals). As postcard blobs,
 //! decoded the first time a dispatch needs them and kept: each rule's
 //! body, its actions and origins (decoded when it fires: see
-//! [`rule`](crate::table::rule)), each atom (decoded when it is evaluated on its own; most are decided
-//! by the field matchers and never are), each field's path (decoded with
-//! the point).
+//! [`rule`](crate::table::rule)), each atom (decoded when it is evaluated
+//! on its own; most are decided by the field matchers and never are),
+//! each field's path (decoded with the point).
 //!
 //! A load slices what a dispatch reads at every candidate, atom and hit
 //! (the priorities, the heads, ids and names, the atom → field map, the
@@ -832,7 +832,7 @@ impl<'a> Point<'a> {
     /// Rule `i`'s id (empty when the table holds no text there: such a
     /// rule does not read, see [`rule`](Self::rule)).
     pub(crate) fn rule_id(&self, i: u32) -> &'a str {
-        std::str::from_utf8(self.hot.head_strings.ids.get(i as usize)).unwrap_or("")
+        self.hot.head_strings.id(i)
     }
 
     /// Rule `i`'s head, read in place; `Err` says why it does not read.
