@@ -348,7 +348,7 @@ const LINEAR_MEMBERS: usize = 8;
 
 /// The member `name` of an object.
 #[inline]
-fn member<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
+pub(crate) fn member<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
     if map.len() <= LINEAR_MEMBERS {
         map.iter().find(|(k, _)| same_name(k, name)).map(|(_, v)| v)
     } else {

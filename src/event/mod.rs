@@ -15,7 +15,7 @@ mod host;
 mod target;
 
 pub use context::{json_eq, HookContext, Principal, Val};
-pub(crate) use context::{member_mut, walk};
+pub(crate) use context::{member, member_mut, walk};
 pub use decode::{check_depth, context, parse, DecodeError, MAX_DEPTH};
 pub use host::HostFacts;
 pub(crate) use target::ContextTarget;

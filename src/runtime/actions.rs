@@ -22,7 +22,13 @@ impl<'a> Run<'a> {
         let regexes = &self.loaded.regexes;
         for (n, action) in actions.iter().enumerate() {
             obs.action(index, n, ctx, self);
-            if let Some(root) = action.edited_root() {
+            let edited = action.edited_root();
+            if let Some(root) = edited {
+                if unchanged_by(action, ctx) {
+                    // Nothing to save and nothing to forget: every memo
+                    // still holds, and no edit is counted.
+                    continue;
+                }
                 scratch.backup.save(root, ctx);
             }
             match action {
@@ -185,7 +191,7 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            if let Some(written) = written(action) {
+            if let Some(written) = edited.map(|root| written(action, root)) {
                 self.forget(written, scratch);
             }
         }
@@ -317,10 +323,26 @@ impl<'a> Run<'a> {
     }
 }
 
-/// What an edit action writes; `None` for the others.
-fn written(action: &Action) -> Option<Written<'_>> {
-    let root = action.edited_root()?;
-    Some(match action {
+/// Whether `action`, an edit, would leave `ctx` as it is: a `meta` key set
+/// to a constant it holds already (rules that mark the same key, one
+/// after another). Other edits are taken as changes.
+#[inline]
+fn unchanged_by(action: &Action, ctx: &HookContext) -> bool {
+    let Action::Meta(key, crate::ir::Expr::Const(value)) = action else {
+        return false;
+    };
+    match (crate::event::member(&ctx.metadata, key), value) {
+        (None, _) => false,
+        // The usual marks, compared inline: JSON equality is a call.
+        (Some(Value::Bool(held)), Value::Bool(new)) => held == new,
+        (Some(Value::String(held)), Value::String(new)) => held == new,
+        (Some(held), new) => held == new,
+    }
+}
+
+/// What an edit action, writing in `root`, writes.
+fn written(action: &Action, root: crate::ir::Root) -> Written<'_> {
+    match action {
         Action::Set(path, _)
         | Action::Rewrite(path, ..)
         | Action::Prepend(path, _)
@@ -329,7 +351,7 @@ fn written(action: &Action) -> Option<Written<'_>> {
         Action::Meta(key, _) => Written::meta(key),
         // `replace`: the whole payload.
         _ => Written::root(root),
-    })
+    }
 }
 
 pub(super) fn emit_log(level: LogLevel, rule: &str, point: &str, message: &str) {

@@ -203,16 +203,23 @@ impl<'a> Run<'a> {
                     hit(a, scratch);
                 }
                 for &a in literal_checks.get(p) {
-                    // Verify each prefiltered atom once per generation
-                    // (`atom_generation` marks it checked).
+                    // Verify each prefiltered atom once per generation:
+                    // the check decides it on the whole text, so it is
+                    // memoized as an atom decided on its own is (which
+                    // also marks it checked).
                     let i = a as usize;
                     if scratch.atom_generation.get(i) == Some(&generation) {
                         continue;
                     }
-                    if let Some(g) = scratch.atom_generation.get_mut(i) {
+                    let found = self.check_found(a, f, text, scratch, ctx);
+                    if let (Some(g), Some(v)) = (
+                        scratch.atom_generation.get_mut(i),
+                        scratch.atom_value.get_mut(i),
+                    ) {
                         *g = generation;
+                        *v = matches!(found, Ok(true));
                     }
-                    match self.check_found(a, f, text, scratch, ctx) {
+                    match found {
                         Ok(true) => hit(a, scratch),
                         Ok(false) => {}
                         Err(overrun) => self.atom_failed(a, overrun, scratch, collect),
@@ -608,6 +615,17 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<bool> {
+        // An atom already decided in this context (on its own, or alone
+        // of its field) is read from its memo here, whatever its field: the
+        // rules after the first that asks it (`tool == "fetch"` shared by a
+        // family of rules) pay a load and a compare, not two calls. A
+        // failed one goes the long way, which says so.
+        let i = a as usize;
+        if scratch.atom_generation.get(i) == Some(&scratch.generation)
+            && !self.has_failed(a, scratch)
+        {
+            return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
+        }
         match self.point.atom_field(a) {
             NO_FIELD => self.direct_value(a, scratch, ctx),
             f => self.bulk_value(a, f as usize, scratch, ctx),

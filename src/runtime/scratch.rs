@@ -689,4 +689,154 @@ hook post on tool.post_execute at builtin::hil { abort "post" }
             assert_eq!(reason(&mut kept), fresh, "{point} {component}");
         }
     }
+
+    /// A `meta` key set to the value it holds already changes nothing: it
+    /// is not counted as an edit, forgets no memo and saves nothing, and
+    /// an abort after it still gives back the context the event had. A
+    /// different value is an edit, and forgets what reads metadata.
+    #[test]
+    fn a_meta_key_set_to_the_value_it_holds_is_not_an_edit() {
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook mark on tool.pre_execute priority 1 {
+    meta seen = true
+}
+hook seen on tool.pre_execute priority 2 {
+    when metadata.seen exists
+    continue
+}
+hook again on tool.pre_execute priority 3 {
+    meta seen = true
+}
+hook stop on tool.pre_execute priority 4 {
+    when payload.stop == true
+    abort "stopped"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let point = &table.program().points[0];
+        let seen = point
+            .atoms
+            .iter()
+            .position(|a| matches!(a, crate::ir::Atom::Exists(path) if path.to_string() == "metadata.seen"))
+            .unwrap();
+        let target = crate::Target::new("a::b");
+        let mut scratch = table.scratch();
+
+        // A fresh event: `mark` writes, `again` writes what is there.
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"stop": false}),
+        );
+        let edits = scratch.edits;
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert_eq!(outcome.kind(), crate::OutcomeKind::Continue);
+        assert_eq!(
+            outcome.fired().collect::<Vec<_>>(),
+            ["mark", "seen", "again"]
+        );
+        assert_eq!(scratch.edits, edits + 2, "the dispatch and `mark`'s edit");
+        assert_eq!(
+            scratch.atom_generation[seen], scratch.generation,
+            "`again` kept the memo of `metadata.seen exists`"
+        );
+        assert_eq!(ctx.metadata.get("seen"), Some(&serde_json::json!(true)));
+
+        // The key is there before the chain: neither write saves it, and
+        // the abort gives back the event's own metadata.
+        let mut ctx = crate::HookContext::new(
+            "tool.pre_execute",
+            "a::b",
+            serde_json::json!({"stop": true}),
+        );
+        ctx.metadata.insert("seen".into(), serde_json::json!(true));
+        ctx.metadata.insert("other".into(), serde_json::json!(1));
+        let before = ctx.metadata.clone();
+        let edits = scratch.edits;
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert_eq!(outcome.kind(), crate::OutcomeKind::Abort);
+        assert_eq!(scratch.edits, edits + 1, "the dispatch alone");
+        assert_eq!(ctx.metadata, before);
+
+        // Another value is an edit: the memo is forgotten, and the abort
+        // restores what the event had.
+        let table = crate::compile_str(
+            "t.hooks",
+            r#"hook mark on tool.pre_execute priority 1 {
+    when metadata.seen exists
+    meta seen = "changed"
+}
+hook stop on tool.pre_execute priority 2 {
+    abort "stopped"
+}
+"#,
+        )
+        .unwrap()
+        .table;
+        let mut scratch = table.scratch();
+        let mut ctx = crate::HookContext::new("tool.pre_execute", "a::b", serde_json::json!({}));
+        ctx.metadata.insert("seen".into(), serde_json::json!(true));
+        let before = ctx.metadata.clone();
+        let edits = scratch.edits;
+        let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+        assert_eq!(outcome.fired().collect::<Vec<_>>(), ["mark", "stop"]);
+        assert_eq!(scratch.edits, edits + 2, "the dispatch and the edit");
+        assert!(scratch.memoized.is_empty(), "the edit forgot the memo");
+        assert_eq!(ctx.metadata, before);
+    }
+
+    /// An atom a field's scan verifies after its literal proposed it (a
+    /// field with more regexes than one DFA takes) is memoized with the
+    /// value the check found, in every dispatch a scratch serves: the
+    /// rules that ask it read that value, not one of an earlier event.
+    #[test]
+    fn an_atom_checked_after_its_literal_reads_what_the_check_found() {
+        let mut source = String::new();
+        for i in 0..80 {
+            source.push_str(&format!(
+                "hook r{i} on tool.pre_execute priority {i} {{\n    when payload.command matches /rm\\s+-rf\\s+\\/data{i}\\b/\n    abort \"r{i}\"\n}}\n"
+            ));
+        }
+        let table = crate::compile_str("t.hooks", &source).unwrap().table;
+        let program = table.program();
+        assert!(
+            program.points[0]
+                .fields
+                .iter()
+                .any(|f| f.literal_checks.iter().any(|c| !c.is_empty())),
+            "the regexes are checked after their literals"
+        );
+        let target = crate::Target::new("a::b");
+        let mut scratch = table.scratch();
+        let mut run = |command: &str| {
+            let mut ctx = crate::HookContext::new(
+                "tool.pre_execute",
+                "a::b",
+                serde_json::json!({ "command": command }),
+            );
+            let outcome = table.dispatch(&mut scratch, "tool.pre_execute", &target, &mut ctx);
+            (
+                outcome.kind(),
+                outcome.fired().map(str::to_string).collect::<Vec<_>>(),
+            )
+        };
+        for _ in 0..2 {
+            assert_eq!(
+                run("rm -rf /data5"),
+                (crate::OutcomeKind::Abort, vec!["r5".to_string()])
+            );
+            // `data5` is there, the regex does not hold.
+            assert_eq!(
+                run("rm -rf /data5x"),
+                (crate::OutcomeKind::Continue, vec![])
+            );
+            assert_eq!(
+                run("rm  -rf  /data5x; rm -rf /data5"),
+                (crate::OutcomeKind::Abort, vec!["r5".to_string()])
+            );
+        }
+    }
 }
