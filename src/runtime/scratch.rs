@@ -423,13 +423,24 @@ impl Scratch {
 mod tests {
     use super::FieldRead;
 
+    /// `source` compiled, and the index of its one point's atom
+    /// `metadata.seen exists`.
+    fn table_with_seen(source: &str) -> (crate::Table, u32) {
+        let table = crate::compile_str("t.hooks", source).unwrap().table;
+        let seen = table.program().points[0]
+            .atoms
+            .iter()
+            .position(|a| matches!(a, crate::ir::Atom::Exists(path) if path.to_string() == "metadata.seen"))
+            .unwrap();
+        (table, u32::try_from(seen).unwrap())
+    }
+
     /// A `meta` edit keeps what does not read metadata (the field scans and
     /// the atoms evaluated one by one); a `set` forgets what reads its field
     /// only, and a later rule sees the new value.
     #[test]
     fn an_edit_forgets_only_the_atoms_that_read_what_it_wrote() {
-        let table = crate::compile_str(
-            "t.hooks",
+        let (table, seen) = table_with_seen(
             r#"hook mark on tool.pre_execute priority 1 {
     when payload.tool == "exec" and payload.n > 1
     meta seen = true
@@ -443,15 +454,8 @@ hook big on tool.pre_execute priority 3 {
     abort "still big"
 }
 "#,
-        )
-        .unwrap()
-        .table;
+        );
         let point = &table.program().points[0];
-        let seen = point
-            .atoms
-            .iter()
-            .position(|a| matches!(a, crate::ir::Atom::Exists(path) if path.to_string() == "metadata.seen"))
-            .unwrap() as u32;
         let field = |text: &str| {
             point
                 .fields
@@ -696,8 +700,7 @@ hook post on tool.post_execute at builtin::hil { abort "post" }
     /// different value is an edit, and forgets what reads metadata.
     #[test]
     fn a_meta_key_set_to_the_value_it_holds_is_not_an_edit() {
-        let table = crate::compile_str(
-            "t.hooks",
+        let (table, seen) = table_with_seen(
             r#"hook mark on tool.pre_execute priority 1 {
     meta seen = true
 }
@@ -713,15 +716,7 @@ hook stop on tool.pre_execute priority 4 {
     abort "stopped"
 }
 "#,
-        )
-        .unwrap()
-        .table;
-        let point = &table.program().points[0];
-        let seen = point
-            .atoms
-            .iter()
-            .position(|a| matches!(a, crate::ir::Atom::Exists(path) if path.to_string() == "metadata.seen"))
-            .unwrap();
+        );
         let target = crate::Target::new("a::b");
         let mut scratch = table.scratch();
 
@@ -740,7 +735,7 @@ hook stop on tool.pre_execute priority 4 {
         );
         assert_eq!(scratch.edits, edits + 2, "the dispatch and `mark`'s edit");
         assert_eq!(
-            scratch.atom_generation[seen], scratch.generation,
+            scratch.atom_generation[seen as usize], scratch.generation,
             "`again` kept the memo of `metadata.seen exists`"
         );
         assert_eq!(ctx.metadata.get("seen"), Some(&serde_json::json!(true)));
