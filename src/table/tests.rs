@@ -306,10 +306,15 @@ fn a_rules_body_is_decoded_when_it_first_fires() {
 /// and where the words of its head start (five words before the marker's
 /// low word: the flags, then the target's four segments).
 fn sample_with_head_marked(cond: Cond) -> (Vec<u8>, usize) {
+    with_head_marked(sample(), 0, cond)
+}
+
+/// [`sample_with_head_marked`] of the first rule of `program`'s point
+/// `point`.
+fn with_head_marked(mut program: Program, point: usize, cond: Cond) -> (Vec<u8>, usize) {
     const MARKER: u64 = 0x5a5a_1234_7e7e_abcd;
-    let mut program = sample();
-    program.points[0].rules[0].timeout_ms = Some(MARKER);
-    program.points[0].rules[0].cond = cond;
+    program.points[point].rules[0].timeout_ms = Some(MARKER);
+    program.points[point].rules[0].cond = cond;
     let bytes = Table::from_program(program).unwrap().to_bytes();
     let mut marker = (MARKER as u32).to_ne_bytes().to_vec();
     marker.extend(((MARKER >> 32) as u32).to_ne_bytes());
@@ -354,18 +359,7 @@ fn a_rules_head_is_read_when_it_is_a_candidate() {
 /// read.
 #[test]
 fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
-    // `all(true × 300)`, then made `not not … true`, 300 deep, in its
-    // place: the words a hostile table would hold.
-    let n = 300u32;
-    let (bytes, head) = sample_with_head_marked(Cond::All(vec![Cond::True; n as usize]));
-    let cond = head + 4 * 7;
-    let mut crafted = bytes.clone();
-    for k in 0..n {
-        let at = cond + 4 * k as usize;
-        crafted[at..at + 4].copy_from_slice(&(2 << 29 | (n - k)).to_ne_bytes());
-    }
-    super::encoding::reseal(&mut crafted).unwrap();
-    let table = Table::from_bytes(&crafted).unwrap();
+    let table = Table::from_bytes(&deep_condition(sample(), 0)).unwrap();
     let reason = dispatch_tool(&table, "exec").1.unwrap_or_default();
     assert!(
         reason
@@ -384,6 +378,68 @@ fn deep_nesting_in_a_crafted_rule_is_an_error_not_a_crash() {
         reason,
         "corrupted table: rule `a` of point `tool.pre_execute`: an unknown kind of condition node"
     );
+}
+
+/// `program` with the condition of its point `point`'s first rule made
+/// `not not … true`, 300 deep, resealed: the words a hostile table would
+/// hold, past [`MAX_DEPTH`](super::layout::head::MAX_DEPTH). Made from
+/// `all(true × 300)` in its place.
+fn deep_condition(program: Program, point: usize) -> Vec<u8> {
+    let n = 300u32;
+    let (bytes, head) = with_head_marked(program, point, Cond::All(vec![Cond::True; n as usize]));
+    let cond = head + 4 * 7;
+    let mut crafted = bytes;
+    for k in 0..n {
+        let at = cond + 4 * k as usize;
+        crafted[at..at + 4].copy_from_slice(&(2 << 29 | (n - k)).to_ne_bytes());
+    }
+    super::encoding::reseal(&mut crafted).unwrap();
+    crafted
+}
+
+/// The tables the command-line tests give `hookc eval`, `claude` and
+/// `inspect` to show that a table crafted past its checksum ends a
+/// dispatch as a corrupted table, never a crash (`tests/it/hardening.rs`):
+/// a condition nested 300 deep in an ORCS rule and in a `claude-code` one.
+/// Written for each format version next to its golden tables: bless them
+/// with `HOOKC_BLESS=1 cargo test --lib crafted_tables`.
+#[test]
+fn crafted_tables_for_the_command_line_are_blessed() {
+    let claude = crate::compile_str(
+        "crafted.hooks",
+        "schema claude-code\n\nhook guard on PreToolUse at claude-code::Bash {\n    deny \"guarded\"\n}\n",
+    )
+    .unwrap()
+    .table
+    .program()
+    .clone();
+    let point = claude
+        .points
+        .iter()
+        .position(|p| p.name == "PreToolUse")
+        .unwrap();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    for (name, bytes) in [
+        ("crafted_deep_condition.tbl", deep_condition(sample(), 0)),
+        (
+            "crafted_deep_condition_claude.tbl",
+            deep_condition(claude, point),
+        ),
+    ] {
+        let path = format!("{dir}/v{VERSION}/{name}");
+        if std::env::var_os("HOOKC_BLESS").is_some() {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let blessed = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!("{path}: {e}; bless it: HOOKC_BLESS=1 cargo test --lib crafted_tables")
+        });
+        assert!(
+            blessed == bytes,
+            "{path} is not what this build crafts; bless it: HOOKC_BLESS=1 cargo test --lib crafted_tables"
+        );
+        let err = Table::from_bytes(&blessed).unwrap().validate().unwrap_err();
+        assert!(err.to_string().contains("nested deeper than 256"), "{err}");
+    }
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //!
 //! Regenerate after a deliberate format change (and bump the directory):
 //! `HOOKC_BLESS=1 cargo test --test it golden::` writes `tests/golden/v<VERSION>/guard.tbl`;
-//! keep the older directories.
+//! keep the older directories. The `crafted_*.tbl` beside it (tables
+//! crafted past their checksum, for `hardening`'s command-line tests) are
+//! written by `HOOKC_BLESS=1 cargo test --lib crafted_tables`.
 
 #![expect(
     clippy::indexing_slicing,

@@ -4,6 +4,7 @@
 //!
 //! - events serde_json alone refuses (lone surrogate escapes, deep nesting);
 //! - tables that load but cannot be the policy (another schema, no rules);
+//! - tables crafted past their checksum (a condition nested 300 deep);
 //!
 //! Every test sets the variables `hookc claude` reads itself, so the
 //! machine's own settings do not leak in.
@@ -392,6 +393,73 @@ fn a_table_without_rules_is_a_failure_of_the_policy() {
         "{open:#?}"
     );
     assert!(open.stderr.contains("the table has no rules"), "{open:#?}");
+}
+
+// ---------------------------------------------------------------- tables crafted past their checksum
+
+/// A table of this format version whose one rule's condition is words
+/// nested 300 deep, resealed so that its checksums hold (written by the
+/// library's `crafted_tables_for_the_command_line_are_blessed`).
+fn crafted(name: &str) -> PathBuf {
+    root()
+        .join("tests/golden")
+        .join(format!("v{}", hookc::table::VERSION))
+        .join(name)
+}
+
+/// `hookc claude` reads a rule's condition as it evaluates it: one nested
+/// past the limit ends the chain as a corrupted table, a deny that says
+/// where, whether the hook fails open or closed; never a stack overflow
+/// and never a pass.
+#[test]
+fn a_crafted_condition_denies_under_claude_as_a_corrupted_table() {
+    let table = crafted("crafted_deep_condition_claude.tbl");
+    let event = std::fs::read_to_string(
+        root().join("tests/fixtures/claude/events/pre_tool_use_bash_rm.json"),
+    )
+    .unwrap();
+    for extra in [&[][..], &["--fail-closed"][..]] {
+        let run = claude(&table, extra, &event);
+        assert_eq!(
+            run.denied(),
+            "corrupted table: rule `guard` of point `PreToolUse`: a condition nested too deeply",
+            "{extra:?}"
+        );
+        assert!(
+            run.stderr
+                .contains("warning: corrupted table: rule `guard`"),
+            "{run:#?}"
+        );
+    }
+}
+
+/// `hookc eval` and `inspect` check a whole table before they use it: the
+/// crafted condition is refused with exit 2 and the reason, not run.
+#[test]
+fn a_crafted_condition_is_refused_by_eval_and_inspect() {
+    let table = crafted("crafted_deep_condition.tbl");
+    let event = r#"{"hook_point": "tool.pre_execute", "component_id": "a::b", "payload": {"tool": "exec"}}"#;
+    let eval = hookc(
+        &[
+            OsStr::new("eval"),
+            OsStr::new("--table"),
+            table.as_os_str(),
+            OsStr::new("--event"),
+            OsStr::new("-"),
+        ],
+        event,
+    );
+    let inspect = hookc(&[OsStr::new("inspect"), table.as_os_str()], "");
+    for run in [eval, inspect] {
+        assert_eq!((run.code, run.stdout.as_str()), (Some(2), ""), "{run:#?}");
+        assert!(
+            run.stderr.starts_with("error: cannot load table `")
+                && run.stderr.contains(
+                    "corrupted table: rule `a` of point `tool.pre_execute`: a condition nested deeper than 256"
+                ),
+            "{run:#?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------- the deadline
