@@ -51,28 +51,86 @@ pub(crate) fn of(hir: &Hir) -> Vec<String> {
             let holds = |long: &[u8], short: &[u8]| {
                 long.len() > short.len() && long.windows(short.len()).any(|w| w == short)
             };
-            let kept: Vec<bool> = any
-                .iter()
-                .map(|l| !any.iter().any(|other| holds(l, other)))
-                .collect();
-            any.into_iter()
-                .zip(kept)
-                .filter(|(_, kept)| *kept)
-                .filter_map(|(l, _)| String::from_utf8(l).ok())
+            any.iter()
+                .filter(|l| !any.iter().any(|other| holds(l, other)))
+                .filter_map(|l| String::from_utf8(l.to_vec()).ok())
                 .collect()
         }
         _ => Vec::new(),
     }
 }
 
-/// A set of strings, each once.
-type Set = Vec<Vec<u8>>;
+/// A few strings (at most [`MOST`]), laid end to end in one buffer: a
+/// set is one allocation (none when its strings are empty), where a
+/// vector of vectors would be one a string and one more; the checker
+/// reads the needs of every regex of a policy, and most of what it reads
+/// is sets of one short literal.
+#[derive(Clone, Debug, Default)]
+struct Set {
+    /// The strings, one after another.
+    bytes: Vec<u8>,
+    /// Where each string ends in `bytes`: the first `len`.
+    ends: [u32; MOST],
+    len: u8,
+}
+
+impl Set {
+    /// The set of one string.
+    fn one(string: &[u8]) -> Set {
+        let mut set = Set::default();
+        set.push(string);
+        set
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The strings, in the order they were added.
+    fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let ends = self.ends.get(..self.len()).unwrap_or(&[]);
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        starts
+            .zip(ends.iter().copied())
+            .map(|(from, to)| self.bytes.get(from as usize..to as usize).unwrap_or(&[]))
+    }
+
+    fn contains(&self, string: &[u8]) -> bool {
+        self.iter().any(|s| s == string)
+    }
+
+    /// Adds `string` (again, if it is there); false when the set is full.
+    fn push(&mut self, string: &[u8]) -> bool {
+        self.push_parts(string, &[])
+    }
+
+    /// Adds `first` followed by `second`, as one string; false when the
+    /// set is full.
+    fn push_parts(&mut self, first: &[u8], second: &[u8]) -> bool {
+        let len = self.len();
+        if len >= MOST {
+            return false;
+        }
+        self.bytes.extend_from_slice(first);
+        self.bytes.extend_from_slice(second);
+        if let Some(end) = self.ends.get_mut(len) {
+            // A regex is far shorter than 4 GiB: the checker bounds it.
+            *end = u32::try_from(self.bytes.len()).unwrap_or(u32::MAX);
+            self.len += 1;
+        }
+        true
+    }
+}
 
 /// What a part of a regex says about the text it matches (in ASCII text,
 /// without regard to ASCII case).
 #[derive(Debug, Default)]
 struct Needs {
-    /// It matches exactly one of these strings (at most [`MOST`]).
+    /// It matches exactly one of these strings.
     exact: Option<Set>,
     /// What every match contains one of.
     any: Any,
@@ -81,7 +139,7 @@ struct Needs {
 /// The strings every match of a part contains one of. A part that
 /// matches one of a few known strings needs those same strings: they are
 /// not copied ([`Any::Exact`]), since most parts of a regex are such
-/// literals, and reading one would otherwise allocate each string twice.
+/// literals.
 #[derive(Debug, Default)]
 enum Any {
     /// Nothing known.
@@ -128,20 +186,20 @@ impl Needs {
 }
 
 /// Whether a set of strings is worth needing: none of them empty.
-fn useful(strings: &[Vec<u8>]) -> bool {
+fn useful(strings: &Set) -> bool {
     !strings.is_empty() && strings.iter().all(|s| !s.is_empty())
 }
 
 fn read(hir: &Hir) -> Needs {
     match hir.kind() {
         // Zero-width: part of any run of literals around it.
-        HirKind::Empty | HirKind::Look(_) => Needs::exact(vec![Vec::new()]),
+        HirKind::Empty | HirKind::Look(_) => Needs::exact(Set::one(b"")),
         HirKind::Literal(literal) => match ascii(&literal.0) {
-            Some(lower) => Needs::exact(vec![lower]),
+            Some(lower) => Needs::exact(lower),
             None => Needs::default(),
         },
         HirKind::Class(class) => match few_letters(class) {
-            Some(bytes) => Needs::exact(bytes.into_iter().map(|b| vec![b]).collect()),
+            Some(bytes) => Needs::exact(bytes),
             None => Needs::default(),
         },
         HirKind::Capture(capture) => read(&capture.sub),
@@ -152,8 +210,8 @@ fn read(hir: &Hir) -> Needs {
             let sub = read(&rep.sub);
             let exact = match (&sub.exact, rep.max) {
                 (Some(one), Some(max)) if max == rep.min && one.len() == 1 => {
-                    let e = one.first().map_or(&[][..], Vec::as_slice);
-                    (e.len() * max as usize <= 64).then(|| vec![e.repeat(max as usize)])
+                    let e = one.iter().next().unwrap_or(&[]);
+                    (e.len() * max as usize <= 64).then(|| Set::one(&e.repeat(max as usize)))
                 }
                 _ => None,
             };
@@ -164,11 +222,11 @@ fn read(hir: &Hir) -> Needs {
         }
         HirKind::Concat(parts) => concat(parts),
         HirKind::Alternation(branches) => {
-            let (mut any, mut exact) = (Some(Vec::new()), Some(Vec::new()));
+            let (mut any, mut exact) = (Some(Set::default()), Some(Set::default()));
             for branch in branches {
                 let needs = read(branch);
-                any = union(any, needs.any().map(Vec::as_slice));
-                exact = union(exact, needs.exact.as_deref());
+                any = union(any, needs.any());
+                exact = union(exact, needs.exact.as_ref());
             }
             Needs {
                 exact,
@@ -180,14 +238,14 @@ fn read(hir: &Hir) -> Needs {
 
 /// The union of two sets, when both are known and it has at most
 /// [`MOST`] strings.
-fn union(a: Option<Set>, b: Option<&[Vec<u8>]>) -> Option<Set> {
+fn union(a: Option<Set>, b: Option<&Set>) -> Option<Set> {
     let (mut a, b) = (a?, b?);
-    for s in b {
-        if !a.contains(s) {
-            a.push(s.clone());
+    for s in b.iter() {
+        if !a.contains(s) && !a.push(s) {
+            return None;
         }
     }
-    (a.len() <= MOST).then_some(a)
+    Some(a)
 }
 
 /// A concatenation matches the strings its parts' strings make, one
@@ -196,7 +254,7 @@ fn union(a: Option<Set>, b: Option<&[Vec<u8>]>) -> Option<Set> {
 /// shortest string is the longest.
 fn concat(parts: &[Hir]) -> Needs {
     let mut choices: Vec<Set> = Vec::new();
-    let mut run: Set = vec![Vec::new()];
+    let mut run = Set::one(b"");
     let mut whole = true;
     let end_run = |choices: &mut Vec<Set>, run: &mut Set, next| {
         let done = std::mem::replace(run, next);
@@ -208,7 +266,7 @@ fn concat(parts: &[Hir]) -> Needs {
         let needs = read(part);
         match needs.exact.as_ref() {
             Some(set) if run.len() * set.len() <= MOST => {
-                run = joined(std::mem::take(&mut run), set);
+                run = joined(&run, set);
             }
             Some(set) => {
                 whole = false;
@@ -216,7 +274,7 @@ fn concat(parts: &[Hir]) -> Needs {
             }
             None => {
                 whole = false;
-                end_run(&mut choices, &mut run, vec![Vec::new()]);
+                end_run(&mut choices, &mut run, Set::one(b""));
             }
         }
         if let Some(any) = needs.into_any() {
@@ -244,51 +302,47 @@ fn concat(parts: &[Hir]) -> Needs {
     }
 }
 
-/// Each string of `run` followed by each of `set`, in that order; in
-/// place when `set` is one string.
-fn joined(mut run: Set, set: &[Vec<u8>]) -> Set {
-    if let [one] = set {
-        for before in &mut run {
-            before.extend_from_slice(one);
+/// Each string of `run` followed by each of `set`, in that order (at most
+/// [`MOST`] of them: the caller checks).
+fn joined(run: &Set, set: &Set) -> Set {
+    let mut out = Set {
+        bytes: Vec::with_capacity(run.bytes.len() * set.len() + set.bytes.len() * run.len()),
+        ..Set::default()
+    };
+    for before in run.iter() {
+        for s in set.iter() {
+            out.push_parts(before, s);
         }
-        return run;
     }
-    run.iter()
-        .flat_map(|before| {
-            set.iter().map(move |s| {
-                let mut joined = Vec::with_capacity(before.len() + s.len());
-                joined.extend_from_slice(before);
-                joined.extend_from_slice(s);
-                joined
-            })
-        })
-        .collect()
+    out
 }
 
-fn shortest(any: &[Vec<u8>]) -> usize {
-    any.iter().map(Vec::len).min().unwrap_or(0)
+fn shortest(any: &Set) -> usize {
+    any.iter().map(<[u8]>::len).min().unwrap_or(0)
 }
 
 /// `bytes` lower-cased, when they are ASCII and hold no NUL (the table
 /// separates the literals with it).
-fn ascii(bytes: &[u8]) -> Option<Vec<u8>> {
-    bytes
-        .iter()
-        .all(|&b| b.is_ascii() && b != 0)
-        .then(|| bytes.to_ascii_lowercase())
+fn ascii(bytes: &[u8]) -> Option<Set> {
+    if !bytes.iter().all(|&b| b.is_ascii() && b != 0) {
+        return None;
+    }
+    let mut set = Set::one(bytes);
+    set.bytes.make_ascii_lowercase();
+    Some(set)
 }
 
 /// The bytes, lower-cased, that the class matches in ASCII text
 /// (`[hH]`, `[kK\u{212A}]`, `\.`, `[pousr]`), when they are a few (at
-/// most [`FEW`]).
-fn few_letters(class: &Class) -> Option<Vec<u8>> {
-    let mut found: Vec<u8> = Vec::new();
+/// most [`FEW`]): a set of one-byte strings.
+fn few_letters(class: &Class) -> Option<Set> {
+    let mut found = Set::default();
     // Past 0x7f, nothing matches in ASCII text.
     let mut add = |from: u32, to: u32| {
         for c in from..=to.min(0x7f) {
             let lower = u8::try_from(c).ok()?.to_ascii_lowercase();
-            if !found.contains(&lower) {
-                found.push(lower);
+            if !found.contains(&[lower]) {
+                found.push(&[lower]);
             }
             if found.len() > FEW {
                 return None;
@@ -304,7 +358,7 @@ fn few_letters(class: &Class) -> Option<Vec<u8>> {
             .iter()
             .try_for_each(|r| add(u32::from(r.start()), u32::from(r.end())))?,
     }
-    (!found.is_empty() && !found.contains(&0)).then_some(found)
+    (!found.is_empty() && !found.contains(&[0])).then_some(found)
 }
 
 #[cfg(test)]
