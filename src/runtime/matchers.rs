@@ -431,9 +431,8 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<Option<bool>> {
-        let i = a as usize;
-        if scratch.atom_generation.get(i) == Some(&scratch.generation) {
-            return Some(self.direct_value(a, scratch, ctx));
+        if let Some(value) = self.memo(a, scratch) {
+            return Some(value);
         }
         if !scratch.first_ask(f) {
             return None;
@@ -443,6 +442,7 @@ impl<'a> Run<'a> {
         };
         let text = ctx.get_text(path).ok()?;
         let holds = crate::short_eq::same_bytes(text.as_bytes(), value.as_bytes());
+        let i = a as usize;
         if let (Some(g), Some(v)) = (
             scratch.atom_generation.get_mut(i),
             scratch.atom_value.get_mut(i),
@@ -462,13 +462,10 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<bool> {
-        let i = a as usize;
-        if scratch.atom_generation.get(i) == Some(&scratch.generation) {
-            if self.has_failed(a, scratch) {
-                return None;
-            }
-            return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
+        if let Some(value) = self.memo(a, scratch) {
+            return value;
         }
+        let i = a as usize;
         let (value, reads) = match self.point.atom(a) {
             Ok(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
                 // A count is per dispatch: no edit changes it.
@@ -607,6 +604,22 @@ impl<'a> Run<'a> {
         self.fail(rule, &EffectError::RateStore(error), scratch)
     }
 
+    /// Atom `a`'s memo in this context: `Some(value)` once it is decided
+    /// (on its own, alone of its field, or checked by its field's scan),
+    /// with `value` `None` when its regex was over the budget; `None`
+    /// while it is not.
+    #[inline(always)]
+    fn memo(&self, a: u32, scratch: &Scratch) -> Option<Option<bool>> {
+        let i = a as usize;
+        if scratch.atom_generation.get(i) != Some(&scratch.generation) {
+            return None;
+        }
+        if self.has_failed(a, scratch) {
+            return Some(None);
+        }
+        Some(Some(scratch.atom_value.get(i).copied().unwrap_or(false)))
+    }
+
     /// Atom `a`'s value, from its field's matchers or on its own.
     #[inline(always)]
     pub(super) fn atom_value(
@@ -615,16 +628,12 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<bool> {
-        // An atom already decided in this context (on its own, or alone
-        // of its field) is read from its memo here, whatever its field: the
-        // rules after the first that asks it (`tool == "fetch"` shared by a
-        // family of rules) pay a load and a compare, not two calls. A
-        // failed one goes the long way, which says so.
-        let i = a as usize;
-        if scratch.atom_generation.get(i) == Some(&scratch.generation)
-            && !self.has_failed(a, scratch)
-        {
-            return Some(scratch.atom_value.get(i).copied().unwrap_or(false));
+        // An atom already decided in this context is read from its memo
+        // here, whatever its field: the rules after the first that asks
+        // it (`tool == "fetch"` shared by a family of rules) pay a load
+        // and a compare, not two calls.
+        if let Some(value) = self.memo(a, scratch) {
+            return value;
         }
         match self.point.atom_field(a) {
             NO_FIELD => self.direct_value(a, scratch, ctx),
