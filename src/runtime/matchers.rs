@@ -462,9 +462,15 @@ impl<'a> Run<'a> {
         scratch: &mut Scratch,
         ctx: &HookContext,
     ) -> Option<bool> {
-        if let Some(value) = self.memo(a, scratch) {
-            return value;
+        match self.memo(a, scratch) {
+            Some(value) => value,
+            None => self.evaluate_alone(a, scratch, ctx),
         }
+    }
+
+    /// [`direct_value`](Self::direct_value) of an atom whose memo was
+    /// just found empty: evaluated, and memoized.
+    fn evaluate_alone(&self, a: u32, scratch: &mut Scratch, ctx: &HookContext) -> Option<bool> {
         let i = a as usize;
         let (value, reads) = match self.point.atom(a) {
             Ok(Atom::Rate(test)) => match self.rate(test, scratch, ctx) {
@@ -636,7 +642,7 @@ impl<'a> Run<'a> {
             return value;
         }
         match self.point.atom_field(a) {
-            NO_FIELD => self.direct_value(a, scratch, ctx),
+            NO_FIELD => self.evaluate_alone(a, scratch, ctx),
             f => self.bulk_value(a, f as usize, scratch, ctx),
         }
     }
