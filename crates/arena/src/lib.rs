@@ -20,6 +20,13 @@
 //! keeps growing buffers and temporary strings cheap: the last allocation
 //! made can grow or shrink in place, and freeing it gives its bytes back.
 //!
+//! Every byte of the region past the last allocation is zero: the region
+//! starts zeroed (in `.bss`, so the system maps zero pages only as they are
+//! touched), and bytes given back are zeroed as they come back. So a
+//! zeroed allocation from the region (a dispatch's scratch tables, sized
+//! by the table) costs a bump, not a write of every byte: its pages are
+//! touched only where it is used.
+//!
 //! ```
 //! use hookc_arena::Arena;
 //!
@@ -46,7 +53,7 @@ pub const LARGEST: usize = 64 << 10;
 /// system allocator. See the [crate] documentation.
 #[derive(Debug)]
 pub struct Arena<const N: usize> {
-    /// The region, 64-byte aligned.
+    /// The region, 64-byte aligned; zero from the first free byte on.
     region: UnsafeCell<MaybeUninit<Region<N>>>,
     /// The offset of the region's first free byte.
     next: AtomicUsize,
@@ -67,7 +74,7 @@ impl<const N: usize> Arena<N> {
     /// [`Arena::enable`].
     pub const fn new() -> Arena<N> {
         Arena {
-            region: UnsafeCell::new(MaybeUninit::uninit()),
+            region: UnsafeCell::new(MaybeUninit::zeroed()),
             next: AtomicUsize::new(0),
             on: AtomicBool::new(false),
         }
@@ -106,10 +113,12 @@ impl<const N: usize> Arena<N> {
             if end > base + N {
                 return None;
             }
+            // Acquire: bytes another thread gave back (and zeroed) before
+            // its release of `next` are seen as it left them.
             match self.next.compare_exchange_weak(
                 next,
                 end - base,
-                Ordering::Relaxed,
+                Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
                 Ok(_) => {
@@ -126,13 +135,27 @@ impl<const N: usize> Arena<N> {
     /// Moves the end of the allocation at `ptr` from `old` to `new` bytes
     /// when it is the last one made and the region has room; false when
     /// it is not.
+    ///
+    /// Bytes given back (`new < old`) are zeroed first, so that the region
+    /// stays zero past its last allocation. They are the caller's own until
+    /// the move, so zeroing them is harmless even when another thread's
+    /// allocation comes between the check and the move and the move fails.
     fn resize_last(&self, ptr: *mut u8, old: usize, new: usize) -> bool {
         let start = ptr as usize - self.base();
         let Some(end) = start.checked_add(new).filter(|&end| end <= N) else {
             return false;
         };
+        if self.next.load(Ordering::Relaxed) != start + old {
+            return false;
+        }
+        if new < old {
+            // SAFETY: `ptr` holds `old` bytes (the caller's allocation),
+            // so its bytes `new..old` are in it; the caller gives them up.
+            unsafe { ptr.add(new).write_bytes(0, old - new) };
+        }
+        // Release: the zeroed bytes, to whichever thread bumps them next.
         self.next
-            .compare_exchange(start + old, end, Ordering::Relaxed, Ordering::Relaxed)
+            .compare_exchange(start + old, end, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 }
@@ -167,9 +190,8 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if layout.size() <= LARGEST && self.on.load(Ordering::Relaxed) {
             if let Some(ptr) = self.bump(layout.size(), layout.align()) {
-                // SAFETY: `bump` handed out `layout.size()` bytes at `ptr`;
-                // bytes given back and bumped again may not be zero.
-                unsafe { ptr.write_bytes(0, layout.size()) };
+                // Past the last allocation, the region is zero (see the
+                // crate documentation).
                 return ptr;
             }
         }

@@ -180,6 +180,49 @@ fn zeroed_allocations_are_zero_even_where_bytes_came_back() {
     }
 }
 
+/// The region is zero past its last allocation: untouched at first, and
+/// where bytes came back (freed, or cut off by a shrink) they were zeroed
+/// as they came back. A zeroed allocation relies on it and writes nothing.
+#[test]
+fn the_region_is_zero_past_its_last_allocation() {
+    static ARENA: Arena<4096> = Arena::new();
+    let arena = &ARENA;
+    arena.enable();
+    let l = layout(256, 8);
+    // SAFETY: non-zero layouts; each block freed or resized once, with its
+    // own layout.
+    unsafe {
+        let fresh = arena.alloc(l);
+        assert_eq!(bytes(fresh, 256), vec![0; 256], "untouched: zero");
+        fill(fresh, 256, 0xee);
+        arena.dealloc(fresh, l);
+        let again = arena.alloc(l);
+        assert_eq!(again, fresh, "the bytes that came back");
+        assert_eq!(bytes(again, 256), vec![0; 256], "zeroed as they came back");
+
+        fill(again, 256, 0xdd);
+        let shrunk = arena.realloc(again, l, 16);
+        assert_eq!(shrunk, again);
+        assert_eq!(bytes(shrunk, 16), vec![0xdd; 16], "what it keeps is kept");
+        let tail = arena.alloc(layout(240, 1));
+        assert_eq!(tail, again.add(16), "the cut-off bytes, handed out again");
+        assert_eq!(
+            bytes(tail, 240),
+            vec![0; 240],
+            "zeroed as they were cut off"
+        );
+
+        // Not the last: its bytes stay as they are, never handed out again.
+        fill(tail, 240, 0xcc);
+        let later = arena.alloc(layout(8, 8));
+        arena.dealloc(tail, layout(240, 1));
+        assert_eq!(arena.used(), later as usize + 8 - shrunk as usize);
+        let zeroed = arena.alloc_zeroed(layout(64, 8));
+        assert!(zeroed as usize >= later as usize + 8, "past the last one");
+        assert_eq!(bytes(zeroed, 64), vec![0; 64]);
+    }
+}
+
 #[test]
 fn threads_never_get_the_same_bytes() {
     static ARENA: Arena<{ 1 << 20 }> = Arena::new();
