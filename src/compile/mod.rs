@@ -86,6 +86,18 @@ pub struct Compiled {
     pub warnings: Diagnostics,
     /// The sources that were compiled, roots and imports.
     pub sources: Vec<SourceFile>,
+    /// The names of the files the table's rules come from, each once, in
+    /// the order their first rule was declared.
+    rule_files: Vec<String>,
+}
+
+impl Compiled {
+    /// The names of the files the table's rules come from (as
+    /// [`sources`](Self::sources) names them), each once: known from the
+    /// compile, so a caller need not decode the table's program for them.
+    pub fn rule_files(&self) -> &[String] {
+        &self.rule_files
+    }
 }
 
 /// Compiles the `.hooks` files under `paths` (files, or directories searched
@@ -205,6 +217,7 @@ pub(crate) fn compile_loaded_with(
     );
     diagnostics.extend(std::mem::take(&mut checked.diagnostics));
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
+    let rule_files = rule_files(&checked);
     if leftovers == Leftovers::FreeAside && checked.rules.len() >= DROP_ASIDE_RULES {
         crate::parallel::drop_aside((checked, loaded));
     }
@@ -220,6 +233,7 @@ pub(crate) fn compile_loaded_with(
             table,
             warnings: diagnostics,
             sources,
+            rule_files,
         }),
         Err(e) => {
             diagnostics.push(Diagnostic::error(
@@ -229,6 +243,23 @@ pub(crate) fn compile_loaded_with(
             Err(diagnostics)
         }
     }
+}
+
+/// The names of the files `checked`'s rules come from, each once: every
+/// checked rule is in the table (on each of its points), with its origin.
+fn rule_files(checked: &Checked) -> Vec<String> {
+    let mut seen = vec![false; checked.files.len()];
+    let mut names = Vec::new();
+    for rule in &checked.rules {
+        let file = rule.origin.file as usize;
+        if let (Some(false), Some(name)) = (seen.get(file).copied(), checked.files.get(file)) {
+            if let Some(s) = seen.get_mut(file) {
+                *s = true;
+            }
+            names.push(name.clone());
+        }
+    }
+    names
 }
 
 /// Partitions rules by point, orders and indexes them, and builds atoms.

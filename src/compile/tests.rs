@@ -370,3 +370,35 @@ hook r on tool.pre_execute {
         rule.cond
     );
 }
+
+/// The files a compile says its rules come from are those the table's
+/// rules name as their origins, each once, for the shipped rule sets
+/// (several files, imports, rules on several points).
+#[test]
+fn a_compile_names_the_files_its_rules_come_from() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for set in [
+        vec![root.join("rules")],
+        vec![root.join("rules/claude-code")],
+        vec![root.join("rules"), root.join("rules/audit-trail")],
+    ] {
+        let compiled = crate::compile_paths(&set, &Options::default()).unwrap();
+        let program = compiled.table.program();
+        let mut from_table: Vec<&str> = program
+            .points
+            .iter()
+            .flat_map(|p| &p.rules)
+            .filter_map(|r| program.files.get(r.origin.file as usize))
+            .map(String::as_str)
+            .collect();
+        from_table.sort_unstable();
+        from_table.dedup();
+        let mut named: Vec<&str> = compiled.rule_files().iter().map(String::as_str).collect();
+        let declared = named.len();
+        named.sort_unstable();
+        named.dedup();
+        assert_eq!(named.len(), declared, "each once: {set:?}");
+        assert_eq!(named, from_table, "{set:?}");
+        assert!(!named.is_empty());
+    }
+}

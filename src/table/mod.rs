@@ -777,6 +777,12 @@ impl Table {
             .with_dependent_mut(|_, loaded| loaded.literal_start = LiteralStart::Walk);
         self
     }
+    /// Whether the whole program has been decoded ([`program`](Self::program)
+    /// or [`validate`](Self::validate) asked for it).
+    #[cfg(test)]
+    pub(crate) fn is_program_decoded(&self) -> bool {
+        self.loaded().ir.get().is_some()
+    }
 
     /// The program this table runs (the IR: for the tools and tests, no
     /// compatibility promise), every rule and atom decoded on the first
