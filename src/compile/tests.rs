@@ -402,3 +402,36 @@ fn a_compile_names_the_files_its_rules_come_from() {
         assert!(!named.is_empty());
     }
 }
+
+/// What a compile is done with is freed at once, freed on another thread,
+/// or left for the process's end, as its caller asked.
+#[test]
+fn leftovers_are_released_as_asked() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(AtomicUsize::new(0));
+    super::Leftovers::Free.release(Counted(dropped.clone()));
+    assert_eq!(dropped.load(Ordering::SeqCst), 1, "freed before returning");
+    super::Leftovers::Leak.release(Counted(dropped.clone()));
+    super::Leftovers::FreeAside.release(Counted(dropped.clone()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while dropped.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        2,
+        "freed aside, the leak never"
+    );
+    assert_eq!(
+        Arc::strong_count(&dropped),
+        2,
+        "the leaked one still holds its count"
+    );
+}
