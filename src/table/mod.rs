@@ -777,6 +777,7 @@ impl Table {
             .with_dependent_mut(|_, loaded| loaded.literal_start = LiteralStart::Walk);
         self
     }
+
     /// Whether the whole program has been decoded ([`program`](Self::program)
     /// or [`validate`](Self::validate) asked for it).
     #[cfg(test)]
