@@ -235,9 +235,21 @@ fn threads_never_get_the_same_bytes() {
                 for i in 0..2000usize {
                     let size = 1 + i % 40;
                     let l = layout(size, 8);
+                    // Every fifth allocation zeroed: zero even where another
+                    // thread's bytes came back.
+                    let zeroed = i % 5 == 0;
                     // SAFETY: a non-zero layout.
-                    let ptr = unsafe { arena.alloc(l) };
-                    fill(ptr, size, t);
+                    let ptr = unsafe {
+                        if zeroed {
+                            arena.alloc_zeroed(l)
+                        } else {
+                            arena.alloc(l)
+                        }
+                    };
+                    if zeroed {
+                        assert_eq!(bytes(ptr, size), vec![0; size], "thread {t}");
+                    }
+                    fill(ptr, size, t + 1);
                     blocks.push((ptr as usize, size));
                     if i % 3 == 0 {
                         let (last, size) = blocks.pop().unwrap_or_else(|| panic!("pushed"));
@@ -246,7 +258,11 @@ fn threads_never_get_the_same_bytes() {
                     }
                 }
                 for &(ptr, size) in &blocks {
-                    assert_eq!(bytes(ptr as *const u8, size), vec![t; size], "thread {t}");
+                    assert_eq!(
+                        bytes(ptr as *const u8, size),
+                        vec![t + 1; size],
+                        "thread {t}"
+                    );
                 }
                 blocks.len()
             })
