@@ -145,12 +145,14 @@ pub(crate) enum Leftovers {
 }
 
 impl Leftovers {
-    /// Done with `value`, as `self` says.
-    fn release<T: Send + 'static>(self, value: T) {
+    /// Done with `value`, what a compile of `rules` rules leaves, as
+    /// `self` says: below [`DROP_ASIDE_RULES`] it is freed at once.
+    fn release<T: Send + 'static>(self, value: T, rules: usize) {
+        let large = rules >= DROP_ASIDE_RULES;
         match self {
-            Leftovers::Free => drop(value),
-            Leftovers::FreeAside => crate::parallel::drop_aside(value),
-            Leftovers::Leak => std::mem::forget(value),
+            Leftovers::FreeAside if large => crate::parallel::drop_aside(value),
+            Leftovers::Leak if large => std::mem::forget(value),
+            _ => drop(value),
         }
     }
 }
@@ -229,18 +231,15 @@ pub(crate) fn compile_loaded_with(
             let mut found = Diagnostics::default();
             let (program, dfas) = lower(checked, &loaded, options, &mut found);
             let table = Table::from_owned_bytes(crate::table::encode(&program, &dfas));
-            if checked.rules.len() >= DROP_ASIDE_RULES {
-                leftovers.release(program);
-            }
+            leftovers.release(program, checked.rules.len());
             Some((table, found))
         },
     );
     diagnostics.extend(std::mem::take(&mut checked.diagnostics));
     let sources: Vec<SourceFile> = loaded.files.iter().map(|f| f.source.clone()).collect();
     let rule_files = rule_files(&checked);
-    if checked.rules.len() >= DROP_ASIDE_RULES {
-        leftovers.release((checked, loaded));
-    }
+    let rules = checked.rules.len();
+    leftovers.release((checked, loaded), rules);
     let Some((table, found)) = built.filter(|_| !diagnostics.has_errors()) else {
         return Err(diagnostics);
     };
@@ -269,17 +268,15 @@ pub(crate) fn compile_loaded_with(
 /// checked rule is in the table (on each of its points), with its origin.
 fn rule_files(checked: &Checked) -> Vec<String> {
     let mut seen = vec![false; checked.files.len()];
-    let mut names = Vec::new();
-    for rule in &checked.rules {
-        let file = rule.origin.file as usize;
-        if let (Some(false), Some(name)) = (seen.get(file).copied(), checked.files.get(file)) {
-            if let Some(s) = seen.get_mut(file) {
-                *s = true;
-            }
-            names.push(name.clone());
-        }
-    }
-    names
+    checked
+        .rules
+        .iter()
+        .filter_map(|rule| {
+            let file = rule.origin.file as usize;
+            let first = !std::mem::replace(seen.get_mut(file)?, true);
+            first.then(|| checked.files.get(file).cloned())?
+        })
+        .collect()
 }
 
 /// Partitions rules by point, orders and indexes them, and builds atoms.

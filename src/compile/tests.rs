@@ -416,17 +416,24 @@ fn leftovers_are_released_as_asked() {
         }
     }
     let dropped = Arc::new(AtomicUsize::new(0));
-    super::Leftovers::Free.release(Counted(dropped.clone()));
+    let large = super::DROP_ASIDE_RULES;
+    super::Leftovers::Free.release(Counted(dropped.clone()), large);
     assert_eq!(dropped.load(Ordering::SeqCst), 1, "freed before returning");
-    super::Leftovers::Leak.release(Counted(dropped.clone()));
-    super::Leftovers::FreeAside.release(Counted(dropped.clone()));
+    super::Leftovers::Leak.release(Counted(dropped.clone()), large - 1);
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        2,
+        "a small compile's, freed"
+    );
+    super::Leftovers::Leak.release(Counted(dropped.clone()), large);
+    super::Leftovers::FreeAside.release(Counted(dropped.clone()), large);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while dropped.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+    while dropped.load(Ordering::SeqCst) < 3 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     assert_eq!(
         dropped.load(Ordering::SeqCst),
-        2,
+        3,
         "freed aside, the leak never"
     );
     assert_eq!(

@@ -230,8 +230,10 @@ fn compile_writes_a_table() {
 }
 
 /// A large rule set takes the command's paths for size: its warnings laid
-/// out on threads, its syntax trees freed aside. What it prints is what
-/// one thread would: every warning once, in the order of the rules.
+/// out on threads, its syntax trees left to the process's end. What it
+/// prints is what one thread would: every warning once, in the order of
+/// the rules; `lint` finds the same, and the table it writes loads and
+/// runs.
 #[test]
 fn compile_of_many_rules_prints_every_warning_in_order() {
     let dir = tmp_dir("compile-many");
@@ -272,6 +274,17 @@ fn compile_of_many_rules_prints_every_warning_in_order() {
         "{stderr}"
     );
     assert!(out.exists());
+    let lint = hookc(&[OsStr::new("lint"), source.as_os_str()]);
+    lint.assert_code(0);
+    assert_eq!(lint.stderr.matches("warning[unknown-field]").count(), rules);
+    let eval = hookc(&[
+        OsStr::new("eval"),
+        OsStr::new("--table"),
+        out.as_os_str(),
+        OsStr::new("--event"),
+        OsStr::new("examples/events/tool_exec_rm.json"),
+    ]);
+    eval.assert_code(0);
 }
 
 #[test]
